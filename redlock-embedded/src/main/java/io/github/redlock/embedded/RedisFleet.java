@@ -1,0 +1,132 @@
+package io.github.redlock.embedded;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A fleet of independent {@code redis-server} nodes on loopback ports: the quorum a lock
+ * registry runs against in tests and in development.
+ *
+ * @author redlock contributors
+ */
+public final class RedisFleet implements AutoCloseable {
+
+	private final List<RedisNode> nodes;
+
+	private RedisFleet(List<RedisNode> nodes) {
+		this.nodes = Collections.unmodifiableList(nodes);
+	}
+
+	/**
+	 * Starts {@code size} nodes, in parallel.
+	 * @param size how many nodes
+	 * @return the running fleet
+	 */
+	public static RedisFleet start(int size) {
+		if (size < 1) {
+			throw new IllegalArgumentException("A fleet needs at least one node, not " + size);
+		}
+		RedisServerBinary binary = RedisServerBinary.get();
+		List<RedisNode> nodes = new ArrayList<>(size);
+		for (int i = 0; i < size; i++) {
+			nodes.add(new RedisNode("node" + i, binary));
+		}
+		RedisFleet fleet = new RedisFleet(nodes);
+		try {
+			CompletableFuture
+				.allOf(nodes.stream()
+					.map((node) -> CompletableFuture.runAsync(node::start))
+					.toArray(CompletableFuture[]::new))
+				.join();
+		}
+		catch (RuntimeException ex) {
+			fleet.close();
+			throw ex;
+		}
+		return fleet;
+	}
+
+	/**
+	 * Returns the nodes, in order.
+	 * @return the nodes
+	 */
+	public List<RedisNode> nodes() {
+		return this.nodes;
+	}
+
+	/**
+	 * Returns one node.
+	 * @param index its index, from 0
+	 * @return the node
+	 */
+	public RedisNode node(int index) {
+		return this.nodes.get(index);
+	}
+
+	/**
+	 * Returns how many nodes the fleet has.
+	 * @return the size
+	 */
+	public int size() {
+		return this.nodes.size();
+	}
+
+	/**
+	 * Returns the nodes' URIs, such as {@code redis://127.0.0.1:6379}, in order.
+	 * @return the URIs
+	 */
+	public List<String> uris() {
+		return this.nodes.stream().map(RedisNode::uri).toList();
+	}
+
+	/**
+	 * Undoes every fault: thaws paused nodes, ends slowdowns and starts killed nodes
+	 * again (empty), then deletes every key on every node.
+	 */
+	public void heal() {
+		for (RedisNode node : this.nodes) {
+			node.unslow();
+			node.resume();
+			node.start();
+		}
+		flushAll();
+	}
+
+	/**
+	 * Deletes every key on every running node.
+	 */
+	public void flushAll() {
+		for (RedisNode node : this.nodes) {
+			if (node.isRunning() && !node.isPaused()) {
+				node.call("FLUSHALL");
+			}
+		}
+	}
+
+	/**
+	 * Stops every node and deletes its data.
+	 */
+	@Override
+	public void close() {
+		RuntimeException failure = null;
+		for (RedisNode node : this.nodes) {
+			try {
+				node.close();
+			}
+			catch (RuntimeException ex) {
+				failure = (failure != null) ? failure : ex;
+			}
+		}
+		if (failure != null) {
+			throw failure;
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "RedisFleet" + this.nodes;
+	}
+
+}

@@ -1,0 +1,488 @@
+package io.github.redlock.embedded;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * One real {@code redis-server} process on a free loopback port, with the faults a test
+ * needs: {@link #kill() kill}, {@link #pause() pause} (SIGSTOP), {@link #resume() resume}
+ * (SIGCONT), {@link #restart(boolean) restart} with or without its data, and
+ * {@link #slow(Duration) slow}.
+ * <p>
+ * The server runs under a small shell supervisor that holds a pipe from this JVM: when
+ * the JVM dies, even by {@code kill -9}, the pipe closes and the supervisor kills the
+ * server, so no node outlives the JVM that started it.
+ *
+ * @author redlock contributors
+ */
+public final class RedisNode implements AutoCloseable {
+
+	private static final Set<RedisNode> LIVE = ConcurrentHashMap.newKeySet();
+
+	private static final Duration START_TIMEOUT = Duration.ofSeconds(15);
+
+	// Starts the server in the background, prints its pid, and kills it when stdin
+	// closes.
+	private static final String SUPERVISOR = String.join("\n", "exec 3<&0",
+			"\"$0\" \"$@\" </dev/null >>\"$REDLOCK_NODE_OUT\" 2>&1 &", "pid=$!", "echo $pid",
+			"( cat <&3 >/dev/null; kill -9 $pid ) >/dev/null 2>&1 &", "exec 3<&-", "wait $pid");
+
+	static {
+		Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(RedisNode::close), "redlock-node-reaper"));
+	}
+
+	private final String name;
+
+	private final RedisServerBinary binary;
+
+	private final Path directory;
+
+	private volatile int port;
+
+	private volatile Process supervisor;
+
+	private volatile long pid;
+
+	private volatile boolean paused;
+
+	private volatile Thread slowdown;
+
+	private volatile boolean closed;
+
+	RedisNode(String name, RedisServerBinary binary) {
+		this.name = name;
+		this.binary = binary;
+		try {
+			this.directory = Files.createTempDirectory("redlock-" + name + "-");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not create a directory for node " + name, ex);
+		}
+	}
+
+	/**
+	 * Starts one node on a free loopback port.
+	 * @param name a name for logs and the data directory
+	 * @return the running node
+	 */
+	public static RedisNode start(String name) {
+		RedisNode node = new RedisNode(name, RedisServerBinary.get());
+		try {
+			node.start();
+		}
+		catch (RuntimeException ex) {
+			node.close();
+			throw ex;
+		}
+		return node;
+	}
+
+	/**
+	 * Starts the server if it is not running: on a new free port the first time, on the
+	 * same port afterwards, loading the data saved by a previous graceful
+	 * {@link #restart(boolean) restart}, if any.
+	 */
+	public synchronized void start() {
+		if (this.closed) {
+			throw new IllegalStateException("Node " + this.name + " is closed");
+		}
+		if (isRunning()) {
+			return;
+		}
+		IllegalStateException failure = null;
+		for (int attempt = 0; attempt < 5; attempt++) {
+			int candidate = (this.port != 0) ? this.port : freePort();
+			try {
+				launch(candidate);
+				this.port = candidate;
+				LIVE.add(this);
+				return;
+			}
+			catch (IllegalStateException ex) {
+				failure = ex;
+				sleep(Duration.ofMillis(100L * (attempt + 1)));
+			}
+		}
+		throw failure;
+	}
+
+	private void launch(int port) {
+		List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", SUPERVISOR, this.binary.path().toString(),
+				"--port", String.valueOf(port), "--bind", "127.0.0.1", "--daemonize", "no", "--save", "",
+				"--appendonly", "no", "--dir", this.directory.toString(), "--dbfilename", "dump.rdb", "--logfile",
+				this.directory.resolve("redis.log").toString()));
+		if (this.binary.majorVersion() >= 7 && !this.binary.path().getFileName().toString().contains("keydb")) {
+			command.addAll(List.of("--enable-debug-command", "local"));
+		}
+		ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
+		builder.environment().put("REDLOCK_NODE_OUT", this.directory.resolve("stdout.log").toString());
+		Process process;
+		long serverPid;
+		try {
+			process = builder.start();
+			byte[] line = new byte[32];
+			int length = 0;
+			int b;
+			while ((b = process.getInputStream().read()) != -1 && b != '\n' && length < line.length) {
+				line[length++] = (byte) b;
+			}
+			serverPid = Long.parseLong(new String(line, 0, length, StandardCharsets.US_ASCII).trim());
+		}
+		catch (IOException | NumberFormatException ex) {
+			throw new IllegalStateException("Could not start " + this.binary.path() + " for node " + this.name, ex);
+		}
+		this.supervisor = process;
+		this.pid = serverPid;
+		this.paused = false;
+		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+		while (System.nanoTime() < deadline) {
+			if (!ProcessHandle.of(serverPid).map(ProcessHandle::isAlive).orElse(false)) {
+				reap();
+				throw new IllegalStateException(
+						"Node " + this.name + " exited while starting on port " + port + ": " + logTail());
+			}
+			try (RespConnection connection = new RespConnection(port, 1000)) {
+				String info = (String) connection.call("INFO", "server");
+				if (info.contains("process_id:" + serverPid + "\r\n")) {
+					return;
+				}
+				// another process answers on this port: ours cannot bind it
+				kill();
+				throw new IllegalStateException("Port " + port + " is taken by another process");
+			}
+			catch (IOException ex) {
+				sleep(Duration.ofMillis(20));
+			}
+		}
+		kill();
+		throw new IllegalStateException("Node " + this.name + " did not answer on port " + port + " within "
+				+ START_TIMEOUT.toSeconds() + "s: " + logTail());
+	}
+
+	private static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not find a free loopback port", ex);
+		}
+	}
+
+	/**
+	 * Kills the server with SIGKILL, as a crash would: no data is saved. A later
+	 * {@link #start()} brings it back empty on the same port.
+	 */
+	public synchronized void kill() {
+		stopSlowdown();
+		long serverPid = this.pid;
+		if (serverPid != 0) {
+			ProcessHandle.of(serverPid).ifPresent(ProcessHandle::destroyForcibly);
+		}
+		reap();
+		deleteData();
+	}
+
+	/**
+	 * Stops the process and releases the supervisor once the server has exited.
+	 */
+	private void reap() {
+		Process process = this.supervisor;
+		if (process != null) {
+			try {
+				if (!process.waitFor(10, TimeUnit.SECONDS)) {
+					process.destroyForcibly();
+				}
+				process.getOutputStream().close();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				process.destroyForcibly();
+			}
+			catch (IOException ex) {
+				// the supervisor has gone already
+			}
+		}
+		long serverPid = this.pid;
+		if (serverPid != 0) {
+			ProcessHandle.of(serverPid).ifPresent((handle) -> {
+				handle.destroyForcibly();
+				handle.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally((ex) -> handle).join();
+			});
+		}
+		this.supervisor = null;
+		this.pid = 0;
+		this.paused = false;
+		LIVE.remove(this);
+	}
+
+	/**
+	 * Freezes the server with SIGSTOP: it holds its connections open and answers nothing
+	 * until {@link #resume()}.
+	 */
+	public void pause() {
+		signal("STOP");
+		this.paused = true;
+	}
+
+	/**
+	 * Thaws a {@link #pause() paused} server with SIGCONT.
+	 */
+	public void resume() {
+		if (this.paused) {
+			signal("CONT");
+			this.paused = false;
+		}
+	}
+
+	private void signal(String signal) {
+		long serverPid = requireRunning();
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, String.valueOf(serverPid)).inheritIO().start();
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " " + serverPid + " failed");
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not send SIG" + signal + " to node " + this.name, ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while signalling node " + this.name, ex);
+		}
+	}
+
+	/**
+	 * Restarts the server on the same port.
+	 * @param keepData {@code true} for a clean restart that keeps every key (saved and
+	 * reloaded, as with persistence), {@code false} for a crash that loses them all
+	 */
+	public synchronized void restart(boolean keepData) {
+		if (keepData) {
+			resume();
+			stopSlowdown();
+			requireRunning();
+			try (RespConnection connection = new RespConnection(this.port, 10_000)) {
+				connection.call("SHUTDOWN", "SAVE");
+			}
+			catch (IOException ex) {
+				// expected: the server closes the connection as it exits
+			}
+			reap();
+		}
+		else {
+			kill();
+		}
+		start();
+	}
+
+	/**
+	 * Makes the server slow: until {@link #unslow()}, it is kept busy in repeated
+	 * {@code DEBUG SLEEP} calls of the given length, so every command waits for up to
+	 * that long.
+	 * @param latency how long each stall lasts
+	 */
+	public synchronized void slow(Duration latency) {
+		stopSlowdown();
+		requireRunning();
+		int port = this.port;
+		String seconds = String.format(Locale.ROOT, "%.3f", latency.toNanos() / 1e9);
+		int timeout = (int) Math.max(1000, latency.toMillis() * 4);
+		Thread thread = new Thread(() -> {
+			try (RespConnection connection = new RespConnection(port, timeout)) {
+				while (!Thread.currentThread().isInterrupted()) {
+					connection.call("DEBUG", "SLEEP", seconds);
+				}
+			}
+			catch (IOException ex) {
+				// the node stopped or the slowdown ended
+			}
+		}, "redlock-slow-" + this.name);
+		thread.setDaemon(true);
+		thread.start();
+		this.slowdown = thread;
+	}
+
+	/**
+	 * Ends a {@link #slow(Duration) slowdown}.
+	 */
+	public synchronized void unslow() {
+		stopSlowdown();
+	}
+
+	private void stopSlowdown() {
+		Thread thread = this.slowdown;
+		if (thread != null) {
+			thread.interrupt();
+			try {
+				thread.join(10_000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			this.slowdown = null;
+		}
+	}
+
+	/**
+	 * Runs one command on the server and returns its reply: a {@code String},
+	 * {@code Long}, {@code List} or {@code null}.
+	 * @param args the command and its arguments
+	 * @return the reply
+	 * @throws UncheckedIOException if the node cannot be reached or answers with an error
+	 */
+	public Object call(String... args) {
+		try (RespConnection connection = new RespConnection(requirePort(), 10_000)) {
+			return connection.call(args);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Node " + this.name + " failed " + String.join(" ", args[0]), ex);
+		}
+	}
+
+	private long requireRunning() {
+		long serverPid = this.pid;
+		if (serverPid == 0) {
+			throw new IllegalStateException("Node " + this.name + " is not running");
+		}
+		return serverPid;
+	}
+
+	private int requirePort() {
+		if (this.port == 0) {
+			throw new IllegalStateException("Node " + this.name + " has not started");
+		}
+		return this.port;
+	}
+
+	/**
+	 * Returns whether the server process is running (paused counts as running).
+	 * @return whether it runs
+	 */
+	public boolean isRunning() {
+		long serverPid = this.pid;
+		return serverPid != 0 && ProcessHandle.of(serverPid).map(ProcessHandle::isAlive).orElse(false);
+	}
+
+	/**
+	 * Returns whether the server is paused.
+	 * @return whether it is paused
+	 */
+	public boolean isPaused() {
+		return this.paused;
+	}
+
+	/**
+	 * Returns the node's name.
+	 * @return the name
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * Returns the loopback port the node listens on.
+	 * @return the port
+	 */
+	public int port() {
+		return requirePort();
+	}
+
+	/**
+	 * Returns the server's process id, or 0 when it is not running.
+	 * @return the pid
+	 */
+	public long pid() {
+		return this.pid;
+	}
+
+	/**
+	 * Returns the node's URI, such as {@code redis://127.0.0.1:6379}.
+	 * @return the URI
+	 */
+	public String uri() {
+		return "redis://127.0.0.1:" + requirePort();
+	}
+
+	/**
+	 * Stops the server (thawing it first if paused) and deletes its data directory.
+	 */
+	@Override
+	public synchronized void close() {
+		if (this.closed) {
+			return;
+		}
+		stopSlowdown();
+		if (this.pid != 0) {
+			if (this.paused) {
+				try {
+					signal("CONT");
+				}
+				catch (RuntimeException ex) {
+					// it is killed below anyway
+				}
+			}
+			kill();
+		}
+		this.closed = true;
+		LIVE.remove(this);
+		try (Stream<Path> files = Files.walk(this.directory)) {
+			files.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+		}
+		catch (IOException ex) {
+			// best effort: it is a temporary directory
+		}
+	}
+
+	private void deleteData() {
+		try {
+			Files.deleteIfExists(this.directory.resolve("dump.rdb"));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not delete the data of node " + this.name, ex);
+		}
+	}
+
+	private String logTail() {
+		try {
+			Path log = this.directory.resolve("redis.log");
+			Path out = this.directory.resolve("stdout.log");
+			String text = (Files.exists(log) ? Files.readString(log) : "")
+					+ (Files.exists(out) ? Files.readString(out) : "");
+			return text.length() > 2000 ? text.substring(text.length() - 2000) : text;
+		}
+		catch (IOException ex) {
+			return "(no log: " + ex.getMessage() + ")";
+		}
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while starting a node", ex);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return this.name + "@" + ((this.port != 0) ? uri() : "unstarted")
+				+ (this.paused ? " (paused)" : isRunning() ? "" : " (down)");
+	}
+
+}

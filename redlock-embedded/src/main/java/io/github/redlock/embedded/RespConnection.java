@@ -1,0 +1,127 @@
+package io.github.redlock.embedded;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A minimal blocking RESP2 client, enough to probe, control and inspect a test node
+ * without depending on a Redis client library.
+ */
+final class RespConnection implements Closeable {
+
+	private final Socket socket;
+
+	private final InputStream in;
+
+	private final OutputStream out;
+
+	RespConnection(int port, int timeoutMillis) throws IOException {
+		this.socket = new Socket();
+		try {
+			this.socket.connect(new InetSocketAddress("127.0.0.1", port), timeoutMillis);
+			this.socket.setSoTimeout(timeoutMillis);
+			this.socket.setTcpNoDelay(true);
+			this.in = new BufferedInputStream(this.socket.getInputStream());
+			this.out = this.socket.getOutputStream();
+		}
+		catch (IOException ex) {
+			this.socket.close();
+			throw ex;
+		}
+	}
+
+	Object call(String... args) throws IOException {
+		ByteArrayOutputStream request = new ByteArrayOutputStream();
+		write(request, "*" + args.length + "\r\n");
+		for (String arg : args) {
+			byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+			write(request, "$" + bytes.length + "\r\n");
+			request.write(bytes);
+			write(request, "\r\n");
+		}
+		this.out.write(request.toByteArray());
+		this.out.flush();
+		return read();
+	}
+
+	private static void write(ByteArrayOutputStream out, String text) {
+		out.writeBytes(text.getBytes(StandardCharsets.US_ASCII));
+	}
+
+	private Object read() throws IOException {
+		int type = this.in.read();
+		if (type == -1) {
+			throw new IOException("Connection closed by the server");
+		}
+		String line = readLine();
+		switch (type) {
+			case '+':
+				return line;
+			case '-':
+				throw new RespErrorException(line);
+			case ':':
+				return Long.parseLong(line);
+			case '$': {
+				int length = Integer.parseInt(line);
+				if (length < 0) {
+					return null;
+				}
+				byte[] data = this.in.readNBytes(length);
+				readLine();
+				return new String(data, StandardCharsets.UTF_8);
+			}
+			case '*': {
+				int count = Integer.parseInt(line);
+				if (count < 0) {
+					return null;
+				}
+				List<Object> items = new ArrayList<>(count);
+				for (int i = 0; i < count; i++) {
+					items.add(read());
+				}
+				return items;
+			}
+			default:
+				throw new IOException("Unexpected RESP type '" + (char) type + "'");
+		}
+	}
+
+	private String readLine() throws IOException {
+		ByteArrayOutputStream line = new ByteArrayOutputStream();
+		int b;
+		while ((b = this.in.read()) != '\r') {
+			if (b == -1) {
+				throw new IOException("Connection closed by the server");
+			}
+			line.write(b);
+		}
+		this.in.read();
+		return line.toString(StandardCharsets.UTF_8);
+	}
+
+	@Override
+	public void close() throws IOException {
+		this.socket.close();
+	}
+
+	/**
+	 * An error reply from the server.
+	 */
+	static final class RespErrorException extends IOException {
+
+		RespErrorException(String message) {
+			super(message);
+		}
+
+	}
+
+}
