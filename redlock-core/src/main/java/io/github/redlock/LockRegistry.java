@@ -1,0 +1,96 @@
+package io.github.redlock;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * Distributed locks over a quorum of independent Redis-protocol nodes.
+ * <p>
+ * A key names one lock; every registry that shares the nodes and the key prefix contends
+ * for it. The blocking calls are thread-reentrant: a thread that holds a key acquires it
+ * again at once, with no round trip, and the lock is freed when the outermost lease is
+ * released.
+ *
+ * <pre class="code">
+ * try (Lease lease = registry.acquire("reconcile", Duration.ofSeconds(30), Duration.ofSeconds(5))) {
+ *     store.write(batch, lease.fencingToken());
+ * }
+ * </pre>
+ *
+ * @author redlock contributors
+ * @see Lease
+ */
+public interface LockRegistry {
+
+	/**
+	 * Acquires the lock, retrying with a jittered delay until {@code waitTime} has
+	 * passed. The lease is not extended automatically: call
+	 * {@link Lease#extend(Duration)} or use
+	 * {@link #executeLocked(String, Duration, Duration, Callable)}.
+	 * @param key the lock's name
+	 * @param ttl how long the lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @return the lease, held
+	 * @throws LockAcquisitionException if the lock could not be acquired in time
+	 * @throws InterruptedException if the thread was interrupted while waiting
+	 */
+	Lease acquire(String key, Duration ttl, Duration waitTime) throws InterruptedException;
+
+	/**
+	 * Acquires the lock with the registry's default TTL and wait time.
+	 * @param key the lock's name
+	 * @return the lease, held
+	 * @throws LockAcquisitionException if the lock could not be acquired in time
+	 * @throws InterruptedException if the thread was interrupted while waiting
+	 */
+	Lease acquire(String key) throws InterruptedException;
+
+	/**
+	 * Makes one attempt to acquire the lock, without retrying.
+	 * @param key the lock's name
+	 * @param ttl how long the lock lives on the nodes unless extended or released
+	 * @return the lease, or empty if the lock is held elsewhere or no quorum answered
+	 */
+	Optional<Lease> tryAcquire(String key, Duration ttl);
+
+	/**
+	 * Acquires the lock without blocking a thread. This call is not thread-reentrant.
+	 * Completion stages attached to the returned future without an executor run on the
+	 * client's I/O threads and must not block.
+	 * @param key the lock's name
+	 * @param ttl how long the lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @return a future for the lease; it fails with {@link LockAcquisitionException} if
+	 * the lock could not be acquired in time, and cancelling it abandons the attempt
+	 */
+	CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime);
+
+	/**
+	 * Acquires the lock, runs {@code action} while the lease is kept extended, and
+	 * releases it afterwards, whatever the outcome.
+	 * @param <T> the action's result type
+	 * @param key the lock's name
+	 * @param ttl the lease's TTL, renewed every third of it while the action runs
+	 * @param waitTime how long to keep trying to acquire
+	 * @param action the work to do under the lock
+	 * @return the action's result
+	 * @throws LockAcquisitionException if the lock could not be acquired in time
+	 * @throws LockLostException if the lock was lost while the action ran (thrown after
+	 * the action returns: its result may rest on data that another holder changed)
+	 * @throws Exception whatever the action throws
+	 */
+	<T> T executeLocked(String key, Duration ttl, Duration waitTime, Callable<T> action) throws Exception;
+
+	/**
+	 * Returns a {@link Lock} view of a key, for code written against {@code Lock}.
+	 * {@code lock()} acquires with the default TTL and keeps the lease extended until
+	 * {@code unlock()}; conditions are not supported.
+	 * @param key the lock's name
+	 * @return the lock view
+	 */
+	Lock obtain(String key);
+
+}

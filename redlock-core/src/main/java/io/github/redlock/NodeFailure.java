@@ -1,0 +1,51 @@
+package io.github.redlock;
+
+/**
+ * Why one node did not agree to a lock operation.
+ *
+ * @param node the node, as a URI without credentials
+ * @param kind the kind of failure
+ * @param detail a short explanation
+ * @author redlock contributors
+ */
+public record NodeFailure(String node, Kind kind, String detail) {
+
+	/**
+	 * Kinds of node failure.
+	 */
+	public enum Kind {
+
+		/** The node did not answer within the per-node timeout. */
+		TIMEOUT("timed out"),
+
+		/** The node could not be reached: connection refused, closed or not yet made. */
+		REFUSED("refused"),
+
+		/** Another owner holds the lock on this node. */
+		HELD("already held"),
+
+		/** The node answered with an error. */
+		ERROR("error");
+
+		private final String description;
+
+		Kind(String description) {
+			this.description = description;
+		}
+
+		/**
+		 * Returns a short description for messages.
+		 * @return the description
+		 */
+		public String description() {
+			return this.description;
+		}
+
+	}
+
+	@Override
+	public String toString() {
+		return this.node + " " + this.kind.description() + ((this.detail != null) ? " (" + this.detail + ")" : "");
+	}
+
+}

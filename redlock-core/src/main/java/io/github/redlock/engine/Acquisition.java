@@ -1,0 +1,161 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.LockAcquisitionException;
+
+/**
+ * One call to acquire a lock: attempts on every node at once, retried after a jittered
+ * delay until the wait time is spent.
+ * <p>
+ * An attempt sends the acquire script to all nodes and is decided as soon as a quorum
+ * agreed or can no longer agree. It counts only if the quorum answered within the
+ * validity ({@code ttl - elapsed - drift > 0}); a failed attempt releases on every node,
+ * including those that did not answer. When the agreeing nodes' fencing counters differ,
+ * a second round raises the lower ones to the highest before the lock counts as held, so
+ * that any later quorum sees at least this token.
+ *
+ * @author redlock contributors
+ */
+final class Acquisition {
+
+	private final RedlockRegistry registry;
+
+	private final String key;
+
+	private final String[] keys;
+
+	private final long ttlNanos;
+
+	private final String ttlMillis;
+
+	private final Duration waitTime;
+
+	private final long deadline;
+
+	private final CompletableFuture<RedlockLease> result = new CompletableFuture<>();
+
+	private int attempts;
+
+	Acquisition(RedlockRegistry registry, String key, Duration ttl, Duration waitTime) {
+		this.registry = registry;
+		this.key = key;
+		this.keys = registry.nodeKeys(key);
+		this.ttlNanos = ttl.toNanos();
+		this.ttlMillis = String.valueOf(ttl.toMillis());
+		this.waitTime = waitTime;
+		this.deadline = registry.clock().nanoTime() + waitTime.toNanos();
+	}
+
+	CompletableFuture<RedlockLease> result() {
+		return this.result;
+	}
+
+	void attempt() {
+		if (this.result.isDone()) {
+			return;
+		}
+		this.attempts++;
+		String value = this.registry.values().next();
+		long start = this.registry.clock().nanoTime();
+		QuorumCall call = QuorumCall.start(this.registry.nodes(), this.registry.quorum(), (reply) -> reply > 0,
+				(node) -> node.eval(Script.ACQUIRE, this.keys, value, this.ttlMillis, this.registry.retentionMillis()));
+		call.decision().thenAccept((decided) -> {
+			if (decided.succeeded()) {
+				fence(decided, value, start);
+			}
+			else {
+				failed(decided, value, null);
+			}
+		});
+	}
+
+	private void fence(QuorumCall call, String value, long start) {
+		long[] tokens = call.agreedValues();
+		long highest = 0;
+		for (long token : tokens) {
+			highest = Math.max(highest, token);
+		}
+		int atHighest = 0;
+		List<NodeClient> behind = new ArrayList<>();
+		int[] agreedNodes = call.agreedNodes();
+		for (int i = 0; i < tokens.length; i++) {
+			if (tokens[i] == highest) {
+				atHighest++;
+			}
+			else {
+				behind.add(this.registry.nodes().get(agreedNodes[i]));
+			}
+		}
+		int missing = this.registry.quorum() - atHighest;
+		if (missing <= 0) {
+			acquired(call, value, start, highest);
+			return;
+		}
+		long token = highest;
+		String tokenText = String.valueOf(token);
+		QuorumCall raise = QuorumCall.start(behind, missing, (reply) -> reply == 1,
+				(node) -> node.eval(Script.RAISE_FENCE, this.keys, value, tokenText, this.registry.retentionMillis()));
+		raise.decision().thenAccept((decided) -> {
+			if (decided.succeeded()) {
+				acquired(call, value, start, token);
+			}
+			else {
+				failed(call, value, "the fencing counters could not be aligned on a quorum");
+			}
+		});
+	}
+
+	private void acquired(QuorumCall call, String value, long start, long token) {
+		long now = this.registry.clock().nanoTime();
+		long validUntil = this.registry.validity().validUntil(start, this.ttlNanos);
+		if (now >= validUntil) {
+			failed(call, value, "a quorum agreed only after " + TimeUnit.NANOSECONDS.toMillis(now - start)
+					+ "ms, which leaves no validity of the " + this.ttlMillis + "ms ttl once drift is allowed for");
+			return;
+		}
+		RedlockLease lease = this.registry
+			.register(new RedlockLease(this.registry, this.key, this.keys, value, token, start, validUntil));
+		if (!this.result.complete(lease)) {
+			lease.releaseAsync(); // the caller gave up meanwhile
+		}
+	}
+
+	private void failed(QuorumCall call, String value, String note) {
+		this.registry.releaseEverywhere(this.keys, value);
+		if (this.result.isDone()) {
+			return;
+		}
+		long now = this.registry.clock().nanoTime();
+		long left = this.deadline - now;
+		if (left > 0) {
+			long delay = this.registry.settings().retryDelay().toNanos();
+			long jitter = this.registry.settings().retryJitter().toNanos();
+			if (jitter > 0) {
+				delay += ThreadLocalRandom.current().nextLong(jitter);
+			}
+			try {
+				this.registry.scheduler().schedule(this::attempt, Math.min(delay, left), TimeUnit.NANOSECONDS);
+				return;
+			}
+			catch (RejectedExecutionException ex) {
+				this.result.completeExceptionally(new IllegalStateException("The LockRegistry was closed"));
+				return;
+			}
+		}
+		int attemptsMade = this.attempts;
+		call.completion().thenRun(() -> {
+			int agreed = call.countAnswered((reply) -> reply > 0);
+			this.result.completeExceptionally(new LockAcquisitionException(this.key, this.waitTime, attemptsMade,
+					agreed, this.registry.quorum(), this.registry.nodes().size(),
+					call.failures((reply) -> "by another owner for " + (-reply - 1) + "ms more"), note));
+		});
+	}
+
+}

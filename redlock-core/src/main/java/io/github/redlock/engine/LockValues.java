@@ -1,0 +1,51 @@
+package io.github.redlock.engine;
+
+import java.net.InetAddress;
+import java.security.SecureRandom;
+import java.util.Base64;
+
+/**
+ * Makes lock values: 20 bytes from {@link SecureRandom}, unique per acquisition, followed
+ * by the owner's identity ({@code host:pid:thread}) so that an operator who looks at a
+ * lock key sees who holds it.
+ *
+ * @author redlock contributors
+ */
+final class LockValues {
+
+	private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
+
+	private static final int MAX_THREAD_NAME = 64;
+
+	private final SecureRandom random = new SecureRandom();
+
+	private final String process;
+
+	LockValues() {
+		this.process = ":" + hostName() + ":" + ProcessHandle.current().pid() + ":";
+	}
+
+	String next() {
+		byte[] bytes = new byte[20];
+		this.random.nextBytes(bytes);
+		String thread = Thread.currentThread().getName();
+		if (thread.length() > MAX_THREAD_NAME) {
+			thread = thread.substring(0, MAX_THREAD_NAME);
+		}
+		return ENCODER.encodeToString(bytes) + this.process + thread;
+	}
+
+	private static String hostName() {
+		String host = System.getenv("HOSTNAME");
+		if (host == null || host.isBlank()) {
+			try {
+				host = InetAddress.getLocalHost().getHostName();
+			}
+			catch (Exception ex) {
+				host = "unknown-host";
+			}
+		}
+		return host.replace(':', '_');
+	}
+
+}

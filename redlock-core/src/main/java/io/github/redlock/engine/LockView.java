@@ -1,0 +1,103 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockLostException;
+
+/**
+ * A {@link Lock} over one key of a {@link RedlockRegistry}. Held per thread and
+ * reentrant; kept extended by the watchdog until {@link #unlock()}.
+ *
+ * @author redlock contributors
+ */
+final class LockView implements Lock {
+
+	private static final Duration FOREVER = Duration.ofDays(365);
+
+	private final RedlockRegistry registry;
+
+	private final String key;
+
+	LockView(RedlockRegistry registry, String key) {
+		this.registry = registry;
+		this.key = key;
+	}
+
+	@Override
+	public void lock() {
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					lockInterruptibly();
+					return;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+				catch (LockAcquisitionException ex) {
+					// lock() waits for as long as it takes
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	@Override
+	public void lockInterruptibly() throws InterruptedException {
+		held(this.registry.acquire(this.key, this.registry.settings().defaultTtl(), FOREVER));
+	}
+
+	@Override
+	public boolean tryLock() {
+		return this.registry.tryAcquire(this.key, this.registry.settings().defaultTtl()).map(this::held).isPresent();
+	}
+
+	@Override
+	public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+		try {
+			held(this.registry.acquire(this.key, this.registry.settings().defaultTtl(),
+					Duration.ofNanos(unit.toNanos(time))));
+			return true;
+		}
+		catch (LockAcquisitionException ex) {
+			return false;
+		}
+	}
+
+	private Lease held(Lease lease) {
+		((ReentrantLease) lease).lease().autoExtend(this.registry.settings().defaultTtl());
+		return lease;
+	}
+
+	/**
+	 * Releases one hold of the current thread.
+	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
+	 * @throws LockLostException if this was the last hold and the lock had been lost
+	 * while held
+	 */
+	@Override
+	public void unlock() {
+		this.registry.unlock(this.key);
+	}
+
+	@Override
+	public Condition newCondition() {
+		throw new UnsupportedOperationException("Distributed locks do not support conditions");
+	}
+
+	@Override
+	public String toString() {
+		return "DistributedLock[" + this.key + "]";
+	}
+
+}

@@ -1,0 +1,104 @@
+package io.github.redlock.engine;
+
+import io.lettuce.core.RedisURI;
+
+/**
+ * A node's connection URI and a display form that never shows its password.
+ *
+ * @author redlock contributors
+ */
+final class NodeAddress {
+
+	private final RedisURI uri;
+
+	private final String display;
+
+	private NodeAddress(RedisURI uri, String display) {
+		this.uri = uri;
+		this.display = display;
+	}
+
+	/**
+	 * Parses {@code redis://[[user]:password@]host[:port][/database]} or the same with
+	 * {@code rediss://} for TLS.
+	 * @param index the node's position in the configuration, for messages
+	 * @param text the URI
+	 * @return the address
+	 * @throws IllegalArgumentException naming the node if the URI is malformed
+	 */
+	static NodeAddress parse(int index, String text) {
+		if (text == null || text.isBlank()) {
+			throw new IllegalArgumentException("Node " + index + " is empty: give a URI such as redis://host:6379");
+		}
+		String trimmed = text.trim();
+		String scheme = trimmed.contains("://") ? trimmed.substring(0, trimmed.indexOf("://")) : "";
+		if (!scheme.equals("redis") && !scheme.equals("rediss")) {
+			throw new IllegalArgumentException("Node " + index + " '" + redact(trimmed)
+					+ "' is not a redis:// or rediss:// URI: write it as redis://host:6379 (or rediss:// for TLS)");
+		}
+		RedisURI uri;
+		try {
+			uri = RedisURI.create(trimmed);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalArgumentException("Node " + index + " '" + redact(trimmed) + "' is not a valid URI ("
+					+ ex.getMessage() + "): write it as redis://[[user]:password@]host:port[/database]");
+		}
+		if (uri.getHost() == null || uri.getHost().isBlank()) {
+			throw new IllegalArgumentException(
+					"Node " + index + " '" + redact(trimmed) + "' has no host: write it as redis://host:6379");
+		}
+		if (uri.getSentinels() != null && !uri.getSentinels().isEmpty()) {
+			throw new IllegalArgumentException("Node " + index + " '" + redact(trimmed)
+					+ "' is a Sentinel URI: Redlock needs independent masters, each given as redis://host:port");
+		}
+		StringBuilder display = new StringBuilder(uri.isSsl() ? "rediss://" : "redis://");
+		String user = userName(trimmed);
+		if (!user.isEmpty()) {
+			display.append(user).append('@');
+		}
+		display.append(uri.getHost()).append(':').append(uri.getPort());
+		if (uri.getDatabase() != 0) {
+			display.append('/').append(uri.getDatabase());
+		}
+		return new NodeAddress(uri, display.toString());
+	}
+
+	private static String userName(String text) {
+		int start = text.indexOf("://") + 3;
+		int at = text.indexOf('@', start);
+		int slash = text.indexOf('/', start);
+		if (at < 0 || (slash >= 0 && slash < at)) {
+			return "";
+		}
+		String userInfo = text.substring(start, at);
+		int colon = userInfo.indexOf(':');
+		return (colon >= 0) ? userInfo.substring(0, colon) : userInfo;
+	}
+
+	/**
+	 * Removes any password from a URI-like text, for messages about text that did not
+	 * parse.
+	 */
+	static String redact(String text) {
+		return text.replaceAll("(://)[^@/]*@", "$1***@");
+	}
+
+	RedisURI uri() {
+		return this.uri;
+	}
+
+	/**
+	 * Returns what identifies the node's data: host, port and database.
+	 */
+	String identity() {
+		return this.uri.getHost().toLowerCase(java.util.Locale.ROOT) + ":" + this.uri.getPort() + "/"
+				+ this.uri.getDatabase();
+	}
+
+	@Override
+	public String toString() {
+		return this.display;
+	}
+
+}

@@ -1,0 +1,185 @@
+package io.github.redlock.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.LongPredicate;
+
+import io.github.redlock.NodeFailure;
+
+/**
+ * One script sent to every node at once, decided as soon as the outcome is known: when a
+ * quorum has agreed, or when so many have failed that a quorum no longer can. The slower
+ * nodes' replies still arrive and are kept, for messages.
+ *
+ * @author redlock contributors
+ */
+final class QuorumCall {
+
+	private final List<NodeClient> nodes;
+
+	private final int quorum;
+
+	private final LongPredicate agrees;
+
+	private final NodeReply[] replies;
+
+	private final CompletableFuture<QuorumCall> decision = new CompletableFuture<>();
+
+	private final CompletableFuture<QuorumCall> completion = new CompletableFuture<>();
+
+	private int agreed;
+
+	private int failed;
+
+	private boolean succeeded;
+
+	private long[] agreedValues;
+
+	private int[] agreedNodes;
+
+	private QuorumCall(List<NodeClient> nodes, int quorum, LongPredicate agrees) {
+		this.nodes = nodes;
+		this.quorum = quorum;
+		this.agrees = agrees;
+		this.replies = new NodeReply[nodes.size()];
+	}
+
+	/**
+	 * Sends a call to every node.
+	 * @param nodes the nodes
+	 * @param quorum how many must agree
+	 * @param agrees which integer replies count as agreement
+	 * @param call the call to make on one node
+	 * @return the call, whose {@link #decision()} completes when the outcome is known
+	 */
+	static QuorumCall start(List<NodeClient> nodes, int quorum, LongPredicate agrees,
+			Function<NodeClient, CompletableFuture<NodeReply>> call) {
+		QuorumCall quorumCall = new QuorumCall(nodes, quorum, agrees);
+		for (int i = 0; i < nodes.size(); i++) {
+			int index = i;
+			call.apply(nodes.get(i)).thenAccept((reply) -> quorumCall.onReply(index, reply));
+		}
+		return quorumCall;
+	}
+
+	private void onReply(int index, NodeReply reply) {
+		boolean decide = false;
+		boolean complete;
+		synchronized (this) {
+			this.replies[index] = reply;
+			if (reply.answered() && this.agrees.test(reply.value())) {
+				this.agreed++;
+			}
+			else {
+				this.failed++;
+			}
+			if (!this.decision.isDone() && this.agreedValues == null) {
+				if (this.agreed >= this.quorum) {
+					this.succeeded = true;
+					snapshotAgreement();
+					decide = true;
+				}
+				else if (this.failed > this.nodes.size() - this.quorum) {
+					snapshotAgreement();
+					decide = true;
+				}
+			}
+			complete = this.agreed + this.failed == this.nodes.size();
+		}
+		if (decide) {
+			this.decision.complete(this);
+		}
+		if (complete) {
+			this.completion.complete(this);
+		}
+	}
+
+	private void snapshotAgreement() {
+		this.agreedValues = new long[this.agreed];
+		this.agreedNodes = new int[this.agreed];
+		int next = 0;
+		for (int i = 0; i < this.replies.length; i++) {
+			NodeReply reply = this.replies[i];
+			if (reply != null && reply.answered() && this.agrees.test(reply.value())) {
+				this.agreedValues[next] = reply.value();
+				this.agreedNodes[next] = i;
+				next++;
+			}
+		}
+	}
+
+	/**
+	 * Completes when a quorum agreed or can no longer agree.
+	 */
+	CompletableFuture<QuorumCall> decision() {
+		return this.decision;
+	}
+
+	/**
+	 * Completes when every node has replied or timed out.
+	 */
+	CompletableFuture<QuorumCall> completion() {
+		return this.completion;
+	}
+
+	synchronized boolean succeeded() {
+		return this.succeeded;
+	}
+
+	/**
+	 * Returns the agreeing replies' values as they stood at the decision.
+	 */
+	synchronized long[] agreedValues() {
+		return this.agreedValues;
+	}
+
+	/**
+	 * Returns the indexes of the agreeing nodes as they stood at the decision.
+	 */
+	synchronized int[] agreedNodes() {
+		return this.agreedNodes;
+	}
+
+	synchronized int agreedCount() {
+		return this.agreed;
+	}
+
+	/**
+	 * Counts the replies so far that answered with a value matching the predicate.
+	 */
+	synchronized int countAnswered(LongPredicate predicate) {
+		int count = 0;
+		for (NodeReply reply : this.replies) {
+			if (reply != null && reply.answered() && predicate.test(reply.value())) {
+				count++;
+			}
+		}
+		return count;
+	}
+
+	/**
+	 * Describes every node that has not agreed so far.
+	 * @param describe how to describe a disagreeing integer reply of a node
+	 */
+	synchronized List<NodeFailure> failures(Function<Long, String> describe) {
+		List<NodeFailure> failures = new ArrayList<>();
+		for (int i = 0; i < this.replies.length; i++) {
+			NodeReply reply = this.replies[i];
+			if (reply == null) {
+				failures.add(new NodeFailure(this.nodes.get(i).toString(), NodeFailure.Kind.TIMEOUT,
+						"no answer yet when the attempt ended"));
+			}
+			else if (!reply.answered()) {
+				failures.add(reply.failure());
+			}
+			else if (!this.agrees.test(reply.value())) {
+				failures.add(new NodeFailure(this.nodes.get(i).toString(), NodeFailure.Kind.HELD,
+						describe.apply(reply.value())));
+			}
+		}
+		return failures;
+	}
+
+}

@@ -1,0 +1,365 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LeaseListener;
+import io.github.redlock.LockLostException;
+import io.github.redlock.NodeFailure;
+import io.github.redlock.RedlockException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * A lock held on a quorum: its value, fencing token and validity, the watchdog that keeps
+ * it extended, and the signal when it is lost.
+ * <p>
+ * Validity is tracked on the monotonic clock: the lease is held until
+ * {@code start + ttl - drift} of the last acquisition or extension that reached a quorum
+ * in time. An extension that reaches a quorum only after that moment does not count,
+ * because another owner may have acquired the lock in between.
+ *
+ * @author redlock contributors
+ */
+final class RedlockLease implements Lease {
+
+	private static final Log logger = LogFactory.getLog(RedlockLease.class);
+
+	private static final int HELD = 0;
+
+	private static final int RELEASED = 1;
+
+	private static final int LOST = 2;
+
+	private final RedlockRegistry registry;
+
+	private final String key;
+
+	private final String[] keys;
+
+	private final String value;
+
+	private final long token;
+
+	private final long holdDeadline;
+
+	private final AtomicInteger state = new AtomicInteger(HELD);
+
+	private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
+
+	private volatile long validUntil;
+
+	private volatile long autoExtendTtlNanos;
+
+	private volatile ScheduledFuture<?> renewal;
+
+	private volatile ScheduledFuture<?> expiryCheck;
+
+	private volatile String lostReason;
+
+	RedlockLease(RedlockRegistry registry, String key, String[] keys, String value, long token, long startNanos,
+			long validUntil) {
+		this.registry = registry;
+		this.key = key;
+		this.keys = keys;
+		this.value = value;
+		this.token = token;
+		this.holdDeadline = startNanos + registry.settings().maxHold().toNanos();
+		this.validUntil = validUntil;
+		scheduleExpiryCheck();
+	}
+
+	@Override
+	public String key() {
+		return this.key;
+	}
+
+	@Override
+	public long fencingToken() {
+		return this.token;
+	}
+
+	String value() {
+		return this.value;
+	}
+
+	@Override
+	public boolean isHeld() {
+		return this.state.get() == HELD && this.registry.clock().nanoTime() < this.validUntil;
+	}
+
+	boolean isLost() {
+		return this.state.get() == LOST;
+	}
+
+	@Override
+	public Duration remainingValidity() {
+		if (this.state.get() != HELD) {
+			return Duration.ZERO;
+		}
+		return Duration.ofNanos(Math.max(0, this.validUntil - this.registry.clock().nanoTime()));
+	}
+
+	@Override
+	public boolean extend(Duration ttl) {
+		long ttlNanos = this.registry.checkTtl(ttl).toNanos();
+		CompletableFuture<ExtendOutcome> outcome = extendAsync(ttlNanos);
+		try {
+			return outcome.get(this.registry.callBoundNanos(), TimeUnit.NANOSECONDS).extended();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedlockException("Interrupted while extending lock '" + this.key + "'", ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return false;
+		}
+	}
+
+	/**
+	 * Extends the lease on every node; decided as soon as a quorum agreed or cannot.
+	 */
+	CompletableFuture<ExtendOutcome> extendAsync(long requestedTtlNanos) {
+		if (this.state.get() != HELD) {
+			return CompletableFuture.completedFuture(new ExtendOutcome(false, "it is no longer held"));
+		}
+		MonotonicClock clock = this.registry.clock();
+		long start = clock.nanoTime();
+		if (start >= this.validUntil) {
+			checkExpiry();
+			return CompletableFuture.completedFuture(new ExtendOutcome(false, "its validity ran out"));
+		}
+		long ttlNanos = Math.min(requestedTtlNanos, this.holdDeadline - start);
+		if (ttlNanos < this.registry.minimumTtlNanos()) {
+			return CompletableFuture.completedFuture(new ExtendOutcome(false,
+					"it reached the maximum hold time of " + this.registry.settings().maxHold()));
+		}
+		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
+		QuorumCall call = QuorumCall.start(this.registry.nodes(), this.registry.quorum(), (reply) -> reply == 1,
+				(node) -> node.eval(Script.EXTEND, this.keys, this.value, ttlMillis, this.registry.retentionMillis()));
+		return call.decision().thenApply((decided) -> {
+			long now = clock.nanoTime();
+			if (decided.succeeded()) {
+				if (now < this.validUntil && this.state.get() == HELD) {
+					this.validUntil = this.registry.validity().validUntil(start, ttlNanos);
+					return new ExtendOutcome(true, null);
+				}
+				checkExpiry();
+				return new ExtendOutcome(false, "the extension reached a quorum only after the lease had expired");
+			}
+			int nodes = this.registry.nodes().size();
+			int notOurs = decided.countAnswered((reply) -> reply == 0);
+			String failures = describe(decided.failures((reply) -> "it holds another owner's value or none"));
+			if (notOurs > nodes - this.registry.quorum()) {
+				markLost("it is no longer held on " + notOurs + " of " + nodes
+						+ " nodes (expired or taken by another owner): " + failures);
+			}
+			return new ExtendOutcome(false, decided.agreedCount() + " of " + nodes + " nodes agreed to extend it, "
+					+ this.registry.quorum() + " needed: " + failures);
+		});
+	}
+
+	private static String describe(List<NodeFailure> failures) {
+		return failures.stream().map(NodeFailure::toString).collect(Collectors.joining("; "));
+	}
+
+	/**
+	 * Keeps the lease extended to {@code ttl} every third of it until released, lost, or
+	 * the maximum hold time is reached.
+	 */
+	void autoExtend(Duration ttl) {
+		long ttlNanos = ttl.toNanos();
+		boolean first = this.autoExtendTtlNanos == 0;
+		this.autoExtendTtlNanos = Math.max(this.autoExtendTtlNanos, ttlNanos);
+		if (first) {
+			scheduleRenewal(Math.min(this.autoExtendTtlNanos / 3,
+					Math.max(0, (this.validUntil - this.registry.clock().nanoTime()) / 3)));
+		}
+	}
+
+	private void scheduleRenewal(long delayNanos) {
+		if (this.state.get() != HELD) {
+			return;
+		}
+		try {
+			this.renewal = this.registry.scheduler().schedule(this::renew, delayNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// the registry is closing and releases every lease
+		}
+	}
+
+	private void renew() {
+		if (this.state.get() != HELD) {
+			return;
+		}
+		long ttlNanos = this.autoExtendTtlNanos;
+		extendAsync(ttlNanos).whenComplete((outcome, ex) -> {
+			if (this.state.get() != HELD) {
+				return;
+			}
+			if (ex == null && outcome.extended()) {
+				scheduleRenewal(ttlNanos / 3);
+				return;
+			}
+			long now = this.registry.clock().nanoTime();
+			if (this.holdDeadline - now < this.registry.minimumTtlNanos()) {
+				return; // the expiry check reports it when the last extension runs out
+			}
+			long remaining = this.validUntil - now;
+			String why = (ex != null) ? ex.toString() : outcome.failure();
+			if (remaining > ttlNanos / 4) {
+				logger.debug("Could not extend lock '" + this.key + "', retrying: " + why);
+				scheduleRenewal(remaining / 3);
+			}
+			else {
+				markLost("the watchdog could not extend it on a quorum of nodes before its validity ran out: " + why);
+			}
+		});
+	}
+
+	private void scheduleExpiryCheck() {
+		long delay = this.validUntil - this.registry.clock().nanoTime();
+		try {
+			this.expiryCheck = this.registry.scheduler()
+				.schedule(this::checkExpiry, Math.max(0, delay) + 1_000_000, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// the registry is closing and releases every lease
+		}
+	}
+
+	private void checkExpiry() {
+		if (this.state.get() != HELD) {
+			return;
+		}
+		long now = this.registry.clock().nanoTime();
+		if (now < this.validUntil) {
+			scheduleExpiryCheck();
+			return;
+		}
+		if (this.holdDeadline - now < this.registry.minimumTtlNanos()) {
+			markLost("it reached the maximum hold time of " + this.registry.settings().maxHold()
+					+ " (redlock max-hold) and was not extended further");
+		}
+		else if (this.autoExtendTtlNanos > 0) {
+			markLost("its validity ran out before the watchdog could extend it");
+		}
+		else {
+			markLost("its validity ran out before it was released or extended");
+		}
+	}
+
+	void markLost(String reason) {
+		if (!this.state.compareAndSet(HELD, LOST)) {
+			return;
+		}
+		this.lostReason = reason;
+		LockLostException cause = new LockLostException(this.key, reason);
+		cancelTasks();
+		this.registry.forget(this);
+		logger.warn(cause.getMessage());
+		for (LeaseListener listener : this.listeners) {
+			notify(listener, cause);
+		}
+	}
+
+	private void notify(LeaseListener listener, LockLostException cause) {
+		try {
+			listener.leaseLost(this, cause);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Lease listener failed for lock '" + this.key + "'", ex);
+		}
+	}
+
+	/**
+	 * Returns why the lease is not held, for callers that find it gone.
+	 */
+	LockLostException lossCause() {
+		String reason = this.lostReason;
+		return new LockLostException(this.key,
+				(reason != null) ? reason : "its validity ran out before the work under it finished");
+	}
+
+	@Override
+	public void addListener(LeaseListener listener) {
+		this.listeners.add(listener);
+		if (this.lostReason != null && this.listeners.remove(listener)) {
+			notify(listener, lossCause());
+		}
+	}
+
+	@Override
+	public void release() {
+		CompletableFuture<Void> release = releaseAsync();
+		try {
+			release.get(this.registry.callBoundNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			// the release is on its way; keys expire in any case
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.debug("Release of lock '" + this.key + "' did not complete on every node", ex);
+		}
+	}
+
+	/**
+	 * Deletes the lock on every node where it still holds this lease's value.
+	 */
+	CompletableFuture<Void> releaseAsync() {
+		if (this.state.getAndSet(RELEASED) == RELEASED) {
+			return CompletableFuture.completedFuture(null);
+		}
+		cancelTasks();
+		this.registry.forget(this);
+		return this.registry.releaseEverywhere(this.keys, this.value);
+	}
+
+	private void cancelTasks() {
+		ScheduledFuture<?> task = this.renewal;
+		if (task != null) {
+			task.cancel(false);
+		}
+		task = this.expiryCheck;
+		if (task != null) {
+			task.cancel(false);
+		}
+	}
+
+	@Override
+	public void close() {
+		release();
+	}
+
+	@Override
+	public String toString() {
+		String status = switch (this.state.get()) {
+			case HELD -> isHeld() ? "held" : "expired";
+			case LOST -> "lost";
+			default -> "released";
+		};
+		return "Lease[key=" + this.key + ", token=" + this.token + ", " + status + "]";
+	}
+
+	/**
+	 * The outcome of one extension.
+	 *
+	 * @param extended whether it reached a quorum in time
+	 * @param failure why not, or {@code null}
+	 */
+	record ExtendOutcome(boolean extended, String failure) {
+	}
+
+}

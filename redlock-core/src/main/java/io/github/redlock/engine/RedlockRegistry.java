@@ -1,0 +1,742 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockRegistry;
+import io.github.redlock.RedlockException;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * A {@link LockRegistry} over N independent Redis-protocol masters, following the Redlock
+ * algorithm: every operation goes to all nodes at once over one multiplexed connection
+ * per node, and counts only with a majority ({@code N/2+1}) within the lock's validity.
+ *
+ * <pre class="code">
+ * RedlockRegistry registry = RedlockRegistry.builder()
+ *     .nodes("redis://10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://10.0.0.3:6379")
+ *     .build();
+ * </pre>
+ * <p>
+ * Keys on the nodes are {@code <keyPrefix>lock:<key>} for the lock and
+ * {@code <keyPrefix>fence:<key>} for its fencing counter. Leases kept by
+ * {@link #executeLocked} and {@link #obtain} locks are extended on one shared scheduler
+ * thread, whatever their number. Close the registry to release every held lease and close
+ * the connections.
+ *
+ * @author redlock contributors
+ */
+public final class RedlockRegistry implements LockRegistry, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(RedlockRegistry.class);
+
+	/** Longest key accepted, in characters, before the prefix is added. */
+	public static final int MAX_KEY_LENGTH = 1024;
+
+	private final RedlockSettings settings;
+
+	private final List<NodeClient> nodes;
+
+	private final int quorum;
+
+	private final MonotonicClock clock;
+
+	private final Validity validity;
+
+	private final ClientResources resources;
+
+	private final boolean ownsResources;
+
+	private final ScheduledThreadPoolExecutor scheduler;
+
+	private final LockValues values = new LockValues();
+
+	private final String retentionMillis;
+
+	private final String lockPrefix;
+
+	private final String fencePrefix;
+
+	private final long minimumTtlNanos;
+
+	private final long callBoundNanos;
+
+	private final Set<RedlockLease> live = ConcurrentHashMap.newKeySet();
+
+	private final ConcurrentHashMap<HoldKey, Hold> holds = new ConcurrentHashMap<>();
+
+	private final AtomicBoolean closed = new AtomicBoolean();
+
+	private volatile CompletableFuture<Void> connected;
+
+	private RedlockRegistry(Builder builder, List<NodeAddress> addresses) {
+		this.settings = new RedlockSettings(builder.nodeTimeout, builder.connectTimeout, builder.driftFactor,
+				builder.retryDelay, builder.retryJitter, builder.keyPrefix, builder.defaultTtl, builder.defaultWaitTime,
+				builder.maxHold, builder.fencingRetention);
+		this.clock = builder.clock;
+		this.validity = new Validity(builder.driftFactor);
+		this.ownsResources = builder.clientResources == null;
+		this.resources = this.ownsResources ? DefaultClientResources.builder()
+			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+			.build() : builder.clientResources;
+		List<NodeClient> clients = new ArrayList<>(addresses.size());
+		for (NodeAddress address : addresses) {
+			clients.add(new NodeClient(address, this.resources, builder.nodeTimeout, builder.connectTimeout));
+		}
+		this.nodes = List.copyOf(clients);
+		this.quorum = this.nodes.size() / 2 + 1;
+		this.scheduler = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "redlock-watchdog");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.scheduler.setRemoveOnCancelPolicy(true);
+		this.retentionMillis = String.valueOf(builder.fencingRetention.toMillis());
+		this.lockPrefix = builder.keyPrefix + "lock:";
+		this.fencePrefix = builder.keyPrefix + "fence:";
+		this.minimumTtlNanos = 3 * builder.nodeTimeout.toNanos();
+		this.callBoundNanos = 3 * builder.nodeTimeout.toNanos() + TimeUnit.SECONDS.toNanos(1);
+	}
+
+	/**
+	 * Creates a builder.
+	 * @return a new builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * Connects to every node, waiting at most the connect timeout. Optional: the first
+	 * lock operation connects if this was not called. A node that cannot be reached does
+	 * not fail the start; it is retried when needed and counts toward no quorum until it
+	 * answers.
+	 * @return this registry
+	 */
+	public RedlockRegistry start() {
+		CompletableFuture<Void> ready = connect();
+		try {
+			ready.get(this.settings.connectTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedlockException("Interrupted while connecting to the redlock nodes", ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.warn("Not every redlock node answered within " + this.settings.connectTimeout());
+		}
+		long up = this.nodes.stream().filter(NodeClient::isConnected).count();
+		if (up < this.quorum) {
+			logger.warn("Only " + up + " of " + this.nodes.size() + " redlock nodes are reachable; " + this.quorum
+					+ " are needed for any lock to be acquired");
+		}
+		return this;
+	}
+
+	private CompletableFuture<Void> connect() {
+		CompletableFuture<Void> ready = this.connected;
+		if (ready == null) {
+			synchronized (this) {
+				ready = this.connected;
+				if (ready == null) {
+					ready = CompletableFuture
+						.allOf(this.nodes.stream().map(NodeClient::connect).toArray(CompletableFuture[]::new));
+					this.connected = ready;
+				}
+			}
+		}
+		return ready;
+	}
+
+	@Override
+	public Lease acquire(String key, Duration ttl, Duration waitTime) throws InterruptedException {
+		checkOpen();
+		checkKey(key);
+		checkTtl(ttl);
+		checkWaitTime(waitTime);
+		HoldKey holdKey = new HoldKey(Thread.currentThread(), key);
+		Hold hold = this.holds.get(holdKey);
+		if (hold != null && hold.lease.isHeld() && hold.count.getAndIncrement() > 0) {
+			return new ReentrantLease(this, hold);
+		}
+		RedlockLease lease = await(acquireLease(key, ttl, waitTime));
+		Hold fresh = new Hold(holdKey, lease);
+		this.holds.put(holdKey, fresh);
+		return new ReentrantLease(this, fresh);
+	}
+
+	@Override
+	public Lease acquire(String key) throws InterruptedException {
+		return acquire(key, this.settings.defaultTtl(), this.settings.defaultWaitTime());
+	}
+
+	@Override
+	public Optional<Lease> tryAcquire(String key, Duration ttl) {
+		try {
+			return Optional.of(acquire(key, ttl, Duration.ZERO));
+		}
+		catch (LockAcquisitionException ex) {
+			return Optional.empty();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return Optional.empty();
+		}
+	}
+
+	@Override
+	public CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime) {
+		checkOpen();
+		checkKey(key);
+		checkTtl(ttl);
+		checkWaitTime(waitTime);
+		CompletableFuture<RedlockLease> lease = acquireLease(key, ttl, waitTime);
+		CompletableFuture<Lease> result = lease.thenApply((held) -> held);
+		result.whenComplete((held, ex) -> {
+			if (ex != null) {
+				lease.cancel(false);
+			}
+		});
+		return result;
+	}
+
+	private CompletableFuture<RedlockLease> acquireLease(String key, Duration ttl, Duration waitTime) {
+		Acquisition acquisition = new Acquisition(this, key, ttl, waitTime);
+		CompletableFuture<Void> ready = connect();
+		if (ready.isDone()) {
+			acquisition.attempt();
+		}
+		else {
+			ready.thenRun(acquisition::attempt);
+		}
+		return acquisition.result();
+	}
+
+	private static RedlockLease await(CompletableFuture<RedlockLease> future) throws InterruptedException {
+		try {
+			return future.get();
+		}
+		catch (InterruptedException ex) {
+			future.cancel(false);
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof LockAcquisitionException failure) {
+				// rethrown from the caller's thread, so that its stack trace shows the
+				// caller
+				throw new LockAcquisitionException(failure.getMessage(), failure);
+			}
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			throw new RedlockException("Lock acquisition failed", cause);
+		}
+	}
+
+	@Override
+	public <T> T executeLocked(String key, Duration ttl, Duration waitTime, Callable<T> action) throws Exception {
+		Objects.requireNonNull(action, "action must not be null");
+		Lease lease = acquire(key, ttl, waitTime);
+		RedlockLease held = ((ReentrantLease) lease).lease();
+		try {
+			held.autoExtend(ttl);
+			T result;
+			try {
+				result = action.call();
+			}
+			catch (Exception | Error ex) {
+				if (!held.isHeld()) {
+					ex.addSuppressed(held.lossCause());
+				}
+				throw ex;
+			}
+			if (!held.isHeld()) {
+				throw held.lossCause();
+			}
+			return result;
+		}
+		finally {
+			lease.release();
+		}
+	}
+
+	@Override
+	public Lock obtain(String key) {
+		checkKey(key);
+		return new LockView(this, key);
+	}
+
+	void unlock(String key) {
+		Hold hold = this.holds.get(new HoldKey(Thread.currentThread(), key));
+		if (hold == null) {
+			throw new IllegalMonitorStateException(
+					"Lock '" + key + "' is not held by thread '" + Thread.currentThread().getName() + "'");
+		}
+		if (releaseHold(hold) && hold.lease.isLost()) {
+			throw hold.lease.lossCause();
+		}
+	}
+
+	/**
+	 * Counts down one hold; releases the lease when it was the last.
+	 * @return whether the lease was released
+	 */
+	boolean releaseHold(Hold hold) {
+		int left = hold.count.updateAndGet((count) -> Math.max(0, count - 1));
+		if (left > 0) {
+			return false;
+		}
+		this.holds.remove(hold.key, hold);
+		hold.lease.release();
+		return true;
+	}
+
+	CompletableFuture<Void> releaseEverywhere(String[] keys, String value) {
+		String[] lockKey = { keys[0] };
+		CompletableFuture<?>[] calls = new CompletableFuture<?>[this.nodes.size()];
+		for (int i = 0; i < calls.length; i++) {
+			calls[i] = this.nodes.get(i).eval(Script.RELEASE, lockKey, value);
+		}
+		return CompletableFuture.allOf(calls);
+	}
+
+	RedlockLease register(RedlockLease lease) {
+		this.live.add(lease);
+		if (this.closed.get()) {
+			lease.releaseAsync();
+		}
+		return lease;
+	}
+
+	void forget(RedlockLease lease) {
+		this.live.remove(lease);
+	}
+
+	private void checkOpen() {
+		if (this.closed.get()) {
+			throw new IllegalStateException("This LockRegistry is closed: no lock can be acquired through it");
+		}
+	}
+
+	private static void checkKey(String key) {
+		if (key == null) {
+			throw new IllegalArgumentException("Lock key must not be null");
+		}
+		if (key.isEmpty()) {
+			throw new IllegalArgumentException("Lock key must not be empty");
+		}
+		if (key.length() > MAX_KEY_LENGTH) {
+			throw new IllegalArgumentException("Lock key is " + key.length() + " characters long; the limit is "
+					+ MAX_KEY_LENGTH + ": lock on a shorter name, such as an id or a hash of the resource");
+		}
+	}
+
+	Duration checkTtl(Duration ttl) {
+		if (ttl == null || ttl.isNegative() || ttl.isZero()) {
+			throw new IllegalArgumentException("ttl must be positive, was " + ttl);
+		}
+		if (ttl.toNanos() < this.minimumTtlNanos) {
+			throw new IllegalArgumentException("ttl " + ttl.toMillis() + "ms is too short: it must be at least 3 times"
+					+ " the node timeout (" + this.settings.nodeTimeout().toMillis()
+					+ "ms) so that a lock can be valid after waiting for the nodes; raise the ttl or lower the node timeout");
+		}
+		if (ttl.compareTo(this.settings.maxHold()) > 0) {
+			throw new IllegalArgumentException("ttl " + ttl + " is above the maximum hold time "
+					+ this.settings.maxHold() + ": lower the ttl or raise maxHold");
+		}
+		return ttl;
+	}
+
+	private static void checkWaitTime(Duration waitTime) {
+		if (waitTime == null || waitTime.isNegative()) {
+			throw new IllegalArgumentException("waitTime must be zero or positive, was " + waitTime);
+		}
+	}
+
+	String[] nodeKeys(String key) {
+		return new String[] { this.lockPrefix + key, this.fencePrefix + key };
+	}
+
+	RedlockSettings settings() {
+		return this.settings;
+	}
+
+	List<NodeClient> nodes() {
+		return this.nodes;
+	}
+
+	int quorum() {
+		return this.quorum;
+	}
+
+	MonotonicClock clock() {
+		return this.clock;
+	}
+
+	Validity validity() {
+		return this.validity;
+	}
+
+	ScheduledThreadPoolExecutor scheduler() {
+		return this.scheduler;
+	}
+
+	LockValues values() {
+		return this.values;
+	}
+
+	String retentionMillis() {
+		return this.retentionMillis;
+	}
+
+	long minimumTtlNanos() {
+		return this.minimumTtlNanos;
+	}
+
+	long callBoundNanos() {
+		return this.callBoundNanos;
+	}
+
+	/**
+	 * Returns how many leases this registry holds now.
+	 * @return the number of held leases
+	 */
+	public int heldLeases() {
+		return this.live.size();
+	}
+
+	/**
+	 * Releases every held lease, stops the watchdog and closes the connections. Locks
+	 * that could not be released expire on the nodes at the end of their TTL.
+	 */
+	@Override
+	public void close() {
+		if (!this.closed.compareAndSet(false, true)) {
+			return;
+		}
+		Set<RedlockLease> held = new HashSet<>(this.live);
+		if (!held.isEmpty()) {
+			logger.info("Releasing " + held.size() + " held lock(s) as the LockRegistry closes");
+		}
+		CompletableFuture<?>[] releases = held.stream()
+			.map(RedlockLease::releaseAsync)
+			.toArray(CompletableFuture[]::new);
+		try {
+			CompletableFuture.allOf(releases).get(this.callBoundNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.debug("Not every lease was released on close", ex);
+		}
+		this.scheduler.shutdownNow();
+		CompletableFuture<?>[] closing = this.nodes.stream()
+			.map(NodeClient::closeAsync)
+			.toArray(CompletableFuture[]::new);
+		try {
+			CompletableFuture.allOf(closing).get(5, TimeUnit.SECONDS);
+			if (this.ownsResources) {
+				this.resources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.debug("Redlock connections did not close cleanly", ex);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "RedlockRegistry" + this.nodes + " (quorum " + this.quorum + ")";
+	}
+
+	record HoldKey(Thread thread, String key) {
+	}
+
+	/**
+	 * One thread's hold on a lease, counted for reentrancy.
+	 */
+	static final class Hold {
+
+		private final HoldKey key;
+
+		private final RedlockLease lease;
+
+		private final AtomicInteger count = new AtomicInteger(1);
+
+		Hold(HoldKey key, RedlockLease lease) {
+			this.key = key;
+			this.lease = lease;
+		}
+
+		RedlockLease lease() {
+			return this.lease;
+		}
+
+	}
+
+	/**
+	 * Builds a {@link RedlockRegistry}. Every option but the nodes has a default.
+	 */
+	public static final class Builder {
+
+		private final List<String> nodes = new ArrayList<>();
+
+		private Duration nodeTimeout = Duration.ofMillis(100);
+
+		private Duration connectTimeout = Duration.ofSeconds(2);
+
+		private double driftFactor = 0.01;
+
+		private Duration retryDelay = Duration.ofMillis(50);
+
+		private Duration retryJitter = Duration.ofMillis(50);
+
+		private String keyPrefix = "redlock:";
+
+		private Duration defaultTtl = Duration.ofSeconds(30);
+
+		private Duration defaultWaitTime = Duration.ofSeconds(10);
+
+		private Duration maxHold = Duration.ofHours(1);
+
+		private Duration fencingRetention = Duration.ofDays(1);
+
+		private ClientResources clientResources;
+
+		private MonotonicClock clock = MonotonicClock.SYSTEM;
+
+		private Builder() {
+		}
+
+		/**
+		 * Adds nodes, each a {@code redis://} or {@code rediss://} URI of an independent
+		 * master: {@code redis://[[user]:password@]host[:port][/database]}.
+		 * @param uris the node URIs
+		 * @return this builder
+		 */
+		public Builder nodes(String... uris) {
+			return nodes(List.of(uris));
+		}
+
+		/**
+		 * Adds nodes, each a {@code redis://} or {@code rediss://} URI.
+		 * @param uris the node URIs
+		 * @return this builder
+		 */
+		public Builder nodes(List<String> uris) {
+			this.nodes.addAll(uris);
+			return this;
+		}
+
+		/**
+		 * Sets how long one node may take to answer before it counts as failed; small
+		 * next to the TTL (default 100ms).
+		 * @param nodeTimeout the per-node timeout
+		 * @return this builder
+		 */
+		public Builder nodeTimeout(Duration nodeTimeout) {
+			this.nodeTimeout = nodeTimeout;
+			return this;
+		}
+
+		/**
+		 * Sets how long connecting to a node may take (default 2s).
+		 * @param connectTimeout the connect timeout
+		 * @return this builder
+		 */
+		public Builder connectTimeout(Duration connectTimeout) {
+			this.connectTimeout = connectTimeout;
+			return this;
+		}
+
+		/**
+		 * Sets the share of the TTL allowed for clock drift between processes (default
+		 * 0.01); 2ms are added to it.
+		 * @param driftFactor the drift factor, from 0 to below 0.5
+		 * @return this builder
+		 */
+		public Builder driftFactor(double driftFactor) {
+			this.driftFactor = driftFactor;
+			return this;
+		}
+
+		/**
+		 * Sets the least delay between two attempts to acquire (default 50ms).
+		 * @param retryDelay the retry delay
+		 * @return this builder
+		 */
+		public Builder retryDelay(Duration retryDelay) {
+			this.retryDelay = retryDelay;
+			return this;
+		}
+
+		/**
+		 * Sets the most random delay added to the retry delay, so that contenders fall
+		 * out of step (default 50ms).
+		 * @param retryJitter the jitter
+		 * @return this builder
+		 */
+		public Builder retryJitter(Duration retryJitter) {
+			this.retryJitter = retryJitter;
+			return this;
+		}
+
+		/**
+		 * Sets the prefix of every key written on the nodes (default {@code redlock:}).
+		 * @param keyPrefix the prefix, possibly empty
+		 * @return this builder
+		 */
+		public Builder keyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+			return this;
+		}
+
+		/**
+		 * Sets the TTL used when none is given (default 30s).
+		 * @param defaultTtl the default TTL
+		 * @return this builder
+		 */
+		public Builder defaultTtl(Duration defaultTtl) {
+			this.defaultTtl = defaultTtl;
+			return this;
+		}
+
+		/**
+		 * Sets the wait time used when none is given (default 10s).
+		 * @param defaultWaitTime the default wait time
+		 * @return this builder
+		 */
+		public Builder defaultWaitTime(Duration defaultWaitTime) {
+			this.defaultWaitTime = defaultWaitTime;
+			return this;
+		}
+
+		/**
+		 * Sets the longest a lease may be held through extensions, counted from its
+		 * acquisition (default 1h); also the largest TTL accepted.
+		 * @param maxHold the maximum hold time
+		 * @return this builder
+		 */
+		public Builder maxHold(Duration maxHold) {
+			this.maxHold = maxHold;
+			return this;
+		}
+
+		/**
+		 * Sets how long a key's fencing counter is kept on the nodes after its last use
+		 * (default 1 day); must be far longer than the clock skew between nodes.
+		 * @param fencingRetention the retention
+		 * @return this builder
+		 */
+		public Builder fencingRetention(Duration fencingRetention) {
+			this.fencingRetention = fencingRetention;
+			return this;
+		}
+
+		/**
+		 * Shares Lettuce client resources (event loops, timers) with other clients. The
+		 * registry does not shut them down. By default it creates its own.
+		 * @param clientResources the resources
+		 * @return this builder
+		 */
+		public Builder clientResources(ClientResources clientResources) {
+			this.clientResources = clientResources;
+			return this;
+		}
+
+		Builder clock(MonotonicClock clock) {
+			this.clock = clock;
+			return this;
+		}
+
+		/**
+		 * Validates the options and builds the registry. No connection is made until
+		 * {@link RedlockRegistry#start()} or the first lock operation.
+		 * @return the registry
+		 * @throws IllegalArgumentException naming the option and the fix if an option is
+		 * invalid
+		 */
+		public RedlockRegistry build() {
+			if (this.nodes.isEmpty()) {
+				throw new IllegalArgumentException(
+						"No nodes: give the URIs of independent masters, such as redis://10.0.0.1:6379 (3 or 5 of them)");
+			}
+			List<NodeAddress> addresses = new ArrayList<>();
+			Set<String> seen = new HashSet<>();
+			for (int i = 0; i < this.nodes.size(); i++) {
+				NodeAddress address = NodeAddress.parse(i, this.nodes.get(i));
+				if (!seen.add(address.identity())) {
+					throw new IllegalArgumentException("Node " + i + " '" + address
+							+ "' is listed twice: each node must be a distinct master, or one server would count twice toward the quorum");
+				}
+				addresses.add(address);
+			}
+			positive("nodeTimeout", this.nodeTimeout);
+			positive("connectTimeout", this.connectTimeout);
+			positive("defaultTtl", this.defaultTtl);
+			positive("maxHold", this.maxHold);
+			positive("fencingRetention", this.fencingRetention);
+			notNegative("retryDelay", this.retryDelay);
+			notNegative("retryJitter", this.retryJitter);
+			notNegative("defaultWaitTime", this.defaultWaitTime);
+			if (!(this.driftFactor >= 0 && this.driftFactor < 0.5)) {
+				throw new IllegalArgumentException("driftFactor must be at least 0 and below 0.5, was "
+						+ this.driftFactor + ": 0.01 suits clocks kept by NTP");
+			}
+			if (this.defaultTtl.compareTo(this.nodeTimeout.multipliedBy(10)) < 0) {
+				throw new IllegalArgumentException("nodeTimeout " + this.nodeTimeout.toMillis()
+						+ "ms is not well below defaultTtl " + this.defaultTtl.toMillis()
+						+ "ms: make the node timeout at most a tenth of the TTL, such as 50ms for a 10s TTL");
+			}
+			if (this.defaultTtl.compareTo(this.maxHold) > 0) {
+				throw new IllegalArgumentException("defaultTtl " + this.defaultTtl + " is above maxHold " + this.maxHold
+						+ ": lower one or raise the other");
+			}
+			if (this.keyPrefix == null) {
+				throw new IllegalArgumentException("keyPrefix must not be null; use \"\" for none");
+			}
+			Objects.requireNonNull(this.clock, "clock");
+			return new RedlockRegistry(this, addresses);
+		}
+
+		private static void positive(String name, Duration value) {
+			if (value == null || value.isNegative() || value.isZero()) {
+				throw new IllegalArgumentException(name + " must be positive, was " + value);
+			}
+		}
+
+		private static void notNegative(String name, Duration value) {
+			if (value == null || value.isNegative()) {
+				throw new IllegalArgumentException(name + " must be zero or positive, was " + value);
+			}
+		}
+
+	}
+
+}

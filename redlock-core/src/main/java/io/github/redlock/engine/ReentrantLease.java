@@ -1,0 +1,80 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LeaseListener;
+
+/**
+ * One thread's acquisition of a lock it may hold several times over: releasing it counts
+ * down the thread's hold, and the lock is released on the nodes when the count reaches
+ * zero.
+ *
+ * @author redlock contributors
+ */
+final class ReentrantLease implements Lease {
+
+	private final RedlockRegistry registry;
+
+	private final RedlockRegistry.Hold hold;
+
+	private final AtomicBoolean released = new AtomicBoolean();
+
+	ReentrantLease(RedlockRegistry registry, RedlockRegistry.Hold hold) {
+		this.registry = registry;
+		this.hold = hold;
+	}
+
+	RedlockLease lease() {
+		return this.hold.lease();
+	}
+
+	@Override
+	public String key() {
+		return lease().key();
+	}
+
+	@Override
+	public long fencingToken() {
+		return lease().fencingToken();
+	}
+
+	@Override
+	public boolean isHeld() {
+		return !this.released.get() && lease().isHeld();
+	}
+
+	@Override
+	public Duration remainingValidity() {
+		return this.released.get() ? Duration.ZERO : lease().remainingValidity();
+	}
+
+	@Override
+	public boolean extend(Duration ttl) {
+		return !this.released.get() && lease().extend(ttl);
+	}
+
+	@Override
+	public void release() {
+		if (this.released.compareAndSet(false, true)) {
+			this.registry.releaseHold(this.hold);
+		}
+	}
+
+	@Override
+	public void addListener(LeaseListener listener) {
+		lease().addListener(listener);
+	}
+
+	@Override
+	public void close() {
+		release();
+	}
+
+	@Override
+	public String toString() {
+		return lease().toString();
+	}
+
+}

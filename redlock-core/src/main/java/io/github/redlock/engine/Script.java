@@ -1,0 +1,83 @@
+package io.github.redlock.engine;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * A Lua script and its SHA-1, run by EVALSHA with a fallback to EVAL on NOSCRIPT. Scripts
+ * use only {@code redis.call}, so they run on Redis, Valkey and KeyDB alike.
+ *
+ * @param name a name for messages
+ * @param text the script
+ * @param sha the SHA-1 of the script, as the server computes it
+ * @author redlock contributors
+ */
+record Script(String name, String text, String sha) {
+
+	static Script of(String name, String text) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+			return new Script(name, text, HexFormat.of().formatHex(digest));
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-1 is not available", ex);
+		}
+	}
+
+	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock value, ARGV[2] ttl ms,
+	// ARGV[3] counter retention ms.
+	// Returns the fencing token (> 0) when the lock was set, else -(1 + the holder's
+	// remaining ms).
+	static final Script ACQUIRE = of("acquire", """
+			if redis.replicate_commands then redis.replicate_commands() end
+			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+			  if redis.call('exists', KEYS[2]) == 0 then
+			    local now = redis.call('time')
+			    redis.call('set', KEYS[2], now[1] .. string.format('%06d', tonumber(now[2])))
+			  end
+			  local token = redis.call('incr', KEYS[2])
+			  redis.call('pexpire', KEYS[2], ARGV[3])
+			  return token
+			end
+			local left = redis.call('pttl', KEYS[1])
+			if left < 0 then left = 0 end
+			return -1 - left
+			""");
+
+	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock value, ARGV[2] token,
+	// ARGV[3] counter retention ms.
+	// Raises the counter to the token while the lock is ours. Returns 1, or 0 when the
+	// lock is not ours.
+	static final Script RAISE_FENCE = of("raise-fence", """
+			if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
+			local current = redis.call('get', KEYS[2])
+			if (not current) or tonumber(current) < tonumber(ARGV[2]) then
+			  redis.call('set', KEYS[2], ARGV[2])
+			end
+			redis.call('pexpire', KEYS[2], ARGV[3])
+			return 1
+			""");
+
+	// KEYS[1] lock key; ARGV[1] lock value.
+	// Deletes the key if it holds the value. Returns 1 if deleted, else 0.
+	static final Script RELEASE = of("release", """
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+			  return redis.call('del', KEYS[1])
+			end
+			return 0
+			""");
+
+	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock value, ARGV[2] ttl ms,
+	// ARGV[3] counter retention ms.
+	// Sets the key's ttl if it holds the value. Returns 1 if extended, else 0.
+	static final Script EXTEND = of("extend", """
+			if redis.call('get', KEYS[1]) == ARGV[1] then
+			  redis.call('pexpire', KEYS[2], ARGV[3])
+			  return redis.call('pexpire', KEYS[1], ARGV[2])
+			end
+			return 0
+			""");
+
+}
