@@ -1,5 +1,9 @@
 package io.github.redlock.engine;
 
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Locale;
+
 import io.lettuce.core.RedisURI;
 
 /**
@@ -38,11 +42,20 @@ final class NodeAddress {
 		}
 		RedisURI uri;
 		try {
+			URI parsed = new URI(trimmed);
+			if (parsed.getHost() == null) {
+				throw new IllegalArgumentException("no valid host and port");
+			}
 			uri = RedisURI.create(trimmed);
 		}
 		catch (RuntimeException ex) {
 			throw new IllegalArgumentException("Node " + index + " '" + redact(trimmed) + "' is not a valid URI ("
-					+ ex.getMessage() + "): write it as redis://[[user]:password@]host:port[/database]");
+					+ redact(String.valueOf(ex.getMessage()))
+					+ "): write it as redis://[[user]:password@]host:port[/database]");
+		}
+		catch (URISyntaxException ex) {
+			throw new IllegalArgumentException("Node " + index + " '" + redact(trimmed) + "' is not a valid URI ("
+					+ ex.getReason() + "): write it as redis://[[user]:password@]host:port[/database]");
 		}
 		if (uri.getHost() == null || uri.getHost().isBlank()) {
 			throw new IllegalArgumentException(
@@ -92,8 +105,7 @@ final class NodeAddress {
 	 * Returns what identifies the node's data: host, port and database.
 	 */
 	String identity() {
-		return this.uri.getHost().toLowerCase(java.util.Locale.ROOT) + ":" + this.uri.getPort() + "/"
-				+ this.uri.getDatabase();
+		return this.uri.getHost().toLowerCase(Locale.ROOT) + ":" + this.uri.getPort() + "/" + this.uri.getDatabase();
 	}
 
 	@Override

@@ -1,0 +1,100 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class RedlockRegistryBuilderTests {
+
+	@Test
+	void noNodesIsRefused() {
+		assertThatIllegalArgumentException().isThrownBy(() -> RedlockRegistry.builder().build())
+			.withMessageContaining("No nodes")
+			.withMessageContaining("redis://");
+	}
+
+	@Test
+	void nonRedisSchemeIsRefused() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RedlockRegistry.builder().nodes("redis://a:6379", "http://b:6379").build())
+			.withMessageContaining("Node 1 'http://b:6379' is not a redis:// or rediss:// URI");
+	}
+
+	@Test
+	void malformedUriIsRefusedWithoutShowingItsPassword() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RedlockRegistry.builder().nodes("redis://:s3cret@host:notaport").build())
+			.withMessageContaining("Node 0")
+			.withMessageNotContaining("s3cret");
+	}
+
+	@Test
+	void duplicateNodeIsRefusedWithoutShowingItsPassword() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RedlockRegistry.builder()
+				.nodes("redis://:s3cret@10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://:s3cret@10.0.0.1:6379")
+				.build())
+			.withMessageContaining("Node 2 'redis://10.0.0.1:6379' is listed twice")
+			.withMessageNotContaining("s3cret");
+	}
+
+	@Test
+	void sameHostWithAnotherDatabaseIsADistinctNode() {
+		try (RedlockRegistry registry = RedlockRegistry.builder()
+			.nodes("redis://10.0.0.1:6379/0", "redis://10.0.0.1:6379/1", "redis://10.0.0.1:6379/2")
+			.build()) {
+			assertThat(registry.toString()).contains("redis://10.0.0.1:6379/1", "quorum 2");
+		}
+	}
+
+	@Test
+	void registryDescriptionHidesPasswordsButShowsUsers() {
+		try (RedlockRegistry registry = RedlockRegistry.builder()
+			.nodes("rediss://app:s3cret@10.0.0.1:6380", "redis://:s3cret@10.0.0.2:6379")
+			.build()) {
+			assertThat(registry.toString()).contains("rediss://app@10.0.0.1:6380", "redis://10.0.0.2:6379")
+				.doesNotContain("s3cret");
+		}
+	}
+
+	@Test
+	void nodeTimeoutNotWellBelowTheTtlIsRefused() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RedlockRegistry.builder()
+				.nodes("redis://a:6379")
+				.nodeTimeout(Duration.ofSeconds(1))
+				.defaultTtl(Duration.ofSeconds(5))
+				.build())
+			.withMessageContaining("nodeTimeout 1000ms is not well below defaultTtl 5000ms");
+	}
+
+	@Test
+	void nonPositiveDurationsAreRefusedByName() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RedlockRegistry.builder().nodes("redis://a:6379").defaultTtl(Duration.ZERO).build())
+			.withMessageContaining("defaultTtl must be positive");
+		assertThatIllegalArgumentException()
+			.isThrownBy(
+					() -> RedlockRegistry.builder().nodes("redis://a:6379").retryDelay(Duration.ofMillis(-1)).build())
+			.withMessageContaining("retryDelay must be zero or positive");
+	}
+
+	@Test
+	void driftFactorOutOfRangeIsRefused() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RedlockRegistry.builder().nodes("redis://a:6379").driftFactor(0.7).build())
+			.withMessageContaining("driftFactor must be at least 0 and below 0.5");
+	}
+
+	@Test
+	void buildingMakesNoConnection() {
+		// nothing listens on port 1: building must not try
+		try (RedlockRegistry registry = RedlockRegistry.builder().nodes("redis://127.0.0.1:1").build()) {
+			assertThat(registry.heldLeases()).isZero();
+		}
+	}
+
+}
