@@ -67,12 +67,19 @@ class FencingTokenIntegrationTests {
 	void laggingCountersAreRaisedSoThatAnyLaterQuorumSeesTheToken() throws Exception {
 		RedlockRegistry registry = registry(Duration.ofHours(1));
 		long first = tokenOf(registry, "raised");
-		// push one node's counter far ahead, as if it alone had seen many acquisitions
-		fleet.node(4).call("INCRBY", "redlock:fence:raised", "1000");
+		// push node 4's counter far ahead (about 11 days of microseconds, beyond any
+		// node's clock), as if it alone had seen many acquisitions
+		fleet.node(4).call("INCRBY", "redlock:fence:raised", "1000000000000");
+		// with nodes 0 and 1 down, the quorum is exactly 2, 3 and 4
+		fleet.node(0).kill();
+		fleet.node(1).kill();
 		long second = tokenOf(registry, "raised");
-		assertThat(second).isGreaterThan(first + 1000);
-		// now take node 4 away: the remaining quorum must still know the raised token
+		assertThat(second).isGreaterThan(first + 1_000_000_000_000L);
+		// swap node 4 for nodes 0 and 1, back empty: only the raised counters of nodes 2
+		// and 3 can carry the token to the next quorum
 		fleet.node(4).kill();
+		fleet.node(0).start();
+		fleet.node(1).start();
 		long third = tokenOf(registry, "raised");
 		assertThat(third).isGreaterThan(second);
 	}
