@@ -121,14 +121,14 @@ final class Acquisition {
 			return;
 		}
 		RedlockLease lease = this.registry
-			.register(new RedlockLease(this.registry, this.key, this.keys, value, token, start, validUntil));
+			.register(new RedlockLease(this.registry, this.key, this.keys, value, token, start, validUntil, call));
 		if (!this.result.complete(lease)) {
 			lease.releaseAsync(); // the caller gave up meanwhile
 		}
 	}
 
 	private void failed(QuorumCall call, String value, String note) {
-		this.registry.releaseEverywhere(this.keys, value);
+		this.registry.releaseEverywhere(this.keys, value, call);
 		if (this.result.isDone()) {
 			return;
 		}

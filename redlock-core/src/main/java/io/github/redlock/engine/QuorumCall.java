@@ -25,6 +25,8 @@ final class QuorumCall {
 
 	private final NodeReply[] replies;
 
+	private final CompletableFuture<?>[] calls;
+
 	private final CompletableFuture<QuorumCall> decision = new CompletableFuture<>();
 
 	private final CompletableFuture<QuorumCall> completion = new CompletableFuture<>();
@@ -44,6 +46,7 @@ final class QuorumCall {
 		this.quorum = quorum;
 		this.agrees = agrees;
 		this.replies = new NodeReply[nodes.size()];
+		this.calls = new CompletableFuture<?>[nodes.size()];
 	}
 
 	/**
@@ -59,7 +62,7 @@ final class QuorumCall {
 		QuorumCall quorumCall = new QuorumCall(nodes, quorum, agrees);
 		for (int i = 0; i < nodes.size(); i++) {
 			int index = i;
-			call.apply(nodes.get(i)).thenAccept((reply) -> quorumCall.onReply(index, reply));
+			quorumCall.calls[i] = call.apply(nodes.get(i)).thenAccept((reply) -> quorumCall.onReply(index, reply));
 		}
 		return quorumCall;
 	}
@@ -115,6 +118,15 @@ final class QuorumCall {
 	 */
 	CompletableFuture<QuorumCall> decision() {
 		return this.decision;
+	}
+
+	/**
+	 * Completes when the node at {@code index} has replied or timed out, after any reload
+	 * of the script that a NOSCRIPT reply caused. A command sent to that node afterwards
+	 * reaches it after this call's script.
+	 */
+	CompletableFuture<?> replied(int index) {
+		return this.calls[index];
 	}
 
 	/**

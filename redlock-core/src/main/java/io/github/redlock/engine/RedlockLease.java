@@ -53,6 +53,8 @@ final class RedlockLease implements Lease {
 
 	private final long holdDeadline;
 
+	private final QuorumCall acquisition;
+
 	private final AtomicInteger state = new AtomicInteger(HELD);
 
 	private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
@@ -68,7 +70,7 @@ final class RedlockLease implements Lease {
 	private volatile String lostReason;
 
 	RedlockLease(RedlockRegistry registry, String key, String[] keys, String value, long token, long startNanos,
-			long validUntil) {
+			long validUntil, QuorumCall acquisition) {
 		this.registry = registry;
 		this.key = key;
 		this.keys = keys;
@@ -76,6 +78,7 @@ final class RedlockLease implements Lease {
 		this.token = token;
 		this.holdDeadline = startNanos + registry.settings().maxHold().toNanos();
 		this.validUntil = validUntil;
+		this.acquisition = acquisition;
 		scheduleExpiryCheck();
 	}
 
@@ -324,7 +327,7 @@ final class RedlockLease implements Lease {
 		}
 		cancelTasks();
 		this.registry.forget(this);
-		return this.registry.releaseEverywhere(this.keys, this.value);
+		return this.registry.releaseEverywhere(this.keys, this.value, this.acquisition);
 	}
 
 	private void cancelTasks() {

@@ -218,6 +218,11 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 				lease.cancel(false);
 			}
 		});
+		lease.thenAccept((held) -> {
+			if (result.isCancelled()) {
+				held.releaseAsync(); // acquired as the caller gave up
+			}
+		});
 		return result;
 	}
 
@@ -313,11 +318,21 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		return true;
 	}
 
-	CompletableFuture<Void> releaseEverywhere(String[] keys, String value) {
+	/**
+	 * Deletes the lock on every node where it holds {@code value}. On each node the
+	 * release is sent only once that node has answered the acquisition, so that it can
+	 * never overtake the acquire script (as it could while a NOSCRIPT reply made the
+	 * script be sent again).
+	 * @param keys the lock and counter keys
+	 * @param value the lock value
+	 * @param acquisition the acquisition that wrote {@code value}
+	 */
+	CompletableFuture<Void> releaseEverywhere(String[] keys, String value, QuorumCall acquisition) {
 		String[] lockKey = { keys[0] };
 		CompletableFuture<?>[] calls = new CompletableFuture<?>[this.nodes.size()];
 		for (int i = 0; i < calls.length; i++) {
-			calls[i] = this.nodes.get(i).eval(Script.RELEASE, lockKey, value);
+			NodeClient node = this.nodes.get(i);
+			calls[i] = acquisition.replied(i).thenCompose((ignored) -> node.eval(Script.RELEASE, lockKey, value));
 		}
 		return CompletableFuture.allOf(calls);
 	}

@@ -235,6 +235,45 @@ class RedlockRegistryIntegrationTests {
 	}
 
 	@Test
+	void releaseIsNotOvertakenByTheAcquireScriptsReloadAfterNoscript() throws Exception {
+		RedlockRegistry registry = registry();
+		for (int i = 0; i < 3; i++) {
+			fleet.node(i).call("SET", "redlock:lock:reload-race", "someone-else", "PX", "60000");
+		}
+		// nodes 3 and 4 know the release script but not the acquire script, as after a
+		// restart on which only a release ran: the acquire goes EVALSHA, NOSCRIPT, EVAL
+		for (int i = 3; i < 5; i++) {
+			fleet.node(i).call("SCRIPT", "FLUSH");
+			fleet.node(i).call("SCRIPT", "LOAD", Script.RELEASE.text());
+			fleet.node(i).slow(Duration.ofMillis(100)); // they answer after the attempt
+														// is decided
+		}
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> registry.acquire("reload-race", Duration.ofSeconds(30), Duration.ZERO));
+		fleet.node(3).unslow();
+		fleet.node(4).unslow();
+		// well before the 30s ttl: the release must have followed the reloaded acquire
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(lockValues("reload-race")).containsExactly("someone-else", "someone-else",
+					"someone-else", null, null));
+	}
+
+	@Test
+	void releaseOfAHeldLeaseIsNotOvertakenByALateAcquireOnASlowNode() throws Exception {
+		RedlockRegistry registry = registry();
+		for (int i = 3; i < 5; i++) {
+			fleet.node(i).call("SCRIPT", "FLUSH");
+			fleet.node(i).call("SCRIPT", "LOAD", Script.RELEASE.text());
+			fleet.node(i).slow(Duration.ofMillis(100));
+		}
+		// nodes 0 to 2 make the quorum; the release follows at once
+		registry.acquire("late", Duration.ofSeconds(30), Duration.ZERO).release();
+		fleet.node(3).unslow();
+		fleet.node(4).unslow();
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(lockValues("late")).containsOnlyNulls());
+	}
+
+	@Test
 	void failedAttemptAgainstASlowNodeLeavesNoKeyBehind() throws Exception {
 		for (int i = 0; i < 2; i++) {
 			fleet.node(i).call("SET", "redlock:lock:slow", "someone-else", "PX", "60000");
@@ -386,6 +425,22 @@ class RedlockRegistryIntegrationTests {
 			.withThrowableOfType(java.util.concurrent.ExecutionException.class)
 			.withCauseInstanceOf(LockAcquisitionException.class);
 		lease.release();
+	}
+
+	@Test
+	void cancelledAsyncAcquisitionLeavesNothingHeld() throws Exception {
+		RedlockRegistry registry = registry();
+		RedlockRegistry other = registry();
+		Lease held = other.acquire("cancel", Duration.ofMillis(1500), Duration.ZERO);
+		CompletableFuture<Lease> waiting = registry.acquireAsync("cancel", Duration.ofSeconds(10),
+				Duration.ofSeconds(30));
+		Thread.sleep(200); // let it retry a few times
+		assertThat(waiting.cancel(false)).isTrue();
+		held.release();
+		// the cancelled acquisition stops retrying: the lock stays free for others
+		Thread.sleep(300);
+		assertThat(lockValues("cancel")).containsOnlyNulls();
+		assertThat(registry.heldLeases()).isZero();
 	}
 
 	@Test
