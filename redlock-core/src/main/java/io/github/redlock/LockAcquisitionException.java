@@ -79,8 +79,16 @@ public class LockAcquisitionException extends RedlockException {
 			message.append(". ").append(failures.stream().map(NodeFailure::toString).collect(Collectors.joining("; ")));
 		}
 		boolean held = failures.stream().anyMatch((failure) -> failure.kind() == NodeFailure.Kind.HELD);
-		message.append(held ? ". Another owner holds it: wait longer or retry later."
-				: ". Check that a majority of nodes is up and reachable.");
+		boolean restarted = failures.stream().anyMatch((failure) -> failure.kind() == NodeFailure.Kind.RESTARTED);
+		if (held) {
+			message.append(". Another owner holds it: wait longer or retry later.");
+		}
+		else if (restarted) {
+			message.append(". Restarted nodes count again once the maximum TTL has passed since their restart.");
+		}
+		else {
+			message.append(". Check that a majority of nodes is up and reachable.");
+		}
 		return message.toString();
 	}
 

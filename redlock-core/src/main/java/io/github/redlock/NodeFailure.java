@@ -24,6 +24,12 @@ public record NodeFailure(String node, Kind kind, String detail) {
 		/** Another owner holds the lock on this node. */
 		HELD("already held"),
 
+		/**
+		 * The node restarted or lost its data recently: it counts toward no quorum until
+		 * the maximum TTL has passed, so that locks it forgot have expired elsewhere.
+		 */
+		RESTARTED("recently restarted"),
+
 		/** The node answered with an error. */
 		ERROR("error");
 

@@ -65,7 +65,8 @@ final class Acquisition {
 		String value = this.registry.values().next();
 		long start = this.registry.clock().nanoTime();
 		QuorumCall call = QuorumCall.start(this.registry.nodes(), this.registry.quorum(), (reply) -> reply > 0,
-				(node) -> node.eval(Script.ACQUIRE, this.keys, value, this.ttlMillis, this.registry.retentionMillis()));
+				(node) -> node.eval(Script.ACQUIRE, this.keys, value, this.ttlMillis, this.registry.retentionMillis(),
+						this.registry.guardFlag()));
 		call.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
 				fence(decided, value, start);

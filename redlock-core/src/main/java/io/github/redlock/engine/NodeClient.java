@@ -7,13 +7,16 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redlock.NodeFailure;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -61,8 +64,27 @@ final class NodeClient {
 
 	private volatile boolean closed;
 
-	NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration connectTimeout) {
+	private final RestartGuard guard;
+
+	private final ClientResources resources;
+
+	private final AtomicInteger generation = new AtomicInteger();
+
+	private final AtomicBoolean verifying = new AtomicBoolean();
+
+	private volatile boolean verified;
+
+	private volatile long guardedUntilNanos;
+
+	private volatile String guardReason;
+
+	private volatile String runId;
+
+	NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration connectTimeout,
+			RestartGuard guard) {
 		this.address = address;
+		this.guard = guard;
+		this.resources = resources;
 		this.uri = address.uri();
 		this.uri.setTimeout(connectTimeout);
 		this.client = RedisClient.create(resources, this.uri);
@@ -73,6 +95,16 @@ final class NodeClient {
 			.socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
 			.build());
 		this.timeoutDetail = "after " + nodeTimeout.toMillis() + "ms";
+		this.client.addListener(new RedisConnectionStateListener() {
+
+			@Override
+			public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+				// whatever answers after the reconnect may be a restarted server
+				NodeClient.this.generation.incrementAndGet();
+				NodeClient.this.verified = false;
+			}
+
+		});
 	}
 
 	/**
@@ -91,17 +123,16 @@ final class NodeClient {
 		catch (RuntimeException ex) {
 			attempt = CompletableFuture.failedFuture(ex);
 		}
-		return attempt.handle((connection, ex) -> {
-			if (ex == null) {
-				if (this.closed) {
-					connection.closeAsync();
-				}
-				else {
-					this.connection = connection;
-					logger.debug("Connected to redlock node " + this.address);
-				}
+		return attempt.thenCompose((connection) -> {
+			if (this.closed) {
+				connection.closeAsync();
+				return CompletableFuture.completedFuture(connection);
 			}
-			else {
+			this.connection = connection;
+			logger.debug("Connected to redlock node " + this.address);
+			return verify().thenApply((ignored) -> connection);
+		}).handle((connection, ex) -> {
+			if (ex != null) {
 				String error = classify(ex).detail();
 				if (!error.equals(this.lastError)) {
 					logger.warn("Cannot connect to redlock node " + this.address + ": " + error
@@ -128,20 +159,26 @@ final class NodeClient {
 			return CompletableFuture.completedFuture(
 					NodeReply.failed(new NodeFailure(toString(), NodeFailure.Kind.REFUSED, this.lastError)));
 		}
+		if (this.guard.enabled() && script.counts()) {
+			NodeFailure untrusted = untrusted();
+			if (untrusted != null) {
+				return CompletableFuture.completedFuture(NodeReply.failed(untrusted));
+			}
+		}
 		CompletableFuture<NodeReply> result = new CompletableFuture<>();
 		try {
 			RedisFuture<Long> call = current.async().evalsha(script.sha(), ScriptOutputType.INTEGER, keys, args);
 			call.whenComplete((value, ex) -> {
 				if (ex == null) {
-					result.complete(reply(value));
+					result.complete(reply(script, value));
 				}
 				else if (isNoScript(ex)) {
 					// the node restarted or flushed its scripts: send the text, which
 					// loads it
 					current.async()
 						.<Long>eval(script.text(), ScriptOutputType.INTEGER, keys, args)
-						.whenComplete((retried, retryEx) -> result
-							.complete((retryEx != null) ? NodeReply.failed(classify(retryEx)) : reply(retried)));
+						.whenComplete((retried, retryEx) -> result.complete(
+								(retryEx != null) ? NodeReply.failed(classify(retryEx)) : reply(script, retried)));
 				}
 				else {
 					result.complete(NodeReply.failed(classify(ex)));
@@ -154,9 +191,120 @@ final class NodeClient {
 		return result;
 	}
 
-	private NodeReply reply(Long value) {
-		return (value != null) ? NodeReply.of(value)
-				: NodeReply.failed(new NodeFailure(toString(), NodeFailure.Kind.ERROR, "script returned no integer"));
+	private NodeReply reply(Script script, Long value) {
+		if (value == null) {
+			return NodeReply.failed(new NodeFailure(toString(), NodeFailure.Kind.ERROR, "script returned no integer"));
+		}
+		if (script == Script.ACQUIRE && value == 0) {
+			// the marker is gone: the node lost its data since it was last checked
+			this.verified = false;
+			return NodeReply.failed(new NodeFailure(toString(), NodeFailure.Kind.RESTARTED,
+					"its redlock marker key is gone, so it lost its data; checking it again"));
+		}
+		return NodeReply.of(value);
+	}
+
+	/**
+	 * Returns why this node must not count toward a quorum now, or {@code null} if it
+	 * may.
+	 */
+	private NodeFailure untrusted() {
+		if (!this.verified) {
+			verify();
+			return new NodeFailure(toString(), NodeFailure.Kind.RESTARTED,
+					"reconnected; checking whether it restarted");
+		}
+		long left = this.guardedUntilNanos - System.nanoTime();
+		if (left > 0) {
+			return new NodeFailure(toString(), NodeFailure.Kind.RESTARTED,
+					this.guardReason + "; counts again in " + TimeUnit.NANOSECONDS.toSeconds(left + 999_999_999) + "s");
+		}
+		return null;
+	}
+
+	/**
+	 * Checks whether the node restarted or lost its data, and keeps it out of quorums for
+	 * the guard time if so. Runs at most once at a time; a disconnect during the check
+	 * voids it.
+	 */
+	CompletableFuture<Void> verify() {
+		StatefulRedisConnection<String, String> current = this.connection;
+		if (!this.guard.enabled()) {
+			this.verified = true;
+			return CompletableFuture.completedFuture(null);
+		}
+		if (current == null || !this.verifying.compareAndSet(false, true)) {
+			return CompletableFuture.completedFuture(null);
+		}
+		int checkedGeneration = this.generation.get();
+		String[] marker = { this.guard.markerKey() };
+		CompletableFuture<Void> check = current.async().info("server").toCompletableFuture().thenCompose((info) -> {
+			String serverRunId = field(info, "run_id");
+			long uptimeSeconds = Long.parseLong(field(info, "uptime_in_seconds"));
+			return current.async()
+				.<String>eval(Script.MARKER.text(), ScriptOutputType.VALUE, marker, serverRunId)
+				.toCompletableFuture()
+				.thenAccept((previous) -> judge(serverRunId, uptimeSeconds, previous));
+		});
+		return check.handle((ignored, ex) -> {
+			if (ex != null) {
+				logger.debug("Could not check redlock node " + this.address + " for a restart", ex);
+			}
+			else if (this.generation.get() == checkedGeneration) {
+				this.verified = true;
+			}
+			this.verifying.set(false);
+			return null;
+		});
+	}
+
+	private void judge(String serverRunId, long uptimeSeconds, String previousMarker) {
+		long now = System.nanoTime();
+		long uptimeNanos = TimeUnit.SECONDS.toNanos(uptimeSeconds);
+		if (uptimeNanos < this.guard.guardNanos()) {
+			guard(now - uptimeNanos + this.guard.guardNanos(), "restarted " + uptimeSeconds + "s ago");
+		}
+		else if (previousMarker == null) {
+			guard(now + this.guard.guardNanos(),
+					"has no redlock marker key, so it lost its data (restarted without persistence, or flushed) or is new");
+		}
+		else if (this.runId != null && !this.runId.equals(serverRunId)) {
+			logger.info("Redlock node " + this.address + " restarted with its data more than the maximum TTL ago");
+		}
+		this.runId = serverRunId;
+	}
+
+	private void guard(long untilNanos, String reason) {
+		if (untilNanos <= this.guardedUntilNanos) {
+			return;
+		}
+		this.guardReason = reason;
+		this.guardedUntilNanos = untilNanos;
+		long delay = untilNanos - System.nanoTime();
+		logger.warn("Redlock node " + this.address + " " + reason + ": it counts toward no quorum for the next "
+				+ TimeUnit.NANOSECONDS.toSeconds(delay + 999_999_999)
+				+ "s, until every lock it may have forgotten has expired");
+		this.resources.eventExecutorGroup().schedule(() -> {
+			if (this.guardedUntilNanos == untilNanos) {
+				logger.info("Redlock node " + this.address + " counts toward quorums again");
+			}
+		}, delay, TimeUnit.NANOSECONDS);
+	}
+
+	private static String field(String info, String name) {
+		int start = info.indexOf(name + ":");
+		if (start < 0) {
+			throw new IllegalStateException("INFO server has no " + name);
+		}
+		int end = info.indexOf('\r', start);
+		return info.substring(start + name.length() + 1, (end < 0) ? info.length() : end).trim();
+	}
+
+	/**
+	 * Returns whether this node counts toward quorums now.
+	 */
+	boolean isTrusted() {
+		return !this.guard.enabled() || (this.verified && System.nanoTime() >= this.guardedUntilNanos);
 	}
 
 	private static boolean isNoScript(Throwable ex) {

@@ -78,6 +78,10 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	private final String fencePrefix;
 
+	private final String markerKey;
+
+	private final String guardFlag;
+
 	private final long minimumTtlNanos;
 
 	private final long callBoundNanos;
@@ -93,16 +97,22 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	private RedlockRegistry(Builder builder, List<NodeAddress> addresses) {
 		this.settings = new RedlockSettings(builder.nodeTimeout, builder.connectTimeout, builder.driftFactor,
 				builder.retryDelay, builder.retryJitter, builder.keyPrefix, builder.defaultTtl, builder.defaultWaitTime,
-				builder.maxHold, builder.fencingRetention);
+				builder.maxTtl, builder.maxHold, builder.fencingRetention, builder.restartGuard);
+		this.markerKey = builder.keyPrefix + "node";
 		this.clock = builder.clock;
 		this.validity = new Validity(builder.driftFactor);
 		this.ownsResources = builder.clientResources == null;
 		this.resources = this.ownsResources ? DefaultClientResources.builder()
 			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
 			.build() : builder.clientResources;
+		RestartGuard guard = builder.restartGuard
+				? new RestartGuard(true, builder.maxTtl.toNanos() + this.validity.driftNanos(builder.maxTtl.toNanos()),
+						builder.keyPrefix + "node")
+				: RestartGuard.DISABLED;
+		this.guardFlag = builder.restartGuard ? "1" : "0";
 		List<NodeClient> clients = new ArrayList<>(addresses.size());
 		for (NodeAddress address : addresses) {
-			clients.add(new NodeClient(address, this.resources, builder.nodeTimeout, builder.connectTimeout));
+			clients.add(new NodeClient(address, this.resources, builder.nodeTimeout, builder.connectTimeout, guard));
 		}
 		this.nodes = List.copyOf(clients);
 		this.quorum = this.nodes.size() / 2 + 1;
@@ -377,9 +387,10 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 					+ " the node timeout (" + this.settings.nodeTimeout().toMillis()
 					+ "ms) so that a lock can be valid after waiting for the nodes; raise the ttl or lower the node timeout");
 		}
-		if (ttl.compareTo(this.settings.maxHold()) > 0) {
-			throw new IllegalArgumentException("ttl " + ttl + " is above the maximum hold time "
-					+ this.settings.maxHold() + ": lower the ttl or raise maxHold");
+		if (ttl.compareTo(this.settings.maxTtl()) > 0) {
+			throw new IllegalArgumentException("ttl " + ttl + " is above the maximum TTL " + this.settings.maxTtl()
+					+ ": lower the ttl (the watchdog extends a lease for as long as the work runs) or raise maxTtl,"
+					+ " which is also how long a restarted node is kept out of quorums");
 		}
 		return ttl;
 	}
@@ -391,7 +402,14 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	}
 
 	String[] nodeKeys(String key) {
-		return new String[] { this.lockPrefix + key, this.fencePrefix + key };
+		return new String[] { this.lockPrefix + key, this.fencePrefix + key, this.markerKey };
+	}
+
+	/**
+	 * Returns the acquire script's flag that makes it require the node's marker key.
+	 */
+	String guardFlag() {
+		return this.guardFlag;
 	}
 
 	RedlockSettings settings() {
@@ -538,7 +556,11 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 		private Duration defaultWaitTime = Duration.ofSeconds(10);
 
+		private Duration maxTtl = Duration.ofSeconds(60);
+
 		private Duration maxHold = Duration.ofHours(1);
+
+		private boolean restartGuard = true;
 
 		private Duration fencingRetention = Duration.ofDays(1);
 
@@ -653,8 +675,33 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		}
 
 		/**
+		 * Sets the largest TTL accepted (default 60s). It is also how long a node that
+		 * restarted counts toward no quorum, so that every lock it forgot has expired.
+		 * Work that runs longer keeps a shorter lease extended instead.
+		 * @param maxTtl the maximum TTL
+		 * @return this builder
+		 */
+		public Builder maxTtl(Duration maxTtl) {
+			this.maxTtl = maxTtl;
+			return this;
+		}
+
+		/**
+		 * Sets whether a node that restarted or lost its data is kept out of every quorum
+		 * until {@link #maxTtl(Duration) the maximum TTL} has passed (default on). Turn
+		 * it off only for nodes that run with {@code appendfsync always}, or for
+		 * throwaway development nodes.
+		 * @param restartGuard whether to guard against restarted nodes
+		 * @return this builder
+		 */
+		public Builder restartGuard(boolean restartGuard) {
+			this.restartGuard = restartGuard;
+			return this;
+		}
+
+		/**
 		 * Sets the longest a lease may be held through extensions, counted from its
-		 * acquisition (default 1h); also the largest TTL accepted.
+		 * acquisition (default 1h).
 		 * @param maxHold the maximum hold time
 		 * @return this builder
 		 */
@@ -716,6 +763,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			positive("connectTimeout", this.connectTimeout);
 			positive("defaultTtl", this.defaultTtl);
 			positive("maxHold", this.maxHold);
+			positive("maxTtl", this.maxTtl);
 			positive("fencingRetention", this.fencingRetention);
 			notNegative("retryDelay", this.retryDelay);
 			notNegative("retryJitter", this.retryJitter);
@@ -729,8 +777,12 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 						+ "ms is not well below defaultTtl " + this.defaultTtl.toMillis()
 						+ "ms: make the node timeout at most a tenth of the TTL, such as 50ms for a 10s TTL");
 			}
-			if (this.defaultTtl.compareTo(this.maxHold) > 0) {
-				throw new IllegalArgumentException("defaultTtl " + this.defaultTtl + " is above maxHold " + this.maxHold
+			if (this.defaultTtl.compareTo(this.maxTtl) > 0) {
+				throw new IllegalArgumentException("defaultTtl " + this.defaultTtl + " is above maxTtl " + this.maxTtl
+						+ ": lower defaultTtl or raise maxTtl");
+			}
+			if (this.maxTtl.compareTo(this.maxHold) > 0) {
+				throw new IllegalArgumentException("maxTtl " + this.maxTtl + " is above maxHold " + this.maxHold
 						+ ": lower one or raise the other");
 			}
 			if (this.keyPrefix == null) {

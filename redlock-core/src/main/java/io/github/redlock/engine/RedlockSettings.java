@@ -8,6 +8,6 @@ import java.time.Duration;
  * @author redlock contributors
  */
 record RedlockSettings(Duration nodeTimeout, Duration connectTimeout, double driftFactor, Duration retryDelay,
-		Duration retryJitter, String keyPrefix, Duration defaultTtl, Duration defaultWaitTime, Duration maxHold,
-		Duration fencingRetention) {
+		Duration retryJitter, String keyPrefix, Duration defaultTtl, Duration defaultWaitTime, Duration maxTtl,
+		Duration maxHold, Duration fencingRetention, boolean restartGuard) {
 }

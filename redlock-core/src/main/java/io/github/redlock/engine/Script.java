@@ -16,6 +16,14 @@ import java.util.HexFormat;
  */
 record Script(String name, String text, String sha) {
 
+	/**
+	 * Returns whether a reply to this script counts toward a quorum, so that a node not
+	 * yet trusted after a restart must not run it.
+	 */
+	boolean counts() {
+		return this != RELEASE && this != INSPECT;
+	}
+
 	static Script of(String name, String text) {
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
@@ -26,11 +34,12 @@ record Script(String name, String text, String sha) {
 		}
 	}
 
-	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock value, ARGV[2] ttl ms,
-	// ARGV[3] counter retention ms.
-	// Returns the fencing token (> 0) when the lock was set, else -(1 + the holder's
-	// remaining ms).
+	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] node marker; ARGV[1] lock value,
+	// ARGV[2] ttl ms, ARGV[3] counter retention ms, ARGV[4] '1' to require the marker.
+	// Returns the fencing token (> 0) when the lock was set, 0 when the marker is missing
+	// (the node lost its data), else -(1 + the holder's remaining ms).
 	static final Script ACQUIRE = of("acquire", """
+			if ARGV[4] == '1' and redis.call('exists', KEYS[3]) == 0 then return 0 end
 			if redis.replicate_commands then redis.replicate_commands() end
 			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 			  if redis.call('exists', KEYS[2]) == 0 then
@@ -58,6 +67,20 @@ record Script(String name, String text, String sha) {
 			end
 			redis.call('pexpire', KEYS[2], ARGV[3])
 			return 1
+			""");
+
+	// KEYS[1] node marker; ARGV[1] the node's run id.
+	// Writes the marker and returns its previous value, or false when it was missing.
+	static final Script MARKER = of("marker", """
+			local previous = redis.call('get', KEYS[1])
+			redis.call('set', KEYS[1], ARGV[1])
+			return previous
+			""");
+
+	// KEYS[1] lock key, KEYS[2] fencing counter.
+	// Returns {value, pttl, counter} of the lock: value and counter false when absent.
+	static final Script INSPECT = of("inspect", """
+			return { redis.call('get', KEYS[1]), redis.call('pttl', KEYS[1]), redis.call('get', KEYS[2]) }
 			""");
 
 	// KEYS[1] lock key; ARGV[1] lock value.

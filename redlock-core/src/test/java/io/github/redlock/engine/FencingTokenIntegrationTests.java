@@ -27,6 +27,8 @@ class FencingTokenIntegrationTests {
 	private RedlockRegistry registry(Duration retention) {
 		RedlockRegistry registry = RedlockRegistry.builder()
 			.nodes(fleet.uris())
+			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
+									// guard
 			.nodeTimeout(Duration.ofMillis(500))
 			.fencingRetention(retention)
 			.build()

@@ -42,6 +42,8 @@ class MutualExclusionIntegrationTests {
 			for (int i = 0; i < REGISTRIES; i++) {
 				registries.add(RedlockRegistry.builder()
 					.nodes(fleet.uris())
+					.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests
+											// covers the guard
 					.nodeTimeout(Duration.ofMillis(500))
 					.retryDelay(Duration.ofMillis(5))
 					.retryJitter(Duration.ofMillis(20))

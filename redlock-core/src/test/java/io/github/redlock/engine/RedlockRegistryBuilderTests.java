@@ -83,6 +83,17 @@ class RedlockRegistryBuilderTests {
 	}
 
 	@Test
+	void defaultTtlAboveTheMaximumTtlIsRefused() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RedlockRegistry.builder()
+				.nodes("redis://a:6379")
+				.defaultTtl(Duration.ofMinutes(5))
+				.maxTtl(Duration.ofMinutes(1))
+				.build())
+			.withMessageContaining("defaultTtl PT5M is above maxTtl PT1M");
+	}
+
+	@Test
 	void driftFactorOutOfRangeIsRefused() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RedlockRegistry.builder().nodes("redis://a:6379").driftFactor(0.7).build())

@@ -44,6 +44,8 @@ class RedlockRegistryIntegrationTests {
 	private RedlockRegistry registry() {
 		RedlockRegistry registry = RedlockRegistry.builder()
 			.nodes(fleet.uris())
+			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
+									// guard
 			.nodeTimeout(NODE_TIMEOUT)
 			.defaultTtl(Duration.ofSeconds(10))
 			.build()
@@ -148,6 +150,8 @@ class RedlockRegistryIntegrationTests {
 	void pausedNodeDoesNotStallAnAcquisition() throws Exception {
 		RedlockRegistry registry = RedlockRegistry.builder()
 			.nodes(fleet.uris())
+			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
+									// guard
 			.nodeTimeout(Duration.ofSeconds(2))
 			.defaultTtl(Duration.ofSeconds(30))
 			.build()
@@ -387,6 +391,8 @@ class RedlockRegistryIntegrationTests {
 	void lockViewIsReentrantAndExtendedUntilUnlocked() throws Exception {
 		RedlockRegistry registry = RedlockRegistry.builder()
 			.nodes(fleet.uris())
+			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
+									// guard
 			.nodeTimeout(NODE_TIMEOUT)
 			.defaultTtl(Duration.ofSeconds(3))
 			.build();
@@ -489,6 +495,9 @@ class RedlockRegistryIntegrationTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> registry.acquire("x", Duration.ofSeconds(1), Duration.ofSeconds(-1)))
 			.withMessageContaining("waitTime");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> registry.acquire("x", Duration.ofMinutes(2), Duration.ZERO))
+			.withMessageContaining("above the maximum TTL PT1M");
 		assertThatIllegalArgumentException().isThrownBy(() -> registry.acquire("x".repeat(2000)))
 			.withMessageContaining("2000 characters");
 		assertThat(registry.heldLeases()).isZero();

@@ -30,6 +30,8 @@ class ValidityIntegrationTests {
 	void createRegistry() {
 		this.registry = RedlockRegistry.builder()
 			.nodes(fleet.uris())
+			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
+									// guard
 			.nodeTimeout(Duration.ofSeconds(1))
 			.defaultTtl(Duration.ofSeconds(60))
 			.clock(this.clock)

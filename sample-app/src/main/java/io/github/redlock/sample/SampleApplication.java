@@ -27,7 +27,13 @@ public final class SampleApplication {
 	public static void main(String[] args) throws Exception {
 		try (RedisFleet fleet = RedisFleet.start(5)) {
 			log("Started 5 local redis-server nodes: " + fleet.uris());
-			try (RedlockRegistry registry = RedlockRegistry.builder().nodes(fleet.uris()).build().start()) {
+			try (RedlockRegistry registry = RedlockRegistry.builder()
+				.nodes(fleet.uris())
+				// the nodes were just started: a restart guard would keep them out for
+				// max-ttl
+				.restartGuard(false)
+				.build()
+				.start()) {
 				payConcurrently(registry);
 				fencing(registry);
 				faults(fleet, registry);

@@ -1,0 +1,199 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.NodeFailure;
+import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.embedded.RedisNode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The restart-aware quorum: a node that restarted, or lost its data, counts toward no
+ * quorum until the maximum TTL has passed (spec: "delayed restarts").
+ */
+class RestartGuardIntegrationTests {
+
+	private static final Duration MAX_TTL = Duration.ofSeconds(2);
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
+
+	private final List<RedlockRegistry> registries = new ArrayList<>();
+
+	private final List<String> log = new ArrayList<>();
+
+	// held strongly: the log manager keeps loggers only weakly, with their handlers
+	private final Logger nodeLogger = Logger.getLogger(NodeClient.class.getName());
+
+	private final Handler handler = new Handler() {
+
+		@Override
+		public void publish(LogRecord record) {
+			synchronized (RestartGuardIntegrationTests.this.log) {
+				RestartGuardIntegrationTests.this.log.add(record.getLevel() + " " + record.getMessage());
+			}
+		}
+
+		@Override
+		public void flush() {
+		}
+
+		@Override
+		public void close() {
+		}
+
+	};
+
+	@BeforeEach
+	void establishedFleet() {
+		// an established fleet: every node carries the marker and has been up longer
+		// than the maximum TTL
+		for (RedisNode node : fleet.fleet().nodes()) {
+			node.call("SET", "redlock:node", "established");
+		}
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> fleet.fleet().nodes().stream().allMatch((node) -> uptimeSeconds(node) > 3));
+		this.nodeLogger.addHandler(this.handler);
+	}
+
+	@AfterEach
+	void closeRegistries() {
+		this.nodeLogger.removeHandler(this.handler);
+		this.registries.forEach(RedlockRegistry::close);
+	}
+
+	private static long uptimeSeconds(RedisNode node) {
+		String info = (String) node.call("INFO", "server");
+		int start = info.indexOf("uptime_in_seconds:") + "uptime_in_seconds:".length();
+		return Long.parseLong(info.substring(start, info.indexOf('\r', start)));
+	}
+
+	private RedlockRegistry registry(boolean guard) {
+		RedlockRegistry registry = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.nodeTimeout(Duration.ofMillis(150))
+			.defaultTtl(MAX_TTL)
+			.maxTtl(MAX_TTL)
+			.restartGuard(guard)
+			.build()
+			.start();
+		this.registries.add(registry);
+		return registry;
+	}
+
+	/**
+	 * Spec: A holds the lock on 3 of 5 nodes including X; X restarts empty; B must not
+	 * get the lock while A's lease is valid.
+	 */
+	private Lease holdOnThreeNodesThenRestartOne(RedlockRegistry holder) throws Exception {
+		fleet.node(3).call("SET", "redlock:lock:resource", "someone-else", "PX", "60000");
+		fleet.node(4).call("SET", "redlock:lock:resource", "someone-else", "PX", "60000");
+		Lease lease = holder.acquire("resource", MAX_TTL, Duration.ZERO);
+		fleet.node(3).call("DEL", "redlock:lock:resource");
+		fleet.node(4).call("DEL", "redlock:lock:resource");
+		fleet.node(2).restart(false);
+		return lease;
+	}
+
+	private static void awaitReconnected(RedlockRegistry registry, int node) {
+		// so that a refusal comes from the guard, not from a connection still down
+		await().atMost(Duration.ofSeconds(10)).until(() -> registry.nodes().get(node).isConnected());
+	}
+
+	@Test
+	void restartedNodeDoesNotHandAHeldLockToASecondClient() throws Exception {
+		RedlockRegistry a = registry(true);
+		RedlockRegistry b = registry(true);
+		Lease lease = holdOnThreeNodesThenRestartOne(a);
+		awaitReconnected(b, 2);
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> b.acquire("resource", MAX_TTL, Duration.ZERO))
+			.withMessageContaining("2 of 5 nodes agreed, 3 needed")
+			.withMessageContaining(fleet.node(2).uri() + " recently restarted")
+			.satisfies((ex) -> assertThat(ex.getFailures()).extracting(NodeFailure::kind)
+				.contains(NodeFailure.Kind.RESTARTED));
+		assertThat(lease.isHeld()).as("A's lease was still valid when B was refused").isTrue();
+	}
+
+	@Test
+	void withoutTheGuardTheSameScenarioBreaksMutualExclusion() throws Exception {
+		RedlockRegistry a = registry(false);
+		RedlockRegistry b = registry(false);
+		Lease lease = holdOnThreeNodesThenRestartOne(a);
+		awaitReconnected(b, 2);
+		try (Lease second = b.acquire("resource", MAX_TTL, Duration.ZERO)) {
+			// the test above can fail: here two clients hold the lock at once
+			assertThat(second.isHeld()).isTrue();
+			assertThat(lease.isHeld()).isTrue();
+		}
+	}
+
+	@Test
+	void restartedNodeRejoinsOnceTheMaximumTtlHasPassedAndBothAreLogged() throws Exception {
+		RedlockRegistry registry = registry(true);
+		fleet.node(0).restart(true); // even with its data: a crash could have lost the
+										// last writes
+		fleet.node(1).kill();
+		fleet.node(2).kill();
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> registry.acquire("rejoin", MAX_TTL, Duration.ZERO))
+			.withMessageContaining(fleet.node(0).uri() + " recently restarted");
+		long start = System.nanoTime();
+		try (Lease lease = registry.acquire("rejoin", MAX_TTL, Duration.ofSeconds(10))) {
+			assertThat(lease.isHeld()).isTrue();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(MAX_TTL.plusSeconds(2));
+		}
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			synchronized (this.log) {
+				assertThat(this.log).anyMatch((line) -> line.startsWith("WARNING") && line.contains(fleet.node(0).uri())
+						&& line.contains("restarted") && line.contains("counts toward no quorum"));
+				assertThat(this.log).anyMatch((line) -> line.startsWith("INFO") && line.contains(fleet.node(0).uri())
+						&& line.contains("counts toward quorums again"));
+			}
+		});
+	}
+
+	@Test
+	void flushedNodeIsCaughtByItsMissingMarkerWithoutAReconnect() throws Exception {
+		RedlockRegistry registry = registry(true);
+		registry.acquire("flushed", MAX_TTL, Duration.ZERO).release();
+		fleet.node(0).call("FLUSHALL");
+		fleet.node(1).kill();
+		fleet.node(2).kill();
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> registry.acquire("flushed", MAX_TTL, Duration.ZERO))
+			.withMessageContaining(fleet.node(0).uri() + " recently restarted")
+			.withMessageContaining("marker key is gone");
+		// once checked again, it stays out for the maximum TTL
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThatExceptionOfType(LockAcquisitionException.class)
+				.isThrownBy(() -> registry.acquire("flushed", MAX_TTL, Duration.ZERO))
+				.withMessageContaining("lost its data"));
+	}
+
+	@Test
+	void newRegistryKeepsOutANodeThatRestartedBeforeItStarted() throws Exception {
+		fleet.node(4).restart(false);
+		RedlockRegistry registry = registry(true);
+		fleet.node(0).kill();
+		fleet.node(1).kill();
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> registry.acquire("late-start", MAX_TTL, Duration.ZERO))
+			.withMessageContaining(fleet.node(4).uri() + " recently restarted");
+	}
+
+}
