@@ -21,7 +21,14 @@ public interface Lease extends AutoCloseable {
 
 	/**
 	 * Returns the fencing token: a number that strictly increases across successive
-	 * holders of the same key.
+	 * holders of the same key, across registries and processes, after a minority of nodes
+	 * restarted empty and after the nodes' per-key state expired. It assumes node clocks
+	 * within the maximum TTL of each other, and a key acquired fewer than a million times
+	 * a second. A reentrant acquisition keeps the outer lease's token.
+	 * <p>
+	 * Pass it with every write to the protected resource and have the resource reject a
+	 * token lower than the highest it has seen: that stops a holder that was paused past
+	 * its lease (a long GC, a frozen VM) from overwriting a newer holder's work.
 	 * @return the fencing token
 	 */
 	long fencingToken();

@@ -93,4 +93,12 @@ public interface LockRegistry {
 	 */
 	Lock obtain(String key);
 
+	/**
+	 * Asks every node who holds a lock and for how long, for operators and health
+	 * endpoints. Changes nothing.
+	 * @param key the lock's name
+	 * @return the lock's state on each node
+	 */
+	LockInfo inspect(String key);
+
 }

@@ -17,9 +17,47 @@ import io.github.redlock.LockAcquisitionException;
  * An attempt sends the acquire script to all nodes and is decided as soon as a quorum
  * agreed or can no longer agree. It counts only if the quorum answered within the
  * validity ({@code ttl - elapsed - drift > 0}); a failed attempt releases on every node,
- * including those that did not answer. When the agreeing nodes' fencing counters differ,
- * a second round raises the lower ones to the highest before the lock counts as held, so
- * that any later quorum sees at least this token.
+ * including those that did not answer.
+ *
+ * <h2>Fencing tokens, and why they strictly increase</h2> Each node keeps, beside the
+ * lock key, a counter for the key. The acquire script, in the same atomic step as the
+ * {@code SET NX}, sets it to the node's clock in microseconds if it is absent, then
+ * increments it; the token is the highest counter among the agreeing quorum. If fewer
+ * than a quorum reported that highest value, a second round raises the others to it (only
+ * while the lock is still ours there), and the lock counts as held only once a quorum has
+ * done so. So:
+ * <p>
+ * <b>Invariant.</b> When a lease with token {@code T} is granted, a quorum of nodes holds
+ * counters {@code >= T}.
+ * <p>
+ * <b>Claim.</b> A lease granted later for the same key has a token {@code > T}. Its
+ * quorum shares at least one node {@code n} with the quorum of the invariant (two
+ * majorities intersect, also when a minority is partitioned away, since partitioned nodes
+ * are in neither). If {@code n} still has its counter, the later script increments a
+ * value {@code >= T}, and the later token, the maximum of its quorum, is {@code > T}.
+ * <p>
+ * <b>When {@code n} lost its counter.</b> It restarted empty, was flushed, or the counter
+ * expired ({@code fencingRetention} after its last write, each acquisition and extension
+ * writing it). Then {@code n} starts again from its clock, and the argument rests on
+ * clocks: every counter began at some node's clock reading and has grown by one per
+ * acquisition since, so {@code T <= c0 + A}, where {@code c0} is the clock reading (in
+ * microseconds) at which that counter began, at time {@code t0}, and {@code A} the
+ * acquisitions since. The restart reading at time {@code t2} is {@code c0 + (t2 - t0)}
+ * minus the skew {@code s} between the two nodes' clocks, which exceeds {@code T} when
+ * {@code (t2 - t0) - A > s}. With the restart guard on, a node that lost its data sits
+ * out for {@code maxTtl} before it can be in a quorum again, and an expired counter had
+ * {@code fencingRetention} without writes. So tokens strictly increase under these
+ * assumptions:
+ * <ol>
+ * <li>the clock skew between nodes is below {@code maxTtl} (restarts) and below
+ * {@code fencingRetention} (expiry), and no node's clock is set back by more than that;
+ * <li>one key is acquired fewer than a million times a second on average since its
+ * counter began (counters grow by one per acquisition, clocks by a million a second);
+ * <li>with the restart guard off, a restarted node's clock is not behind the others by
+ * more than the time since the key's counter began.
+ * </ol>
+ * Two leases are never both held at once, and a later one has a larger token, so no two
+ * holders ever share a token.
  *
  * @author redlock contributors
  */

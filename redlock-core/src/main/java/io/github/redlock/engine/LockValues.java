@@ -1,8 +1,12 @@
 package io.github.redlock.engine;
 
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.HexFormat;
 
 /**
  * Makes lock values: 20 bytes from {@link SecureRandom}, unique per acquisition, followed
@@ -33,6 +37,20 @@ final class LockValues {
 			thread = thread.substring(0, MAX_THREAD_NAME);
 		}
 		return ENCODER.encodeToString(bytes) + this.process + thread;
+	}
+
+	/**
+	 * Returns a short, one-way fingerprint of a value's secret part: enough to tell two
+	 * acquisitions apart, useless to release or extend someone's lock.
+	 */
+	static String fingerprint(String secret) {
+		try {
+			byte[] digest = MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
+			return HexFormat.of().formatHex(digest, 0, 6);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is not available", ex);
+		}
 	}
 
 	private static String hostName() {

@@ -2,6 +2,7 @@ package io.github.redlock.engine;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -188,6 +189,41 @@ final class NodeClient {
 		catch (RuntimeException ex) {
 			result.complete(NodeReply.failed(classify(ex)));
 		}
+		return result;
+	}
+
+	/**
+	 * Runs a script whose reply is a list, such as {@link Script#INSPECT}. Nothing on the
+	 * lock path uses it.
+	 */
+	CompletableFuture<List<Object>> evalList(Script script, String[] keys, String... args) {
+		StatefulRedisConnection<String, String> current = this.connection;
+		if (current == null) {
+			return CompletableFuture.failedFuture(new RedisConnectionException(this.lastError));
+		}
+		CompletableFuture<List<Object>> result = new CompletableFuture<>();
+		current.async()
+			.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
+			.whenComplete((value, ex) -> {
+				if (ex == null) {
+					result.complete(value);
+				}
+				else if (isNoScript(ex)) {
+					current.async()
+						.<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args)
+						.whenComplete((retried, retryEx) -> {
+							if (retryEx == null) {
+								result.complete(retried);
+							}
+							else {
+								result.completeExceptionally(retryEx);
+							}
+						});
+				}
+				else {
+					result.completeExceptionally(ex);
+				}
+			});
 		return result;
 	}
 

@@ -20,6 +20,7 @@ import java.util.concurrent.locks.Lock;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockInfo;
 import io.github.redlock.LockRegistry;
 import io.github.redlock.RedlockException;
 import io.lettuce.core.resource.ClientResources;
@@ -301,6 +302,49 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	public Lock obtain(String key) {
 		checkKey(key);
 		return new LockView(this, key);
+	}
+
+	@Override
+	public LockInfo inspect(String key) {
+		checkOpen();
+		checkKey(key);
+		String[] keys = nodeKeys(key);
+		List<CompletableFuture<LockInfo.NodeState>> states = new ArrayList<>(this.nodes.size());
+		for (NodeClient node : this.nodes) {
+			states.add(node.evalList(Script.INSPECT, keys)
+				.thenApply((reply) -> nodeState(node, reply))
+				.exceptionally((ex) -> new LockInfo.NodeState(node.toString(), null, null, null, 0,
+						node.classify(ex).toString())));
+		}
+		List<LockInfo.NodeState> result = new ArrayList<>(states.size());
+		for (CompletableFuture<LockInfo.NodeState> state : states) {
+			try {
+				result.add(state.get(this.callBoundNanos, TimeUnit.NANOSECONDS));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new RedlockException("Interrupted while inspecting lock '" + key + "'", ex);
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				result.add(new LockInfo.NodeState(this.nodes.get(result.size()).toString(), null, null, null, 0,
+						"no answer"));
+			}
+		}
+		return new LockInfo(key, this.quorum, result);
+	}
+
+	private static LockInfo.NodeState nodeState(NodeClient node, List<Object> reply) {
+		String value = (String) reply.get(0);
+		long pttl = (reply.get(1) instanceof Long millis) ? millis : -2;
+		long counter = (reply.get(2) != null) ? Long.parseLong((String) reply.get(2)) : 0;
+		if (value == null) {
+			return new LockInfo.NodeState(node.toString(), null, null, null, counter, null);
+		}
+		int separator = value.indexOf(':');
+		String owner = (separator >= 0) ? value.substring(separator + 1) : "unknown owner";
+		String secret = (separator >= 0) ? value.substring(0, separator) : value;
+		return new LockInfo.NodeState(node.toString(), owner, LockValues.fingerprint(secret),
+				Duration.ofMillis(Math.max(0, pttl)), counter, null);
 	}
 
 	void unlock(String key) {

@@ -2,7 +2,11 @@ package io.github.redlock.engine;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
@@ -84,6 +88,73 @@ class FencingTokenIntegrationTests {
 		fleet.node(1).start();
 		long third = tokenOf(registry, "raised");
 		assertThat(third).isGreaterThan(second);
+	}
+
+	@Test
+	void aThousandAcquisitionsAcrossThreeRegistriesWithMinorityRestartsKeepTokensIncreasing() throws Exception {
+		List<RedlockRegistry> three = List.of(registry(Duration.ofHours(1)), registry(Duration.ofHours(1)),
+				registry(Duration.ofHours(1)));
+		Random random = new Random(20261121); // seeded: a failure can be replayed
+		long previous = 0;
+		int restarts = 0;
+		for (int i = 0; i < 1000; i++) {
+			if (i % 40 == 39) {
+				// a random minority (1 or 2 of 5) restarts empty: the counters they held
+				// are gone
+				List<Integer> order = new ArrayList<>(List.of(0, 1, 2, 3, 4));
+				Collections.shuffle(order, random);
+				for (int n = 0; n < 1 + random.nextInt(2); n++) {
+					fleet.node(order.get(n)).restart(false);
+					restarts++;
+				}
+			}
+			long token = tokenOf(three.get(random.nextInt(3)), "thousand");
+			assertThat(token).as("acquisition %d", i).isGreaterThan(previous);
+			previous = token;
+		}
+		assertThat(restarts).isGreaterThanOrEqualTo(25);
+	}
+
+	@Test
+	void tokensIncreaseWhileAMinorityIsPartitionedAway() throws Exception {
+		RedlockRegistry registry = registry(Duration.ofHours(1));
+		long previous = tokenOf(registry, "partition");
+		fleet.node(0).pause();
+		fleet.node(1).pause();
+		for (int i = 0; i < 10; i++) {
+			long token = tokenOf(registry, "partition");
+			assertThat(token).isGreaterThan(previous);
+			previous = token;
+		}
+		fleet.node(0).resume();
+		fleet.node(1).resume();
+		// the other side now: nodes 0 and 1 missed every acquisition above
+		fleet.node(3).pause();
+		fleet.node(4).pause();
+		assertThat(tokenOf(registry, "partition")).isGreaterThan(previous);
+	}
+
+	@Test
+	void contendersNeverShareAToken() throws Exception {
+		List<RedlockRegistry> contenders = List.of(registry(Duration.ofHours(1)), registry(Duration.ofHours(1)),
+				registry(Duration.ofHours(1)));
+		List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+		long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+		List<CompletableFuture<Void>> workers = new ArrayList<>();
+		for (RedlockRegistry contender : contenders) {
+			for (int t = 0; t < 3; t++) {
+				workers.add(CompletableFuture.runAsync(() -> {
+					while (System.nanoTime() < end) {
+						contender.tryAcquire("contended", Duration.ofSeconds(5)).ifPresent((lease) -> {
+							tokens.add(lease.fencingToken());
+							lease.release();
+						});
+					}
+				}, (runnable) -> new Thread(runnable).start()));
+			}
+		}
+		CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(1, TimeUnit.MINUTES);
+		assertThat(tokens).hasSizeGreaterThan(20).doesNotHaveDuplicates();
 	}
 
 	@Test

@@ -1,0 +1,79 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockInfo;
+import io.github.redlock.embedded.RedisFleetExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class InspectionIntegrationTests {
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
+
+	private RedlockRegistry registry;
+
+	@BeforeEach
+	void createRegistry() {
+		this.registry = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.nodeTimeout(Duration.ofMillis(250))
+			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
+									// guard
+			.build()
+			.start();
+	}
+
+	@AfterEach
+	void closeRegistry() {
+		this.registry.close();
+	}
+
+	@Test
+	void showsTheHolderOnEveryNodeWithItsRemainingTimeAndCounter() throws Exception {
+		try (Lease lease = this.registry.acquire("inspected", Duration.ofSeconds(10), Duration.ZERO)) {
+			LockInfo info = this.registry.inspect("inspected");
+			String owner = ":" + ProcessHandle.current().pid() + ":" + Thread.currentThread().getName();
+			assertThat(info.holder()).hasValueSatisfying((holder) -> assertThat(holder).endsWith(owner));
+			assertThat(info.nodes()).hasSize(5).allSatisfy((node) -> {
+				assertThat(node.owner()).endsWith(owner);
+				assertThat(node.remaining()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(10));
+				assertThat(node.fencingCounter()).isGreaterThanOrEqualTo(lease.fencingToken());
+				assertThat(node.error()).isNull();
+			});
+			assertThat(info.nodes()).extracting(LockInfo.NodeState::holding)
+				.containsOnly(info.nodes().get(0).holding());
+			String lockValue = (String) fleet.node(0).call("GET", "redlock:lock:inspected");
+			assertThat(info.toString()).doesNotContain(lockValue.substring(0, lockValue.indexOf(':')));
+		}
+		LockInfo after = this.registry.inspect("inspected");
+		assertThat(after.holder()).isEmpty();
+		assertThat(after.isHeldAnywhere()).isFalse();
+	}
+
+	@Test
+	void aMinorityOfStrayKeysIsNoHolder() {
+		fleet.node(0).call("SET", "redlock:lock:stray", "secret:somehost:42:worker", "PX", "60000");
+		fleet.node(1).call("SET", "redlock:lock:stray", "secret:somehost:42:worker", "PX", "60000");
+		LockInfo info = this.registry.inspect("stray");
+		assertThat(info.isHeldAnywhere()).isTrue();
+		assertThat(info.holder()).isEmpty();
+		assertThat(info.nodes().get(0).owner()).isEqualTo("somehost:42:worker");
+		assertThat(info.nodes().get(2).owner()).isNull();
+	}
+
+	@Test
+	void unreachableNodesAreReportedNotFatal() {
+		fleet.node(3).kill();
+		LockInfo info = this.registry.inspect("unreachable");
+		assertThat(info.nodes().get(3).error()).isNotNull();
+		assertThat(info.nodes().get(0).error()).isNull();
+	}
+
+}
