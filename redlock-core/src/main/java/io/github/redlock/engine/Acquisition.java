@@ -133,6 +133,7 @@ final class Acquisition {
 			}
 		}
 		int missing = this.registry.quorum() - atHighest;
+		this.registry.countAcquisition(missing > 0);
 		if (missing <= 0) {
 			acquired(call, value, start, highest);
 			return;

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Lock;
 
 import io.github.redlock.Lease;
@@ -92,6 +93,10 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	private final ConcurrentHashMap<HoldKey, Hold> holds = new ConcurrentHashMap<>();
 
 	private final AtomicBoolean closed = new AtomicBoolean();
+
+	private final LongAdder acquisitions = new LongAdder();
+
+	private final LongAdder fencingRounds = new LongAdder();
 
 	private volatile CompletableFuture<Void> connected;
 
@@ -494,6 +499,30 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	long callBoundNanos() {
 		return this.callBoundNanos;
+	}
+
+	/**
+	 * Returns how many acquisitions this registry has made so far.
+	 * @return the number of acquisitions
+	 */
+	public long acquisitions() {
+		return this.acquisitions.sum();
+	}
+
+	/**
+	 * Returns how many acquisitions needed a second round to align the fencing counters
+	 * of the agreeing nodes: rare once the nodes have seen the same acquisitions.
+	 * @return the number of second rounds
+	 */
+	public long fencingRounds() {
+		return this.fencingRounds.sum();
+	}
+
+	void countAcquisition(boolean secondRound) {
+		this.acquisitions.increment();
+		if (secondRound) {
+			this.fencingRounds.increment();
+		}
 	}
 
 	/**

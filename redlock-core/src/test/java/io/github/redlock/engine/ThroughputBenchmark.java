@@ -37,6 +37,8 @@ class ThroughputBenchmark {
 				double perSecond = run(registry, threads, MEASURE) / (MEASURE.toNanos() / 1e9);
 				System.out.printf("acquire+release cycles/s, 5 nodes, %2d thread(s): %,.0f%n", threads, perSecond);
 			}
+			System.out.printf("fencing second rounds: %d of %d acquisitions%n", registry.fencingRounds(),
+					registry.acquisitions());
 		}
 
 	}
