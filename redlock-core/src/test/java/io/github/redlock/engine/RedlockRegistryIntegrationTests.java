@@ -190,6 +190,7 @@ class RedlockRegistryIntegrationTests {
 		RedlockRegistry second = registry();
 		try (Lease next = second.acquire("expiring", Duration.ofSeconds(10), Duration.ofSeconds(5))) {
 			assertThat(next.isHeld()).isTrue();
+			assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
 			assertThat(lease.isHeld()).isFalse();
 			assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
 		}
