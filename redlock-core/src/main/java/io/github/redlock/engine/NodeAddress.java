@@ -32,13 +32,14 @@ final class NodeAddress {
 	 */
 	static NodeAddress parse(int index, String text) {
 		if (text == null || text.isBlank()) {
-			throw new IllegalArgumentException("Node " + index + " is empty: give a URI such as redis://host:6379");
+			throw new InvalidOptionException("Node " + index + " is empty", "give a URI such as redis://host:6379");
 		}
 		String trimmed = text.trim();
 		String scheme = trimmed.contains("://") ? trimmed.substring(0, trimmed.indexOf("://")) : "";
 		if (!scheme.equals("redis") && !scheme.equals("rediss")) {
-			throw new IllegalArgumentException("Node " + index + " '" + redact(trimmed)
-					+ "' is not a redis:// or rediss:// URI: write it as redis://host:6379 (or rediss:// for TLS)");
+			throw new InvalidOptionException(
+					"Node " + index + " '" + redact(trimmed) + "' is not a redis:// or rediss:// URI",
+					"write it as redis://host:6379 (or rediss:// for TLS)");
 		}
 		RedisURI uri;
 		try {
@@ -49,21 +50,23 @@ final class NodeAddress {
 			uri = RedisURI.create(trimmed);
 		}
 		catch (RuntimeException ex) {
-			throw new IllegalArgumentException("Node " + index + " '" + redact(trimmed) + "' is not a valid URI ("
-					+ redact(String.valueOf(ex.getMessage()))
-					+ "): write it as redis://[[user]:password@]host:port[/database]");
+			throw new InvalidOptionException(
+					"Node " + index + " '" + redact(trimmed) + "' is not a valid URI ("
+							+ redact(String.valueOf(ex.getMessage())) + ")",
+					"write it as redis://[[user]:password@]host:port[/database]");
 		}
 		catch (URISyntaxException ex) {
-			throw new IllegalArgumentException("Node " + index + " '" + redact(trimmed) + "' is not a valid URI ("
-					+ ex.getReason() + "): write it as redis://[[user]:password@]host:port[/database]");
+			throw new InvalidOptionException(
+					"Node " + index + " '" + redact(trimmed) + "' is not a valid URI (" + ex.getReason() + ")",
+					"write it as redis://[[user]:password@]host:port[/database]");
 		}
 		if (uri.getHost() == null || uri.getHost().isBlank()) {
-			throw new IllegalArgumentException(
-					"Node " + index + " '" + redact(trimmed) + "' has no host: write it as redis://host:6379");
+			throw new InvalidOptionException("Node " + index + " '" + redact(trimmed) + "' has no host",
+					"write it as redis://host:6379");
 		}
 		if (uri.getSentinels() != null && !uri.getSentinels().isEmpty()) {
-			throw new IllegalArgumentException("Node " + index + " '" + redact(trimmed)
-					+ "' is a Sentinel URI: Redlock needs independent masters, each given as redis://host:port");
+			throw new InvalidOptionException("Node " + index + " '" + redact(trimmed) + "' is a Sentinel URI",
+					"Redlock needs independent masters, each given as redis://host:port");
 		}
 		StringBuilder display = new StringBuilder(uri.isSsl() ? "rediss://" : "redis://");
 		String user = userName(trimmed);

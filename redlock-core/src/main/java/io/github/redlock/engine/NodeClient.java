@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import io.github.redlock.NodeFailure;
 import io.lettuce.core.ClientOptions;
@@ -82,19 +83,20 @@ final class NodeClient {
 	private volatile String runId;
 
 	NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration connectTimeout,
-			RestartGuard guard) {
+			RestartGuard guard, Consumer<ClientOptions.Builder> customizer) {
 		this.address = address;
 		this.guard = guard;
 		this.resources = resources;
 		this.uri = address.uri();
 		this.uri.setTimeout(connectTimeout);
 		this.client = RedisClient.create(resources, this.uri);
-		this.client.setOptions(ClientOptions.builder()
+		ClientOptions.Builder options = ClientOptions.builder()
 			.autoReconnect(true)
 			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
 			.timeoutOptions(TimeoutOptions.enabled(nodeTimeout))
-			.socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build())
-			.build());
+			.socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build());
+		customizer.accept(options);
+		this.client.setOptions(options.build());
 		this.timeoutDetail = "after " + nodeTimeout.toMillis() + "ms";
 		this.client.addListener(new RedisConnectionStateListener() {
 

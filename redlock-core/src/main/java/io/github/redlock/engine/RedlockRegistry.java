@@ -18,12 +18,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Consumer;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockInfo;
 import io.github.redlock.LockRegistry;
 import io.github.redlock.RedlockException;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -118,7 +120,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		this.guardFlag = builder.restartGuard ? "1" : "0";
 		List<NodeClient> clients = new ArrayList<>(addresses.size());
 		for (NodeAddress address : addresses) {
-			clients.add(new NodeClient(address, this.resources, builder.nodeTimeout, builder.connectTimeout, guard));
+			clients.add(new NodeClient(address, this.resources, builder.nodeTimeout, builder.connectTimeout, guard,
+					builder.clientOptions));
 		}
 		this.nodes = List.copyOf(clients);
 		this.quorum = this.nodes.size() / 2 + 1;
@@ -461,8 +464,20 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		return this.guardFlag;
 	}
 
-	RedlockSettings settings() {
+	/**
+	 * Returns the registry's tuning.
+	 * @return the settings
+	 */
+	public RedlockSettings settings() {
 		return this.settings;
+	}
+
+	/**
+	 * Returns how many nodes the registry uses.
+	 * @return the number of nodes
+	 */
+	public int nodeCount() {
+		return this.nodes.size();
 	}
 
 	List<NodeClient> nodes() {
@@ -641,6 +656,9 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 		private MonotonicClock clock = MonotonicClock.SYSTEM;
 
+		private Consumer<ClientOptions.Builder> clientOptions = (options) -> {
+		};
+
 		private Builder() {
 		}
 
@@ -805,6 +823,19 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			return this;
 		}
 
+		/**
+		 * Tunes the Lettuce client options of every node (SSL, socket options and the
+		 * like) after the registry has set its own: auto-reconnect, commands rejected
+		 * while disconnected, and the per-node timeout. Overriding those weakens the
+		 * guarantees.
+		 * @param clientOptions what to change on each node's options
+		 * @return this builder
+		 */
+		public Builder clientOptions(Consumer<ClientOptions.Builder> clientOptions) {
+			this.clientOptions = Objects.requireNonNull(clientOptions, "clientOptions");
+			return this;
+		}
+
 		Builder clock(MonotonicClock clock) {
 			this.clock = clock;
 			return this;
@@ -814,52 +845,54 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * Validates the options and builds the registry. No connection is made until
 		 * {@link RedlockRegistry#start()} or the first lock operation.
 		 * @return the registry
-		 * @throws IllegalArgumentException naming the option and the fix if an option is
+		 * @throws InvalidOptionException naming the option and the fix if an option is
 		 * invalid
 		 */
 		public RedlockRegistry build() {
 			if (this.nodes.isEmpty()) {
-				throw new IllegalArgumentException(
-						"No nodes: give the URIs of independent masters, such as redis://10.0.0.1:6379 (3 or 5 of them)");
+				throw new InvalidOptionException("No nodes",
+						"give the URIs of independent masters, such as redis://10.0.0.1:6379 (3 or 5 of them)");
 			}
 			List<NodeAddress> addresses = new ArrayList<>();
 			Set<String> seen = new HashSet<>();
 			for (int i = 0; i < this.nodes.size(); i++) {
 				NodeAddress address = NodeAddress.parse(i, this.nodes.get(i));
 				if (!seen.add(address.identity())) {
-					throw new IllegalArgumentException("Node " + i + " '" + address
-							+ "' is listed twice: each node must be a distinct master, or one server would count twice toward the quorum");
+					throw new InvalidOptionException("Node " + i + " '" + address + "' is listed twice",
+							"each node must be a distinct master, or one server would count twice toward the quorum");
 				}
 				addresses.add(address);
 			}
 			positive("nodeTimeout", this.nodeTimeout);
 			positive("connectTimeout", this.connectTimeout);
 			positive("defaultTtl", this.defaultTtl);
-			positive("maxHold", this.maxHold);
 			positive("maxTtl", this.maxTtl);
+			positive("maxHold", this.maxHold);
 			positive("fencingRetention", this.fencingRetention);
 			notNegative("retryDelay", this.retryDelay);
 			notNegative("retryJitter", this.retryJitter);
 			notNegative("defaultWaitTime", this.defaultWaitTime);
 			if (!(this.driftFactor >= 0 && this.driftFactor < 0.5)) {
-				throw new IllegalArgumentException("driftFactor must be at least 0 and below 0.5, was "
-						+ this.driftFactor + ": 0.01 suits clocks kept by NTP");
+				throw new InvalidOptionException(
+						"driftFactor must be at least 0 and below 0.5, was " + this.driftFactor,
+						"0.01 suits clocks kept by NTP");
 			}
 			if (this.defaultTtl.compareTo(this.nodeTimeout.multipliedBy(10)) < 0) {
-				throw new IllegalArgumentException("nodeTimeout " + this.nodeTimeout.toMillis()
-						+ "ms is not well below defaultTtl " + this.defaultTtl.toMillis()
-						+ "ms: make the node timeout at most a tenth of the TTL, such as 50ms for a 10s TTL");
+				throw new InvalidOptionException(
+						"nodeTimeout " + this.nodeTimeout.toMillis() + "ms is not well below defaultTtl "
+								+ this.defaultTtl.toMillis() + "ms",
+						"make the node timeout at most a tenth of the TTL, such as 50ms for a 10s TTL");
 			}
 			if (this.defaultTtl.compareTo(this.maxTtl) > 0) {
-				throw new IllegalArgumentException("defaultTtl " + this.defaultTtl + " is above maxTtl " + this.maxTtl
-						+ ": lower defaultTtl or raise maxTtl");
+				throw new InvalidOptionException("defaultTtl " + this.defaultTtl + " is above maxTtl " + this.maxTtl,
+						"lower defaultTtl or raise maxTtl");
 			}
 			if (this.maxTtl.compareTo(this.maxHold) > 0) {
-				throw new IllegalArgumentException("maxTtl " + this.maxTtl + " is above maxHold " + this.maxHold
-						+ ": lower one or raise the other");
+				throw new InvalidOptionException("maxTtl " + this.maxTtl + " is above maxHold " + this.maxHold,
+						"lower maxTtl or raise maxHold");
 			}
 			if (this.keyPrefix == null) {
-				throw new IllegalArgumentException("keyPrefix must not be null; use \"\" for none");
+				throw new InvalidOptionException("keyPrefix is null", "use \"\" for no prefix");
 			}
 			Objects.requireNonNull(this.clock, "clock");
 			return new RedlockRegistry(this, addresses);
@@ -867,13 +900,15 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 		private static void positive(String name, Duration value) {
 			if (value == null || value.isNegative() || value.isZero()) {
-				throw new IllegalArgumentException(name + " must be positive, was " + value);
+				throw new InvalidOptionException(name + " must be positive, was " + value,
+						"give a duration such as 30s or 500ms");
 			}
 		}
 
 		private static void notNegative(String name, Duration value) {
 			if (value == null || value.isNegative()) {
-				throw new IllegalArgumentException(name + " must be zero or positive, was " + value);
+				throw new InvalidOptionException(name + " must be zero or positive, was " + value,
+						"give a duration such as 0s or 500ms");
 			}
 		}
 
