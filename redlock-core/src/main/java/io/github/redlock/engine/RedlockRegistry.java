@@ -875,7 +875,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			if (!(this.driftFactor >= 0 && this.driftFactor < 0.5)) {
 				throw new InvalidOptionException(
 						"driftFactor must be at least 0 and below 0.5, was " + this.driftFactor,
-						"0.01 suits clocks kept by NTP");
+						"set it from 0 to below 0.5; 0.01 suits clocks kept by NTP");
 			}
 			if (this.defaultTtl.compareTo(this.nodeTimeout.multipliedBy(10)) < 0) {
 				throw new InvalidOptionException(

@@ -1,6 +1,5 @@
 /**
- * Spring Boot auto-configuration for redlock. The properties, the {@code LockRegistry}
- * bean and {@code @DistributedLock} arrive here with the auto-configuration work; this
- * module holds only the build wiring for now.
+ * Spring Boot auto-configuration for distributed locks: {@code redlock.*} properties, the
+ * {@link io.github.redlock.LockRegistry} bean and start-up validation.
  */
 package io.github.redlock.autoconfigure;

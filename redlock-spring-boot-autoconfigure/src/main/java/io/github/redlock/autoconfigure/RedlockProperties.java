@@ -1,0 +1,218 @@
+package io.github.redlock.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration properties for distributed locks over a quorum of Redis, Valkey or KeyDB
+ * masters.
+ *
+ * @author redlock contributors
+ */
+@ConfigurationProperties("redlock")
+public class RedlockProperties {
+
+	/**
+	 * Whether to configure the distributed lock registry.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * URIs of the independent masters that make the quorum, such as redis://10.0.0.1:6379
+	 * or rediss://user:password@10.0.0.2:6380/0; use 3 or 5.
+	 */
+	private List<String> nodes = new ArrayList<>();
+
+	/**
+	 * Prefix of every key written on the nodes.
+	 */
+	private String keyPrefix = "redlock:";
+
+	/**
+	 * Time to live of a lock when none is given.
+	 */
+	private Duration defaultTtl = Duration.ofSeconds(30);
+
+	/**
+	 * How long to keep trying to acquire a lock when no wait time is given.
+	 */
+	private Duration defaultWaitTime = Duration.ofSeconds(10);
+
+	/**
+	 * How long one node may take to answer before it counts as failed; at most a tenth of
+	 * the default TTL.
+	 */
+	private Duration nodeTimeout = Duration.ofMillis(100);
+
+	/**
+	 * How long connecting to a node may take.
+	 */
+	private Duration connectTimeout = Duration.ofSeconds(2);
+
+	/**
+	 * Share of the TTL allowed for clock drift between processes, to which 2ms are added.
+	 */
+	private double driftFactor = 0.01;
+
+	/**
+	 * Least delay between two attempts to acquire a lock.
+	 */
+	private Duration retryDelay = Duration.ofMillis(50);
+
+	/**
+	 * Most random delay added to the retry delay, so that contenders fall out of step.
+	 */
+	private Duration retryJitter = Duration.ofMillis(50);
+
+	/**
+	 * Largest TTL accepted, and how long a restarted node counts toward no quorum.
+	 */
+	private Duration maxTtl = Duration.ofSeconds(60);
+
+	/**
+	 * Longest a lease may be kept extended by the watchdog, counted from its acquisition.
+	 */
+	private Duration maxHold = Duration.ofHours(1);
+
+	/**
+	 * How long a key's fencing counter is kept on the nodes after its last use; far
+	 * longer than the clock skew between nodes.
+	 */
+	private Duration fencingRetention = Duration.ofDays(1);
+
+	/**
+	 * Whether a node that restarted or lost its data counts toward no quorum until the
+	 * maximum TTL has passed; turn it off only for nodes run with appendfsync always.
+	 */
+	private boolean restartGuard = true;
+
+	/**
+	 * Order of the advisor that applies @DistributedLock; by default just before the
+	 * transaction advisor, so that the lock covers the commit.
+	 */
+	private int order = 2147483646;
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public List<String> getNodes() {
+		return this.nodes;
+	}
+
+	public void setNodes(List<String> nodes) {
+		this.nodes = nodes;
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public Duration getDefaultTtl() {
+		return this.defaultTtl;
+	}
+
+	public void setDefaultTtl(Duration defaultTtl) {
+		this.defaultTtl = defaultTtl;
+	}
+
+	public Duration getDefaultWaitTime() {
+		return this.defaultWaitTime;
+	}
+
+	public void setDefaultWaitTime(Duration defaultWaitTime) {
+		this.defaultWaitTime = defaultWaitTime;
+	}
+
+	public Duration getNodeTimeout() {
+		return this.nodeTimeout;
+	}
+
+	public void setNodeTimeout(Duration nodeTimeout) {
+		this.nodeTimeout = nodeTimeout;
+	}
+
+	public Duration getConnectTimeout() {
+		return this.connectTimeout;
+	}
+
+	public void setConnectTimeout(Duration connectTimeout) {
+		this.connectTimeout = connectTimeout;
+	}
+
+	public double getDriftFactor() {
+		return this.driftFactor;
+	}
+
+	public void setDriftFactor(double driftFactor) {
+		this.driftFactor = driftFactor;
+	}
+
+	public Duration getRetryDelay() {
+		return this.retryDelay;
+	}
+
+	public void setRetryDelay(Duration retryDelay) {
+		this.retryDelay = retryDelay;
+	}
+
+	public Duration getRetryJitter() {
+		return this.retryJitter;
+	}
+
+	public void setRetryJitter(Duration retryJitter) {
+		this.retryJitter = retryJitter;
+	}
+
+	public Duration getMaxTtl() {
+		return this.maxTtl;
+	}
+
+	public void setMaxTtl(Duration maxTtl) {
+		this.maxTtl = maxTtl;
+	}
+
+	public Duration getMaxHold() {
+		return this.maxHold;
+	}
+
+	public void setMaxHold(Duration maxHold) {
+		this.maxHold = maxHold;
+	}
+
+	public Duration getFencingRetention() {
+		return this.fencingRetention;
+	}
+
+	public void setFencingRetention(Duration fencingRetention) {
+		this.fencingRetention = fencingRetention;
+	}
+
+	public boolean isRestartGuard() {
+		return this.restartGuard;
+	}
+
+	public void setRestartGuard(boolean restartGuard) {
+		this.restartGuard = restartGuard;
+	}
+
+	public int getOrder() {
+		return this.order;
+	}
+
+	public void setOrder(int order) {
+		this.order = order;
+	}
+
+}

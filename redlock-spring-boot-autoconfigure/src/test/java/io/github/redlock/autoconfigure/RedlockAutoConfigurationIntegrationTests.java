@@ -1,0 +1,49 @@
+package io.github.redlock.autoconfigure;
+
+import java.time.Duration;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockRegistry;
+import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.embedded.RedisNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RedlockAutoConfigurationIntegrationTests {
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
+
+	private ApplicationContextRunner contextRunner() {
+		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class))
+			.withPropertyValues("redlock.nodes[0]=" + fleet.uris().get(0), "redlock.nodes[1]=" + fleet.uris().get(1),
+					"redlock.nodes[2]=" + fleet.uris().get(2), "redlock.key-prefix=app:",
+					// the nodes were just started: the guard would keep them out for
+					// max-ttl
+					"redlock.restart-guard=false");
+	}
+
+	@Test
+	void injectedRegistryLocksOnTheNodesAndReleasesHeldLeasesOnShutdown() {
+		this.contextRunner().run((context) -> {
+			LockRegistry locks = context.getBean(LockRegistry.class);
+			try (Lease lease = locks.acquire("order:7", Duration.ofSeconds(10), Duration.ofSeconds(1))) {
+				assertThat(lease.fencingToken()).isPositive();
+				assertThat(fleet.node(0).call("GET", "app:lock:order:7")).isNotNull();
+			}
+			assertThat(fleet.node(0).call("GET", "app:lock:order:7")).isNull();
+			Lease kept = locks.acquire("held-at-shutdown", Duration.ofSeconds(30), Duration.ofSeconds(1));
+			assertThat(kept.isHeld()).isTrue();
+		});
+		// the context closed while the lease was held: it was released on every node
+		for (RedisNode node : fleet.fleet().nodes()) {
+			assertThat(node.call("GET", "app:lock:held-at-shutdown")).isNull();
+		}
+	}
+
+}
