@@ -1,6 +1,7 @@
 package io.github.redlock;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A held distributed lock. Close it, typically with try-with-resources, to release it.
@@ -58,6 +59,15 @@ public interface Lease extends AutoCloseable {
 	 * Releases the lock on every node. Does nothing if already released or expired.
 	 */
 	void release();
+
+	/**
+	 * Releases the lock on every node without blocking the calling thread.
+	 * @return a future that completes when the nodes have answered or timed out
+	 */
+	default CompletableFuture<Void> releaseAsync() {
+		release();
+		return CompletableFuture.completedFuture(null);
+	}
 
 	/**
 	 * Adds a listener told when the lease is lost while it was meant to be held. Called

@@ -40,6 +40,37 @@ public interface LockRegistry {
 	Lease acquire(String key, Duration ttl, Duration waitTime) throws InterruptedException;
 
 	/**
+	 * Acquires the lock as {@link #acquire(String, Duration, Duration)} does and, if
+	 * {@code autoExtend}, keeps the lease extended every third of its TTL until it is
+	 * released (bounded by the registry's maximum hold time). A registry that cannot
+	 * extend leases by itself acquires without it.
+	 * @param key the lock's name
+	 * @param ttl how long the lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @param autoExtend whether to keep the lease extended until released
+	 * @return the lease, held
+	 * @throws LockAcquisitionException if the lock could not be acquired in time
+	 * @throws InterruptedException if the thread was interrupted while waiting
+	 */
+	default Lease acquire(String key, Duration ttl, Duration waitTime, boolean autoExtend) throws InterruptedException {
+		return acquire(key, ttl, waitTime);
+	}
+
+	/**
+	 * Acquires the lock without blocking a thread, as
+	 * {@link #acquireAsync(String, Duration, Duration)} does and, if {@code autoExtend},
+	 * keeps the lease extended until released.
+	 * @param key the lock's name
+	 * @param ttl how long the lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @param autoExtend whether to keep the lease extended until released
+	 * @return a future for the lease
+	 */
+	default CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
+		return acquireAsync(key, ttl, waitTime);
+	}
+
+	/**
 	 * Acquires the lock with the registry's default TTL and wait time.
 	 * @param key the lock's name
 	 * @return the lease, held

@@ -321,7 +321,8 @@ final class RedlockLease implements Lease {
 	/**
 	 * Deletes the lock on every node where it still holds this lease's value.
 	 */
-	CompletableFuture<Void> releaseAsync() {
+	@Override
+	public CompletableFuture<Void> releaseAsync() {
 		if (this.state.getAndSet(RELEASED) == RELEASED) {
 			return CompletableFuture.completedFuture(null);
 		}

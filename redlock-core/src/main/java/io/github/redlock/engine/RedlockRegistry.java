@@ -206,6 +206,24 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	}
 
 	@Override
+	public Lease acquire(String key, Duration ttl, Duration waitTime, boolean autoExtend) throws InterruptedException {
+		Lease lease = acquire(key, ttl, waitTime);
+		if (autoExtend) {
+			((ReentrantLease) lease).lease().autoExtend(ttl);
+		}
+		return lease;
+	}
+
+	@Override
+	public CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
+		CompletableFuture<Lease> lease = acquireAsync(key, ttl, waitTime);
+		return autoExtend ? lease.thenApply((held) -> {
+			((RedlockLease) held).autoExtend(ttl);
+			return held;
+		}) : lease;
+	}
+
+	@Override
 	public Lease acquire(String key) throws InterruptedException {
 		return acquire(key, this.settings.defaultTtl(), this.settings.defaultWaitTime());
 	}
@@ -282,10 +300,9 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	@Override
 	public <T> T executeLocked(String key, Duration ttl, Duration waitTime, Callable<T> action) throws Exception {
 		Objects.requireNonNull(action, "action must not be null");
-		Lease lease = acquire(key, ttl, waitTime);
+		Lease lease = acquire(key, ttl, waitTime, true);
 		RedlockLease held = ((ReentrantLease) lease).lease();
 		try {
-			held.autoExtend(ttl);
 			T result;
 			try {
 				result = action.call();
@@ -389,6 +406,18 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @param value the lock value
 	 * @param acquisition the acquisition that wrote {@code value}
 	 */
+	/**
+	 * Counts down one hold; releases the lease, without blocking, when it was the last.
+	 */
+	CompletableFuture<Void> releaseHoldAsync(Hold hold) {
+		int left = hold.count.updateAndGet((count) -> Math.max(0, count - 1));
+		if (left > 0) {
+			return CompletableFuture.completedFuture(null);
+		}
+		this.holds.remove(hold.key, hold);
+		return hold.lease.releaseAsync();
+	}
+
 	CompletableFuture<Void> releaseEverywhere(String[] keys, String value, QuorumCall acquisition) {
 		String[] lockKey = { keys[0] };
 		CompletableFuture<?>[] calls = new CompletableFuture<?>[this.nodes.size()];

@@ -1,6 +1,7 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redlock.Lease;
@@ -60,6 +61,14 @@ final class ReentrantLease implements Lease {
 		if (this.released.compareAndSet(false, true)) {
 			this.registry.releaseHold(this.hold);
 		}
+	}
+
+	@Override
+	public CompletableFuture<Void> releaseAsync() {
+		if (this.released.compareAndSet(false, true)) {
+			return this.registry.releaseHoldAsync(this.hold);
+		}
+		return CompletableFuture.completedFuture(null);
 	}
 
 	@Override

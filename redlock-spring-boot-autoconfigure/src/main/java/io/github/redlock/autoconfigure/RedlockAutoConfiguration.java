@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.LockRegistry;
+import io.github.redlock.aop.DistributedLockAdvisor;
 import io.github.redlock.engine.InvalidOptionException;
 import io.github.redlock.engine.RedlockRegistry;
 import io.lettuce.core.RedisClient;
@@ -12,6 +13,7 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -19,6 +21,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 
 /**
@@ -80,6 +85,22 @@ public final class RedlockAutoConfiguration {
 	@ConditionalOnBean(RedlockRegistry.class)
 	RedlockRegistryLifecycle redlockRegistryLifecycle(RedlockRegistry redlockRegistry) {
 		return new RedlockRegistryLifecycle(redlockRegistry);
+	}
+
+	/**
+	 * {@code @DistributedLock}: an advisor picked up by Spring's auto-proxy creator, with
+	 * or without AspectJ on the classpath.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@Import(DistributedLockProxyRegistrar.class)
+	static class DistributedLockConfiguration {
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static DistributedLockAdvisor distributedLockAdvisor(Environment environment) {
+			return new DistributedLockAdvisor(environment.getProperty("redlock.order", Integer.class, 2147483646));
+		}
+
 	}
 
 }

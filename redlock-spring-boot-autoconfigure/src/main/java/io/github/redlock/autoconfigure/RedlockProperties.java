@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redlock.aop.LostLockPolicy;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -88,6 +90,12 @@ public class RedlockProperties {
 	 * maximum TTL has passed; turn it off only for nodes run with appendfsync always.
 	 */
 	private boolean restartGuard = true;
+
+	/**
+	 * What a @DistributedLock method's caller gets when the lock was lost while the
+	 * method ran: an exception, or a warning in the log and the method's result.
+	 */
+	private LostLockPolicy lostLockPolicy = LostLockPolicy.THROW;
 
 	/**
 	 * Order of the advisor that applies @DistributedLock; by default just before the
@@ -205,6 +213,14 @@ public class RedlockProperties {
 
 	public void setRestartGuard(boolean restartGuard) {
 		this.restartGuard = restartGuard;
+	}
+
+	public LostLockPolicy getLostLockPolicy() {
+		return this.lostLockPolicy;
+	}
+
+	public void setLostLockPolicy(LostLockPolicy lostLockPolicy) {
+		this.lostLockPolicy = lostLockPolicy;
 	}
 
 	public int getOrder() {

@@ -1,0 +1,56 @@
+package io.github.redlock.aop;
+
+import org.aopalliance.aop.Advice;
+
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+
+/**
+ * Applies {@code @DistributedLock}, as Spring's cache advisor applies {@code @Cacheable}.
+ * Ordered just before the transaction advisor by default ({@code redlock.order}), so that
+ * the lock covers the whole transaction; the release waits for a transaction that is
+ * still running whatever the order.
+ *
+ * @author redlock contributors
+ */
+public final class DistributedLockAdvisor extends AbstractPointcutAdvisor implements BeanFactoryAware {
+
+	private static final long serialVersionUID = 1L;
+
+	private final transient LockOperationSource source;
+
+	private final transient DistributedLockInterceptor interceptor;
+
+	private final transient Pointcut pointcut;
+
+	/**
+	 * Creates the advisor.
+	 * @param order its order among advisors
+	 */
+	public DistributedLockAdvisor(int order) {
+		LockKeyEvaluator evaluator = new LockKeyEvaluator();
+		this.source = new LockOperationSource(evaluator);
+		this.interceptor = new DistributedLockInterceptor(this.source, evaluator);
+		this.pointcut = new DistributedLockPointcut(this.source);
+		setOrder(order);
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		this.source.setBeanFactory(beanFactory);
+		this.interceptor.setBeanFactory(beanFactory);
+	}
+
+	@Override
+	public Pointcut getPointcut() {
+		return this.pointcut;
+	}
+
+	@Override
+	public Advice getAdvice() {
+		return this.interceptor;
+	}
+
+}

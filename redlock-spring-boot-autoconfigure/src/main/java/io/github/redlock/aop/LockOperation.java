@@ -1,0 +1,22 @@
+package io.github.redlock.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+
+import org.springframework.context.expression.AnnotatedElementKey;
+
+/**
+ * One annotated method's lock, parsed and checked once when its bean is proxied.
+ *
+ * @param description the method, as {@code OrderService.pay(long)}, for messages
+ * @param method the most specific method, on which the key is evaluated
+ * @param elementKey the cache key of the parsed key expression
+ * @param keyExpression the key's SpEL source
+ * @param ttl the TTL, or {@code null} for the default
+ * @param waitTime the wait time, or {@code null} for the default
+ * @param autoExtend whether to keep the lease extended
+ * @author redlock contributors
+ */
+record LockOperation(String description, Method method, AnnotatedElementKey elementKey, String keyExpression,
+		Duration ttl, Duration waitTime, boolean autoExtend) {
+}

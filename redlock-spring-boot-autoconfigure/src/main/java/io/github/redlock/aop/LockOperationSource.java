@@ -1,0 +1,140 @@
+package io.github.redlock.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+import io.github.redlock.annotation.DistributedLock;
+import io.github.redlock.autoconfigure.InvalidRedlockConfigurationException;
+import io.github.redlock.autoconfigure.RedlockProperties;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.ParseException;
+
+/**
+ * Finds {@code @DistributedLock} on methods (directly, on an interface the class
+ * implements, or through a meta-annotation), and parses and checks it once per method and
+ * target class. Called while beans are proxied, so that a bad key expression or duration
+ * stops the application at start-up rather than at the first call.
+ *
+ * @author redlock contributors
+ */
+final class LockOperationSource {
+
+	private final Map<AnnotatedElementKey, Optional<LockOperation>> cache = new ConcurrentHashMap<>(256);
+
+	private final LockKeyEvaluator evaluator;
+
+	private volatile BeanFactory beanFactory;
+
+	LockOperationSource(LockKeyEvaluator evaluator) {
+		this.evaluator = evaluator;
+	}
+
+	void setBeanFactory(BeanFactory beanFactory) {
+		this.beanFactory = beanFactory;
+	}
+
+	/**
+	 * Returns the lock of a method, or {@code null} if it has none.
+	 * @throws InvalidRedlockConfigurationException if its annotation cannot work
+	 */
+	LockOperation find(Method method, Class<?> targetClass) {
+		AnnotatedElementKey key = new AnnotatedElementKey(method, targetClass);
+		Optional<LockOperation> operation = this.cache.get(key);
+		if (operation == null) {
+			operation = Optional.ofNullable(parse(method, targetClass));
+			this.cache.put(key, operation);
+		}
+		return operation.orElse(null);
+	}
+
+	private LockOperation parse(Method method, Class<?> targetClass) {
+		Method specific = (targetClass != null) ? AopUtils.getMostSpecificMethod(method, targetClass) : method;
+		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+		if (annotation == null && specific != method) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+		}
+		if (annotation == null) {
+			return null;
+		}
+		String description = specific.getDeclaringClass().getSimpleName() + "." + specific.getName() + "("
+				+ Arrays.stream(specific.getParameterTypes())
+					.map(Class::getSimpleName)
+					.collect(Collectors.joining(", "))
+				+ ")";
+		AnnotatedElementKey elementKey = new AnnotatedElementKey(specific, targetClass);
+		String key = annotation.key();
+		if (key.isBlank()) {
+			throw invalid(description, "key", "is empty",
+					"Give a SpEL expression such as key = \"#orderId\" or key = \"'order:' + #id\"; quote a literal: key = \"'nightly'\"");
+		}
+		try {
+			this.evaluator.parse(key, elementKey);
+		}
+		catch (ParseException ex) {
+			throw invalid(description, "key",
+					"\"" + key + "\" is not a valid SpEL expression (" + ex.getMessage() + ")",
+					"Fix the expression: arguments are #name, #p0 or #a0, beans @name, and literal text is quoted, as in \"'order:' + #id\"");
+		}
+		Duration ttl = duration(description, "ttl", annotation.ttl());
+		Duration waitTime = duration(description, "waitTime", annotation.waitTime());
+		if (ttl != null && (ttl.isZero() || ttl.isNegative())) {
+			throw invalid(description, "ttl", "\"" + annotation.ttl() + "\" is not positive", "Give a TTL such as 10s");
+		}
+		Duration maxTtl = maxTtl();
+		if (ttl != null && maxTtl != null && ttl.compareTo(maxTtl) > 0) {
+			throw invalid(description, "ttl", "\"" + annotation.ttl() + "\" is above redlock.max-ttl (" + maxTtl + ")",
+					"Lower the ttl (the lease is kept extended while the method runs) or raise redlock.max-ttl");
+		}
+		if (waitTime != null && waitTime.isNegative()) {
+			throw invalid(description, "waitTime", "\"" + annotation.waitTime() + "\" is negative",
+					"Give a wait time such as 2s, or 0s for a single attempt");
+		}
+		return new LockOperation(description, specific, elementKey, key, ttl, waitTime, annotation.autoExtend());
+	}
+
+	private Duration duration(String description, String attribute, String text) {
+		if (text.isBlank()) {
+			return null;
+		}
+		String resolved = text;
+		try {
+			if (this.beanFactory instanceof ConfigurableBeanFactory factory) {
+				resolved = factory.resolveEmbeddedValue(text);
+			}
+			return DurationStyle.detectAndParse(resolved.trim());
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(description, attribute,
+					"\"" + text + "\"" + (resolved.equals(text) ? "" : " (resolved to \"" + resolved + "\")")
+							+ " is not a duration",
+					"Write it as 10s, 500ms, PT10S, or a ${placeholder:default} that resolves to one");
+		}
+	}
+
+	private Duration maxTtl() {
+		BeanFactory factory = this.beanFactory;
+		if (factory == null) {
+			return null;
+		}
+		RedlockProperties properties = factory.getBeanProvider(RedlockProperties.class).getIfAvailable();
+		return (properties != null) ? properties.getMaxTtl() : null;
+	}
+
+	private static InvalidRedlockConfigurationException invalid(String description, String attribute, String problem,
+			String action) {
+		return new InvalidRedlockConfigurationException(
+				"@DistributedLock on " + description + ": attribute " + attribute + " " + problem, action + ".");
+	}
+
+}
