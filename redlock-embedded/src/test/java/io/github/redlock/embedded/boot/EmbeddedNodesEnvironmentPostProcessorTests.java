@@ -1,0 +1,89 @@
+package io.github.redlock.embedded.boot;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.util.Arrays;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+@ExtendWith(OutputCaptureExtension.class)
+class EmbeddedNodesEnvironmentPostProcessorTests {
+
+	private static ConfigurableApplicationContext run(String... args) {
+		SpringApplication application = new SpringApplication(Empty.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		return application.run(args);
+	}
+
+	@Test
+	void withoutNodesLocalNodesStartAndStopWithTheApplication(CapturedOutput output) {
+		List<URI> nodes;
+		try (ConfigurableApplicationContext context = run("--redlock.embedded.nodes=3")) {
+			String property = context.getEnvironment().getProperty("redlock.nodes");
+			nodes = Arrays.stream(property.split(",")).map(URI::create).toList();
+			assertThat(nodes).hasSize(3).allSatisfy((uri) -> {
+				assertThat(uri.getHost()).isEqualTo("127.0.0.1");
+				assertThat(accepts(uri.getPort())).isTrue();
+			});
+			assertThat(context.getEnvironment().getProperty("redlock.restart-guard")).isEqualTo("false");
+			assertThat(output).contains("started 3 embedded redis-server nodes for DEVELOPMENT AND TESTS ONLY");
+		}
+		assertThat(nodes).noneMatch((uri) -> accepts(uri.getPort()));
+		assertThat(output).contains("Stopped the embedded redis-server nodes");
+	}
+
+	@Test
+	void configuredNodesAreNeverReplaced(CapturedOutput output) {
+		try (ConfigurableApplicationContext context = run("--redlock.nodes=redis://10.0.0.1:6379")) {
+			assertThat(context.getEnvironment().getProperty("redlock.nodes")).isEqualTo("redis://10.0.0.1:6379");
+			assertThat(context.getEnvironment()
+				.getPropertySources()
+				.contains(EmbeddedNodesEnvironmentPostProcessor.PROPERTY_SOURCE_NAME)).isFalse();
+		}
+		assertThat(output).doesNotContain("embedded redis-server nodes");
+	}
+
+	@Test
+	void canBeSwitchedOff() {
+		try (ConfigurableApplicationContext context = run("--redlock.embedded.enabled=false")) {
+			assertThat(context.getEnvironment().getProperty("redlock.nodes")).isNull();
+		}
+	}
+
+	@Test
+	void explicitRestartGuardSettingIsKept() {
+		try (ConfigurableApplicationContext context = run("--redlock.embedded.nodes=1",
+				"--redlock.restart-guard=true")) {
+			assertThat(context.getEnvironment().getProperty("redlock.restart-guard")).isEqualTo("true");
+		}
+	}
+
+	private static boolean accepts(int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Empty {
+
+	}
+
+}
