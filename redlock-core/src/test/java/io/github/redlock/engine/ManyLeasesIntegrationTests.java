@@ -1,0 +1,93 @@
+package io.github.redlock.engine;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redlock.Lease;
+import io.github.redlock.embedded.RedisFleetExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * 10,000 leases held at once in one JVM, all kept extended by the watchdog, for three
+ * times their TTL: none may be lost. Prints the threads and CPU it took.
+ */
+class ManyLeasesIntegrationTests {
+
+	private static final int LEASES = 10_000;
+
+	private static final Duration TTL = Duration.ofSeconds(3);
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
+
+	@Test
+	void tenThousandAutoExtendedLeasesSurviveThreeTimesTheirTtl() throws Exception {
+		ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+		com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory
+			.getOperatingSystemMXBean();
+		try (RedlockRegistry registry = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.nodeTimeout(Duration.ofMillis(250))
+			.defaultTtl(TTL)
+			.restartGuard(false) // fresh nodes
+			.build()
+			.start()) {
+			int threadsBefore = threads.getThreadCount();
+			AtomicInteger lost = new AtomicInteger();
+			List<Lease> leases = new ArrayList<>(LEASES);
+			Semaphore inFlight = new Semaphore(256);
+			List<CompletableFuture<Lease>> acquisitions = new ArrayList<>(LEASES);
+			long acquireStart = System.nanoTime();
+			for (int i = 0; i < LEASES; i++) {
+				inFlight.acquire();
+				CompletableFuture<Lease> lease = registry.acquireAsync("load:" + i, TTL, Duration.ofSeconds(30), true);
+				lease.whenComplete((held, ex) -> inFlight.release());
+				acquisitions.add(lease);
+			}
+			for (CompletableFuture<Lease> acquisition : acquisitions) {
+				Lease lease = acquisition.get(1, TimeUnit.MINUTES);
+				lease.addListener((gone, cause) -> lost.incrementAndGet());
+				leases.add(lease);
+			}
+			double acquireSeconds = (System.nanoTime() - acquireStart) / 1e9;
+			long cpuStart = os.getProcessCpuTime();
+			long holdStart = System.nanoTime();
+			int peakThreads = 0;
+			while (System.nanoTime() - holdStart < TTL.multipliedBy(3).toNanos()) {
+				peakThreads = Math.max(peakThreads, threads.getThreadCount());
+				Thread.sleep(100); // holding the leases for a stated time
+			}
+			double holdSeconds = (System.nanoTime() - holdStart) / 1e9;
+			double cpuSeconds = (os.getProcessCpuTime() - cpuStart) / 1e9;
+			long held = leases.stream().filter(Lease::isHeld).count();
+			System.out.printf(
+					"%,d leases acquired in %.1fs; held for %.1fs (3 x %ds TTL): %,d still held, %d lost; "
+							+ "threads %d before, %d peak; JVM CPU %.2f cores while holding%n",
+					LEASES, acquireSeconds, holdSeconds, TTL.toSeconds(), held, lost.get(), threadsBefore, peakThreads,
+					cpuSeconds / holdSeconds);
+			assertThat(lost).hasValue(0);
+			assertThat(held).isEqualTo(LEASES);
+			assertThat(registry.heldLeases()).isEqualTo(LEASES);
+			// the watchdog is one thread, whatever the number of leases
+			assertThat(peakThreads - threadsBefore).isLessThan(10);
+			CompletableFuture.allOf(leases.stream().map(Lease::releaseAsync).toArray(CompletableFuture[]::new))
+				.get(1, TimeUnit.MINUTES);
+			assertThat(registry.heldLeases()).isZero();
+		}
+		assertThat(fleet.node(0).call("DBSIZE")).isEqualTo((long) LEASES); // only the
+																			// fencing
+																			// counters
+																			// remain
+	}
+
+}
