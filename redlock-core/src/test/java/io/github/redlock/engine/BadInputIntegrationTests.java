@@ -1,0 +1,153 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
+
+import io.github.redlock.Lease;
+import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.embedded.RedisNode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Bad input at every public entry point: a clear exception, and nothing held afterwards.
+ */
+class BadInputIntegrationTests {
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
+
+	private RedlockRegistry registry;
+
+	@BeforeEach
+	void createRegistry() {
+		this.registry = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
+									// guard
+			.build()
+			.start();
+	}
+
+	@AfterEach
+	void nothingIsHeld() {
+		assertThat(this.registry.heldLeases()).isZero();
+		for (RedisNode node : fleet.fleet().nodes()) {
+			assertThat(node.call("KEYS", "redlock:lock:*")).asList().isEmpty();
+		}
+		this.registry.close();
+	}
+
+	private void refusedEverywhere(String key, Duration ttl, Duration waitTime, String message) {
+		List<Consumer<RedlockRegistry>> calls = List.of((r) -> call(() -> r.acquire(key, ttl, waitTime)),
+				(r) -> call(() -> r.acquire(key, ttl, waitTime, true)), (r) -> r.tryAcquire(key, ttl),
+				(r) -> r.acquireAsync(key, ttl, waitTime),
+				(r) -> call(() -> r.executeLocked(key, ttl, waitTime, () -> "never runs")));
+		for (Consumer<RedlockRegistry> call : calls) {
+			assertThatIllegalArgumentException().isThrownBy(() -> call.accept(this.registry))
+				.withMessageContaining(message);
+		}
+	}
+
+	private static void call(ThrowingCall call) {
+		try {
+			call.run();
+		}
+		catch (RuntimeException ex) {
+			throw ex;
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	interface ThrowingCall {
+
+		Object run() throws Exception;
+
+	}
+
+	@Test
+	void nullKey() {
+		refusedEverywhere(null, Duration.ofSeconds(5), Duration.ZERO, "Lock key must not be null");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.registry.obtain(null));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.registry.inspect(null));
+	}
+
+	@Test
+	void emptyKey() {
+		refusedEverywhere("", Duration.ofSeconds(5), Duration.ZERO, "Lock key must not be empty");
+	}
+
+	@Test
+	void oneMegabyteKey() {
+		refusedEverywhere("x".repeat(1024 * 1024), Duration.ofSeconds(5), Duration.ZERO,
+				"Lock key is 1048576 characters long; the limit is 1024");
+	}
+
+	@Test
+	void zeroAndNegativeTtl() {
+		refusedEverywhere("k", Duration.ZERO, Duration.ZERO, "ttl must be positive, was PT0S");
+		refusedEverywhere("k", Duration.ofSeconds(-1), Duration.ZERO, "ttl must be positive, was PT-1S");
+		refusedEverywhere("k", null, Duration.ZERO, "ttl must be positive, was null");
+	}
+
+	@Test
+	void negativeWaitTime() {
+		List<Consumer<RedlockRegistry>> calls = List.of(
+				(r) -> call(() -> r.acquire("k", Duration.ofSeconds(5), Duration.ofMillis(-1))),
+				(r) -> r.acquireAsync("k", Duration.ofSeconds(5), Duration.ofMillis(-1)),
+				(r) -> call(() -> r.executeLocked("k", Duration.ofSeconds(5), Duration.ofMillis(-1), () -> "never")));
+		for (Consumer<RedlockRegistry> call : calls) {
+			assertThatIllegalArgumentException().isThrownBy(() -> call.accept(this.registry))
+				.withMessageContaining("waitTime must be zero or positive, was PT-0.001S");
+		}
+	}
+
+	@Test
+	void ttlAboveTheMaximum() {
+		refusedEverywhere("k", Duration.ofMinutes(5), Duration.ZERO, "ttl PT5M is above the maximum TTL PT1M");
+	}
+
+	@Test
+	void extendWithABadTtl() throws Exception {
+		Lease lease = this.registry.acquire("extend", Duration.ofSeconds(5), Duration.ZERO);
+		assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(Duration.ZERO))
+			.withMessageContaining("ttl must be positive");
+		assertThatIllegalArgumentException().isThrownBy(() -> lease.extend(Duration.ofHours(2)))
+			.withMessageContaining("above the maximum TTL");
+		assertThat(lease.isHeld()).isTrue();
+		lease.release();
+	}
+
+	@Test
+	void nonAsciiKeysWork() throws Exception {
+		for (String key : List.of("заказ:7", "注文:7", "🔒:7", "ü\u0000null-byte", "line\nbreak")) {
+			try (Lease lease = this.registry.acquire(key, Duration.ofSeconds(5), Duration.ZERO)) {
+				assertThat(lease.isHeld()).isTrue();
+				assertThat(this.registry.inspect(key).holder()).isPresent();
+			}
+		}
+	}
+
+	@Test
+	void closedRegistry() {
+		RedlockRegistry closed = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build().start();
+		closed.close();
+		assertThatIllegalStateException().isThrownBy(() -> closed.acquire("k"))
+			.withMessage("This LockRegistry is closed: no lock can be acquired through it");
+		assertThatIllegalStateException().isThrownBy(() -> closed.tryAcquire("k", Duration.ofSeconds(5)));
+		assertThatIllegalStateException()
+			.isThrownBy(() -> closed.acquireAsync("k", Duration.ofSeconds(5), Duration.ZERO));
+		assertThatIllegalStateException().isThrownBy(() -> closed.inspect("k"));
+		closed.close(); // closing twice is harmless
+	}
+
+}
