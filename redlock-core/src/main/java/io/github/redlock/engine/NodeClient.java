@@ -94,6 +94,9 @@ final class NodeClient {
 			.autoReconnect(true)
 			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
 			.timeoutOptions(TimeoutOptions.enabled(nodeTimeout))
+			// never replay a command after a reconnect: the server may have restarted and
+			// lost the locks, and a late answer must not count toward a quorum
+			.replayFilter((command) -> true)
 			.socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build());
 		customizer.accept(options);
 		this.client.setOptions(options.build());
@@ -169,10 +172,16 @@ final class NodeClient {
 			}
 		}
 		CompletableFuture<NodeReply> result = new CompletableFuture<>();
+		int sentOn = this.generation.get();
 		try {
 			RedisFuture<Long> call = current.async().evalsha(script.sha(), ScriptOutputType.INTEGER, keys, args);
 			call.whenComplete((value, ex) -> {
-				if (ex == null) {
+				if (this.generation.get() != sentOn) {
+					// answered after the connection dropped: by a server that may have
+					// restarted since the command was sent, so it proves nothing
+					result.complete(NodeReply.failed(reset()));
+				}
+				else if (ex == null) {
 					result.complete(reply(script, value));
 				}
 				else if (isNoScript(ex)) {
@@ -180,8 +189,9 @@ final class NodeClient {
 					// loads it
 					current.async()
 						.<Long>eval(script.text(), ScriptOutputType.INTEGER, keys, args)
-						.whenComplete((retried, retryEx) -> result.complete(
-								(retryEx != null) ? NodeReply.failed(classify(retryEx)) : reply(script, retried)));
+						.whenComplete((retried, retryEx) -> result.complete((this.generation.get() != sentOn)
+								? NodeReply.failed(reset())
+								: (retryEx != null) ? NodeReply.failed(classify(retryEx)) : reply(script, retried)));
 				}
 				else {
 					result.complete(NodeReply.failed(classify(ex)));
@@ -240,6 +250,11 @@ final class NodeClient {
 					"its redlock marker key is gone, so it lost its data; checking it again"));
 		}
 		return NodeReply.of(value);
+	}
+
+	private NodeFailure reset() {
+		return new NodeFailure(toString(), NodeFailure.Kind.REFUSED,
+				"the connection dropped while the command was in flight");
 	}
 
 	/**

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class InspectionIntegrationTests {
 
@@ -41,6 +42,13 @@ class InspectionIntegrationTests {
 			LockInfo info = this.registry.inspect("inspected");
 			String owner = ":" + ProcessHandle.current().pid() + ":" + Thread.currentThread().getName();
 			assertThat(info.holder()).hasValueSatisfying((holder) -> assertThat(holder).endsWith(owner));
+			// a quorum holds it when acquire returns; wait for the late nodes
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> this.registry.inspect("inspected")
+					.nodes()
+					.stream()
+					.allMatch((node) -> node.owner() != null));
+			info = this.registry.inspect("inspected");
 			assertThat(info.nodes()).hasSize(5).allSatisfy((node) -> {
 				assertThat(node.owner()).endsWith(owner);
 				assertThat(node.remaining()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(10));

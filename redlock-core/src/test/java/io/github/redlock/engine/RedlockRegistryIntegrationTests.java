@@ -85,7 +85,7 @@ class RedlockRegistryIntegrationTests {
 	@Test
 	void lockValueCarriesTheOwnerIdentity() throws Exception {
 		try (Lease lease = registry().acquire("who", Duration.ofSeconds(10), Duration.ZERO)) {
-			String value = (String) fleet.node(0).call("GET", "redlock:lock:who");
+			String value = (String) lockValues("who").stream().filter((v) -> v != null).findFirst().orElseThrow();
 			String[] parts = value.split(":", 4);
 			assertThat(parts[0]).hasSize(27); // 20 random bytes, base64url
 			assertThat(parts[2]).isEqualTo(String.valueOf(ProcessHandle.current().pid()));
@@ -202,6 +202,7 @@ class RedlockRegistryIntegrationTests {
 		Lease stale = first.acquire("handover", Duration.ofMillis(800), Duration.ZERO);
 		RedlockRegistry second = registry();
 		try (Lease current = second.acquire("handover", Duration.ofSeconds(10), Duration.ofSeconds(5))) {
+			await().atMost(Duration.ofSeconds(5)).until(() -> !lockValues("handover").contains(null));
 			List<Object> before = lockValues("handover");
 			stale.release();
 			assertThat(lockValues("handover")).isEqualTo(before).doesNotContainNull();
@@ -216,7 +217,9 @@ class RedlockRegistryIntegrationTests {
 		Lease lease = registry.acquire("extend", Duration.ofSeconds(1), Duration.ZERO);
 		assertThat(lease.extend(Duration.ofSeconds(10))).isTrue();
 		assertThat(lease.remainingValidity()).isGreaterThan(Duration.ofSeconds(5));
-		assertThat((Long) fleet.node(0).call("PTTL", "redlock:lock:extend")).isGreaterThan(5000);
+		// extended on at least a quorum
+		assertThat(fleet.fleet().nodes()).filteredOn((node) -> (Long) node.call("PTTL", "redlock:lock:extend") > 5000)
+			.hasSizeGreaterThanOrEqualTo(3);
 		lease.release();
 
 		Lease shortLived = registry.acquire("extend", Duration.ofMillis(800), Duration.ZERO);
@@ -508,7 +511,8 @@ class RedlockRegistryIntegrationTests {
 	void nonAsciiKeysWork() throws Exception {
 		try (Lease lease = registry().acquire("заказ:注文:🔒", Duration.ofSeconds(5), Duration.ZERO)) {
 			assertThat(lease.isHeld()).isTrue();
-			assertThat(lockValues("заказ:注文:🔒")).doesNotContainNull();
+			// a quorum holds it when acquire returns; the others may land a moment later
+			assertThat(lockValues("заказ:注文:🔒")).filteredOn((value) -> value != null).hasSizeGreaterThanOrEqualTo(3);
 		}
 	}
 

@@ -186,6 +186,42 @@ class RestartGuardIntegrationTests {
 	}
 
 	@Test
+	void commandReplayedOnARestartedNodeDoesNotCompleteAQuorum() throws Exception {
+		RedlockRegistry holder = registry(true);
+		// the holder has the lock on nodes 0, 1 and 2 only
+		fleet.node(3).call("SET", "redlock:lock:replayed", "someone-else", "PX", "60000");
+		fleet.node(4).call("SET", "redlock:lock:replayed", "someone-else", "PX", "60000");
+		Lease lease = holder.acquire("replayed", MAX_TTL, Duration.ZERO);
+		fleet.node(3).call("DEL", "redlock:lock:replayed");
+		fleet.node(4).call("DEL", "redlock:lock:replayed");
+		RedlockRegistry contender = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.nodeTimeout(Duration.ofSeconds(5)) // the in-flight command outlives the
+												// restart
+			.defaultTtl(Duration.ofMinutes(1))
+			.maxTtl(Duration.ofMinutes(1))
+			// a replay would bypass the guard anyway; off, only the replayed reply could
+			// reach node 2 in this single attempt
+			.restartGuard(false)
+			.build()
+			.start();
+		this.registries.add(contender);
+		// node 2 freezes with the contender's acquire in flight, then dies and comes back
+		// empty; Lettuce reconnects and would replay the command on the empty node
+		fleet.node(2).pause();
+		var attempt = contender.acquireAsync("replayed", Duration.ofSeconds(20), Duration.ZERO);
+		Thread.sleep(200); // nodes 0 and 1 say held, 3 and 4 agree, 2 is frozen
+		fleet.node(2).kill();
+		fleet.node(2).start();
+		assertThat(attempt).failsWithin(Duration.ofSeconds(15))
+			.withThrowableOfType(java.util.concurrent.ExecutionException.class)
+			.withCauseInstanceOf(LockAcquisitionException.class)
+			.withMessageContaining("2 of 5 nodes agreed");
+		assertThat(lease.isHeld()).isTrue();
+		lease.release();
+	}
+
+	@Test
 	void newRegistryKeepsOutANodeThatRestartedBeforeItStarted() throws Exception {
 		fleet.node(4).restart(false);
 		RedlockRegistry registry = registry(true);
