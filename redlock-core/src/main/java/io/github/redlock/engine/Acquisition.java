@@ -2,6 +2,7 @@ package io.github.redlock.engine;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -9,6 +10,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.LockAcquisitionException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * One call to acquire a lock: attempts on every node at once, retried after a jittered
@@ -63,6 +66,8 @@ import io.github.redlock.LockAcquisitionException;
  */
 final class Acquisition {
 
+	private static final Log logger = LogFactory.getLog(Acquisition.class);
+
 	private final RedlockRegistry registry;
 
 	private final String key;
@@ -104,7 +109,7 @@ final class Acquisition {
 		long start = this.registry.clock().nanoTime();
 		QuorumCall call = QuorumCall.start(this.registry.nodes(), this.registry.quorum(), (reply) -> reply > 0,
 				(node) -> node.eval(Script.ACQUIRE, this.keys, value, this.ttlMillis, this.registry.retentionMillis(),
-						this.registry.guardFlag()));
+						node.marker()));
 		call.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
 				fence(decided, value, start);
@@ -159,6 +164,11 @@ final class Acquisition {
 			failed(call, value, "a quorum agreed only after " + TimeUnit.NANOSECONDS.toMillis(now - start)
 					+ "ms, which leaves no validity of the " + this.ttlMillis + "ms ttl once drift is allowed for");
 			return;
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Acquired '" + this.key + "' token " + token + " start " + start + " now " + now
+					+ " validUntil " + validUntil + " nodes " + Arrays.toString(call.agreedNodes()) + " counters "
+					+ Arrays.toString(call.agreedValues()));
 		}
 		RedlockLease lease = this.registry
 			.register(new RedlockLease(this.registry, this.key, this.keys, value, token, start, validUntil, call));

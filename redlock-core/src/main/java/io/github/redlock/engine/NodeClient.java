@@ -3,6 +3,7 @@ package io.github.redlock.engine;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -80,7 +81,7 @@ final class NodeClient {
 
 	private volatile String guardReason;
 
-	private volatile String runId;
+	private volatile String marker;
 
 	NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration connectTimeout,
 			RestartGuard guard, Consumer<ClientOptions.Builder> customizer) {
@@ -108,6 +109,9 @@ final class NodeClient {
 				// whatever answers after the reconnect may be a restarted server
 				NodeClient.this.generation.incrementAndGet();
 				NodeClient.this.verified = false;
+				if (logger.isDebugEnabled()) {
+					logger.debug("Disconnected from " + NodeClient.this.address + " at " + System.nanoTime());
+				}
 			}
 
 		});
@@ -244,10 +248,11 @@ final class NodeClient {
 			return NodeReply.failed(new NodeFailure(toString(), NodeFailure.Kind.ERROR, "script returned no integer"));
 		}
 		if (script == Script.ACQUIRE && value == 0) {
-			// the marker is gone: the node lost its data since it was last checked
+			// the marker is not the one this client knows: the node lost its data since
 			this.verified = false;
+			verify();
 			return NodeReply.failed(new NodeFailure(toString(), NodeFailure.Kind.RESTARTED,
-					"its redlock marker key is gone, so it lost its data; checking it again"));
+					"its redlock marker key is gone or changed, so it lost its data; checking it again"));
 		}
 		return NodeReply.of(value);
 	}
@@ -291,13 +296,13 @@ final class NodeClient {
 		}
 		int checkedGeneration = this.generation.get();
 		String[] marker = { this.guard.markerKey() };
+		String candidate = UUID.randomUUID().toString();
 		CompletableFuture<Void> check = current.async().info("server").toCompletableFuture().thenCompose((info) -> {
-			String serverRunId = field(info, "run_id");
 			long uptimeSeconds = Long.parseLong(field(info, "uptime_in_seconds"));
 			return current.async()
-				.<String>eval(Script.MARKER.text(), ScriptOutputType.VALUE, marker, serverRunId)
+				.<List<Object>>eval(Script.MARKER.text(), ScriptOutputType.MULTI, marker, candidate)
 				.toCompletableFuture()
-				.thenAccept((previous) -> judge(serverRunId, uptimeSeconds, previous));
+				.thenAccept((reply) -> judge(uptimeSeconds, reply));
 		});
 		return check.handle((ignored, ex) -> {
 			if (ex != null) {
@@ -311,20 +316,55 @@ final class NodeClient {
 		});
 	}
 
-	private void judge(String serverRunId, long uptimeSeconds, String previousMarker) {
+	/**
+	 * Decides from the node's uptime and the age of its marker whether it lost its data
+	 * less than the guard time ago. The marker is created, with the node's time, by the
+	 * first client that finds it missing; every client then sees how young it is, and a
+	 * client that knew another marker sees that it changed.
+	 */
+	private void judge(long uptimeSeconds, List<Object> reply) {
 		long now = System.nanoTime();
+		String current = (String) reply.get(0);
+		long nodeMillis = Long.parseLong((String) reply.get(1)) * 1000 + Long.parseLong((String) reply.get(2)) / 1000;
+		boolean created = ((Long) reply.get(3)) == 1;
+		long markerAgeNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, nodeMillis - createdMillis(current)));
 		long uptimeNanos = TimeUnit.SECONDS.toNanos(uptimeSeconds);
-		if (uptimeNanos < this.guard.guardNanos()) {
+		String known = this.marker;
+		if (logger.isDebugEnabled()) {
+			logger.debug("Checked " + this.address + " at " + now + ": uptime " + uptimeSeconds + "s, marker " + current
+					+ (created ? " (created now)" : "") + ", known " + known);
+		}
+		if (uptimeNanos < this.guard.guardNanos() && uptimeNanos <= markerAgeNanos) {
 			guard(now - uptimeNanos + this.guard.guardNanos(), "restarted " + uptimeSeconds + "s ago");
 		}
-		else if (previousMarker == null) {
-			guard(now + this.guard.guardNanos(),
-					"has no redlock marker key, so it lost its data (restarted without persistence, or flushed) or is new");
+		else if (markerAgeNanos < this.guard.guardNanos()) {
+			guard(now - markerAgeNanos + this.guard.guardNanos(),
+					"lost its data " + TimeUnit.NANOSECONDS.toSeconds(markerAgeNanos)
+							+ "s ago (its redlock marker key is new: restarted without persistence, flushed, or new)");
 		}
-		else if (this.runId != null && !this.runId.equals(serverRunId)) {
-			logger.info("Redlock node " + this.address + " restarted with its data more than the maximum TTL ago");
+		else if (known != null && !known.equals(current)) {
+			guard(now + this.guard.guardNanos(), "lost its data (its redlock marker key changed)");
 		}
-		this.runId = serverRunId;
+		this.marker = current;
+	}
+
+	private static long createdMillis(String marker) {
+		int colon = marker.lastIndexOf(':');
+		try {
+			return Long.parseLong(marker.substring(colon + 1));
+		}
+		catch (RuntimeException ex) {
+			return Long.MAX_VALUE; // unreadable: treat as created just now
+		}
+	}
+
+	/**
+	 * Returns the marker this client last saw on the node, which the acquire script
+	 * checks; empty when the guard is off.
+	 */
+	String marker() {
+		String known = this.marker;
+		return (this.guard.enabled() && known != null) ? known : "";
 	}
 
 	private void guard(long untilNanos, String reason) {
@@ -333,6 +373,9 @@ final class NodeClient {
 		}
 		this.guardReason = reason;
 		this.guardedUntilNanos = untilNanos;
+		if (logger.isDebugEnabled()) {
+			logger.debug("Guarding " + this.address + " until " + untilNanos + " (now " + System.nanoTime() + ")");
+		}
 		long delay = untilNanos - System.nanoTime();
 		logger.warn("Redlock node " + this.address + " " + reason + ": it counts toward no quorum for the next "
 				+ TimeUnit.NANOSECONDS.toSeconds(delay + 999_999_999)

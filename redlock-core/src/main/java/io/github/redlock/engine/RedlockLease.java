@@ -155,6 +155,11 @@ final class RedlockLease implements Lease {
 			if (decided.succeeded()) {
 				if (now < this.validUntil && this.state.get() == HELD) {
 					this.validUntil = this.registry.validity().validUntil(start, ttlNanos);
+					if (logger.isDebugEnabled()) {
+						logger.debug("Extended '" + this.key + "' token " + this.token + " start " + start + " now "
+								+ now + " validUntil " + this.validUntil + " nodes "
+								+ java.util.Arrays.toString(decided.agreedNodes()));
+					}
 					return new ExtendOutcome(true, null);
 				}
 				checkExpiry();

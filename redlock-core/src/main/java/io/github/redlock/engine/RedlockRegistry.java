@@ -84,8 +84,6 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	private final String markerKey;
 
-	private final String guardFlag;
-
 	private final long minimumTtlNanos;
 
 	private final long callBoundNanos;
@@ -117,7 +115,6 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 				? new RestartGuard(true, builder.maxTtl.toNanos() + this.validity.driftNanos(builder.maxTtl.toNanos()),
 						builder.keyPrefix + "node")
 				: RestartGuard.DISABLED;
-		this.guardFlag = builder.restartGuard ? "1" : "0";
 		List<NodeClient> clients = new ArrayList<>(addresses.size());
 		for (NodeAddress address : addresses) {
 			clients.add(new NodeClient(address, this.resources, builder.nodeTimeout, builder.connectTimeout, guard,
@@ -484,13 +481,6 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	String[] nodeKeys(String key) {
 		return new String[] { this.lockPrefix + key, this.fencePrefix + key, this.markerKey };
-	}
-
-	/**
-	 * Returns the acquire script's flag that makes it require the node's marker key.
-	 */
-	String guardFlag() {
-		return this.guardFlag;
 	}
 
 	/**

@@ -35,11 +35,13 @@ record Script(String name, String text, String sha) {
 	}
 
 	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] node marker; ARGV[1] lock value,
-	// ARGV[2] ttl ms, ARGV[3] counter retention ms, ARGV[4] '1' to require the marker.
-	// Returns the fencing token (> 0) when the lock was set, 0 when the marker is missing
-	// (the node lost its data), else -(1 + the holder's remaining ms).
+	// ARGV[2] ttl ms, ARGV[3] counter retention ms, ARGV[4] the marker the client knows,
+	// or '' to skip the check.
+	// Returns the fencing token (> 0) when the lock was set, 0 when the marker is not the
+	// one the client knows (the node lost its data), else -(1 + the holder's remaining
+	// ms).
 	static final Script ACQUIRE = of("acquire", """
-			if ARGV[4] == '1' and redis.call('exists', KEYS[3]) == 0 then return 0 end
+			if ARGV[4] ~= '' and redis.call('get', KEYS[3]) ~= ARGV[4] then return 0 end
 			if redis.replicate_commands then redis.replicate_commands() end
 			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 			  if redis.call('exists', KEYS[2]) == 0 then
@@ -69,12 +71,21 @@ record Script(String name, String text, String sha) {
 			return 1
 			""");
 
-	// KEYS[1] node marker; ARGV[1] the node's run id.
-	// Writes the marker and returns its previous value, or false when it was missing.
+	// KEYS[1] node marker; ARGV[1] a fresh random id.
+	// Creates the marker if it is missing, as "<id>:<node time in ms>", and keeps it
+	// otherwise. Returns {marker, node seconds, node microseconds}, and whether it was
+	// created just now.
 	static final Script MARKER = of("marker", """
-			local previous = redis.call('get', KEYS[1])
-			redis.call('set', KEYS[1], ARGV[1])
-			return previous
+			if redis.replicate_commands then redis.replicate_commands() end
+			local now = redis.call('time')
+			local marker = redis.call('get', KEYS[1])
+			local created = 0
+			if not marker then
+			  marker = ARGV[1] .. ':' .. now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
+			  redis.call('set', KEYS[1], marker)
+			  created = 1
+			end
+			return { marker, now[1], now[2], created }
 			""");
 
 	// KEYS[1] lock key, KEYS[2] fencing counter.

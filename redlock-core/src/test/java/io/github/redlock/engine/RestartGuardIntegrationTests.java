@@ -63,7 +63,7 @@ class RestartGuardIntegrationTests {
 		// an established fleet: every node carries the marker and has been up longer
 		// than the maximum TTL
 		for (RedisNode node : fleet.fleet().nodes()) {
-			node.call("SET", "redlock:node", "established");
+			node.call("SET", "redlock:node", "established:0"); // created long ago
 		}
 		await().atMost(Duration.ofSeconds(30))
 			.until(() -> fleet.fleet().nodes().stream().allMatch((node) -> uptimeSeconds(node) > 3));
@@ -219,6 +219,37 @@ class RestartGuardIntegrationTests {
 			.withMessageContaining("2 of 5 nodes agreed");
 		assertThat(lease.isHeld()).isTrue();
 		lease.release();
+	}
+
+	@Test
+	void flushedNodeStaysOutForEveryClientEvenAfterAnotherRecreatedItsMarker() throws Exception {
+		RedlockRegistry first = registry(true);
+		RedlockRegistry second = registry(true);
+		second.acquire("flush-all", MAX_TTL, Duration.ZERO).release(); // the second knows
+																		// node 0's marker
+		fleet.node(0).call("FLUSHALL");
+		fleet.node(1).kill();
+		fleet.node(2).kill();
+		// the first client finds the marker missing and writes a new one
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> first.acquire("flush-all", MAX_TTL, Duration.ZERO));
+		await().atMost(Duration.ofSeconds(5)).until(() -> fleet.node(0).call("GET", "redlock:node") != null);
+		// the second client must not trust the node because a marker is back
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> second.acquire("flush-all", MAX_TTL, Duration.ZERO))
+			.withMessageContaining(fleet.node(0).uri() + " recently restarted");
+		// nor may a client that meets the node for the first time
+		RedlockRegistry third = registry(true);
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> third.acquire("flush-all", MAX_TTL, Duration.ZERO))
+			.withMessageContaining(fleet.node(0).uri() + " recently restarted");
+		// once the maximum TTL has passed since the data loss, all three trust it again
+		await().atMost(MAX_TTL.plusSeconds(5))
+			.ignoreExceptions()
+			.until(() -> third.tryAcquire("flush-all", MAX_TTL).map((lease) -> {
+				lease.release();
+				return true;
+			}).orElse(false));
 	}
 
 	@Test

@@ -66,6 +66,8 @@ final class Nemesis {
 					continue;
 				}
 				RedisNode target = this.fleet.node(node);
+				System.out
+					.println("NEMESIS " + System.nanoTime() + " node " + node + " " + target.uri() + " kind " + kind);
 				switch (kind) {
 					case 0 -> {
 						target.restart(true);
@@ -100,7 +102,8 @@ final class Nemesis {
 			for (Process client : this.clients) {
 				signal(client, "CONT");
 			}
-			this.fleet.heal();
+			// no flush: the clients are still running
+			this.fleet.undoFaults();
 		}
 	}
 
@@ -123,6 +126,7 @@ final class Nemesis {
 	}
 
 	private void count(String fault) {
+		System.out.println("NEMESIS " + System.nanoTime() + " " + fault);
 		this.faults.computeIfAbsent(fault, (name) -> new AtomicInteger()).incrementAndGet();
 	}
 

@@ -41,6 +41,14 @@ public final class TortureClient {
 		Duration maxTtl = Duration.ofMillis(Long.parseLong(args[6]));
 		Path stop = Path.of(args[7]);
 		long seed = Long.parseLong(args[8]);
+		// the engine's debug log, for explaining a violation
+		java.util.logging.Logger engine = java.util.logging.Logger.getLogger("io.github.redlock.engine");
+		java.util.logging.FileHandler file = new java.util.logging.FileHandler(
+				stop.resolveSibling("client-" + id + ".log").toString());
+		file.setFormatter(new java.util.logging.SimpleFormatter());
+		file.setLevel(java.util.logging.Level.FINE);
+		engine.addHandler(file);
+		engine.setLevel(java.util.logging.Level.FINE);
 		AtomicLong acquisitions = new AtomicLong();
 		AtomicLong refused = new AtomicLong();
 		AtomicLong writes = new AtomicLong();

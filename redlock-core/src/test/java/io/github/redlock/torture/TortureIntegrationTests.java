@@ -81,6 +81,17 @@ class TortureIntegrationTests {
 
 			Report report = check(fleet, store);
 			System.out.println(report.summary(nemesis.faults(), results));
+			if (!report.overlaps.isEmpty()) {
+				// keep the clients' engine logs for the post-mortem
+				Path kept = Path.of("target", "torture-logs-" + SEED);
+				Files.createDirectories(kept);
+				try (var logs = Files.list(directory)) {
+					for (Path log : logs.filter((f) -> f.getFileName().toString().endsWith(".log")).toList()) {
+						Files.copy(log, kept.resolve(log.getFileName()));
+					}
+				}
+				System.out.println("client logs kept in " + kept.toAbsolutePath());
+			}
 			assertThat(report.overlaps).as("overlapping critical sections").isEmpty();
 			assertThat(report.fencingViolations).as("stale writes accepted").isEmpty();
 			assertThat(report.sharedTokens).as("tokens shared by two sections").isEmpty();
@@ -147,12 +158,14 @@ class TortureIntegrationTests {
 		// no two sections on a key overlap while both leases were valid
 		Map<String, List<long[]>> byKey = new TreeMap<>();
 		Map<String, Set<Long>> tokens = new HashMap<>();
+		Map<Long, String> lines = new HashMap<>();
 		for (Object entry : (List<?>) store.call("LRANGE", TortureStore.SECTIONS, "0", "-1")) {
 			String[] f = ((String) entry).split(" ");
 			long token = Long.parseLong(f[2]);
 			long start = Long.parseLong(f[3]);
 			long safeEnd = Math.min(Long.parseLong(f[4]), Long.parseLong(f[5]));
 			byKey.computeIfAbsent(f[0], (key) -> new ArrayList<>()).add(new long[] { start, safeEnd, token });
+			lines.put(token, (String) entry);
 			if (!tokens.computeIfAbsent(f[0], (key) -> new HashSet<>()).add(token)) {
 				report.sharedTokens.add(f[0] + " token " + token);
 			}
@@ -164,8 +177,10 @@ class TortureIntegrationTests {
 			long[] latest = null;
 			for (long[] section : sections) {
 				if (latest != null && section[0] < latest[1]) {
-					report.overlaps.add(key.getKey() + ": token " + section[2] + " began "
-							+ (latest[1] - section[0]) / 1000 + "us before token " + latest[2] + "'s lease ended");
+					report.overlaps
+						.add(key.getKey() + ": token " + section[2] + " began " + (latest[1] - section[0]) / 1000
+								+ "us before token " + latest[2] + "'s lease ended {newer: " + lines.get(section[2])
+								+ " | older: " + lines.get(latest[2]) + "}");
 				}
 				if (latest == null || section[1] > latest[1]) {
 					latest = section;

@@ -86,12 +86,20 @@ public final class RedisFleet implements AutoCloseable {
 	 * again (empty), then deletes every key on every node.
 	 */
 	public void heal() {
+		undoFaults();
+		flushAll();
+	}
+
+	/**
+	 * Undoes every fault without touching data: thaws paused nodes, ends slowdowns and
+	 * starts killed nodes again.
+	 */
+	public void undoFaults() {
 		for (RedisNode node : this.nodes) {
 			node.unslow();
 			node.resume();
 			node.start();
 		}
-		flushAll();
 	}
 
 	/**
