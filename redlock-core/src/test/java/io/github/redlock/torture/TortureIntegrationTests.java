@@ -164,7 +164,15 @@ class TortureIntegrationTests {
 			long token = Long.parseLong(f[2]);
 			long start = Long.parseLong(f[3]);
 			long safeEnd = Math.min(Long.parseLong(f[4]), Long.parseLong(f[5]));
-			byKey.computeIfAbsent(f[0], (key) -> new ArrayList<>()).add(new long[] { start, safeEnd, token });
+			if (safeEnd > start) {
+				byKey.computeIfAbsent(f[0], (key) -> new ArrayList<>()).add(new long[] { start, safeEnd, token });
+			}
+			else {
+				// the client froze between acquiring and starting, past its lease: it
+				// never
+				// held the lock while valid, and the store rejects its writes
+				report.expiredBeforeStart++;
+			}
 			lines.put(token, (String) entry);
 			if (!tokens.computeIfAbsent(f[0], (key) -> new HashSet<>()).add(token)) {
 				report.sharedTokens.add(f[0] + " token " + token);
@@ -255,11 +263,14 @@ class TortureIntegrationTests {
 
 		int lateUnopposed;
 
+		int expiredBeforeStart;
+
 		String summary(Map<String, ? extends Number> faults, List<String> clients) {
 			int violations = this.overlaps.size() + this.fencingViolations.size() + this.sharedTokens.size();
 			return "TORTURE SUMMARY seed=" + SEED + " faults-for=" + DURATION.toSeconds() + "s clients=" + CLIENTS + "x"
 					+ THREADS + " keys=" + KEYS + " ttl=" + TTL.toMillis() + "ms\n  operations (fenced writes): "
-					+ this.operations + "\n  acquisitions (critical sections): " + this.sections + "\n  clients: "
+					+ this.operations + "\n  acquisitions (critical sections): " + this.sections + " ("
+					+ this.expiredBeforeStart + " found their lease already expired when they began)\n  clients: "
 					+ clients + "\n  faults injected: "
 					+ faults.entrySet()
 						.stream()
