@@ -385,12 +385,25 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @return whether the lease was released
 	 */
 	boolean releaseHold(Hold hold) {
-		int left = hold.count.updateAndGet((count) -> Math.max(0, count - 1));
-		if (left > 0) {
+		if (!lastHold(hold)) {
+			return false;
+		}
+		hold.lease.release();
+		return true;
+	}
+
+	/**
+	 * Counts down one hold; releases the lease, without blocking, when it was the last.
+	 */
+	CompletableFuture<Void> releaseHoldAsync(Hold hold) {
+		return lastHold(hold) ? hold.lease.releaseAsync() : CompletableFuture.completedFuture(null);
+	}
+
+	private boolean lastHold(Hold hold) {
+		if (hold.count.updateAndGet((count) -> Math.max(0, count - 1)) > 0) {
 			return false;
 		}
 		this.holds.remove(hold.key, hold);
-		hold.lease.release();
 		return true;
 	}
 
@@ -403,18 +416,6 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @param value the lock value
 	 * @param acquisition the acquisition that wrote {@code value}
 	 */
-	/**
-	 * Counts down one hold; releases the lease, without blocking, when it was the last.
-	 */
-	CompletableFuture<Void> releaseHoldAsync(Hold hold) {
-		int left = hold.count.updateAndGet((count) -> Math.max(0, count - 1));
-		if (left > 0) {
-			return CompletableFuture.completedFuture(null);
-		}
-		this.holds.remove(hold.key, hold);
-		return hold.lease.releaseAsync();
-	}
-
 	CompletableFuture<Void> releaseEverywhere(String[] keys, String value, QuorumCall acquisition) {
 		String[] lockKey = { keys[0] };
 		CompletableFuture<?>[] calls = new CompletableFuture<?>[this.nodes.size()];
