@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * 10,000 leases held at once in one JVM, all kept extended by the watchdog, for three
@@ -84,10 +85,10 @@ class ManyLeasesIntegrationTests {
 				.get(1, TimeUnit.MINUTES);
 			assertThat(registry.heldLeases()).isZero();
 		}
-		assertThat(fleet.node(0).call("DBSIZE")).isEqualTo((long) LEASES); // only the
-																			// fencing
-																			// counters
-																			// remain
+		// only the fencing counters remain (a release that timed out under load still
+		// lands)
+		await().atMost(Duration.ofSeconds(15))
+			.untilAsserted(() -> assertThat(fleet.node(0).call("DBSIZE")).isEqualTo((long) LEASES));
 	}
 
 }
