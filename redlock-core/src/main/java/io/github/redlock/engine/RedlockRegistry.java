@@ -213,11 +213,30 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	@Override
 	public CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		CompletableFuture<Lease> lease = acquireAsync(key, ttl, waitTime);
-		return autoExtend ? lease.thenApply((held) -> {
-			((RedlockLease) held).autoExtend(ttl);
+		checkOpen();
+		checkKey(key);
+		checkTtl(ttl);
+		checkWaitTime(waitTime);
+		CompletableFuture<RedlockLease> lease = acquireLease(key, ttl, waitTime);
+		CompletableFuture<Lease> result = lease.thenApply((held) -> {
+			if (autoExtend) {
+				held.autoExtend(ttl);
+			}
 			return held;
-		}) : lease;
+		});
+		// cancelling the caller's future abandons the attempt, and a lease that arrives
+		// as the caller gives up is released
+		result.whenComplete((held, ex) -> {
+			if (ex != null) {
+				lease.cancel(false);
+			}
+		});
+		lease.thenAccept((held) -> {
+			if (result.isCancelled()) {
+				held.releaseAsync();
+			}
+		});
+		return result;
 	}
 
 	@Override
@@ -241,23 +260,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	@Override
 	public CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime) {
-		checkOpen();
-		checkKey(key);
-		checkTtl(ttl);
-		checkWaitTime(waitTime);
-		CompletableFuture<RedlockLease> lease = acquireLease(key, ttl, waitTime);
-		CompletableFuture<Lease> result = lease.thenApply((held) -> held);
-		result.whenComplete((held, ex) -> {
-			if (ex != null) {
-				lease.cancel(false);
-			}
-		});
-		lease.thenAccept((held) -> {
-			if (result.isCancelled()) {
-				held.releaseAsync(); // acquired as the caller gave up
-			}
-		});
-		return result;
+		return acquireAsync(key, ttl, waitTime, false);
 	}
 
 	private CompletableFuture<RedlockLease> acquireLease(String key, Duration ttl, Duration waitTime) {

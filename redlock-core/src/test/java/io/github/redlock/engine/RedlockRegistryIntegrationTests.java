@@ -454,6 +454,22 @@ class RedlockRegistryIntegrationTests {
 	}
 
 	@Test
+	void cancelledAutoExtendedAsyncAcquisitionLeavesNothingHeld() throws Exception {
+		RedlockRegistry registry = registry();
+		RedlockRegistry other = registry();
+		Lease held = other.acquire("cancel-extended", Duration.ofMillis(1500), Duration.ZERO);
+		CompletableFuture<Lease> waiting = registry.acquireAsync("cancel-extended", Duration.ofSeconds(10),
+				Duration.ofSeconds(30), true);
+		Thread.sleep(200); // let it retry a few times
+		assertThat(waiting.cancel(false)).isTrue();
+		held.release();
+		// the cancelled acquisition stops retrying: the lock stays free for others
+		Thread.sleep(300);
+		assertThat(lockValues("cancel-extended")).containsOnlyNulls();
+		assertThat(registry.heldLeases()).isZero();
+	}
+
+	@Test
 	void interruptedAcquisitionThrowsAndLeavesNothingHeld() throws Exception {
 		RedlockRegistry registry = registry();
 		RedlockRegistry other = registry();
