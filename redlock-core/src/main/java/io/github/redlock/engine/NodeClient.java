@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import io.github.redlock.NodeFailure;
@@ -20,7 +21,6 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -178,27 +178,14 @@ final class NodeClient {
 		CompletableFuture<NodeReply> result = new CompletableFuture<>();
 		int sentOn = this.generation.get();
 		try {
-			RedisFuture<Long> call = current.async().evalsha(script.sha(), ScriptOutputType.INTEGER, keys, args);
-			call.whenComplete((value, ex) -> {
+			this.<Long>run(current, script, ScriptOutputType.INTEGER, keys, args, (value, ex) -> {
 				if (this.generation.get() != sentOn) {
 					// answered after the connection dropped: by a server that may have
 					// restarted since the command was sent, so it proves nothing
 					result.complete(NodeReply.failed(reset()));
 				}
-				else if (ex == null) {
-					result.complete(reply(script, value));
-				}
-				else if (isNoScript(ex)) {
-					// the node restarted or flushed its scripts: send the text, which
-					// loads it
-					current.async()
-						.<Long>eval(script.text(), ScriptOutputType.INTEGER, keys, args)
-						.whenComplete((retried, retryEx) -> result.complete((this.generation.get() != sentOn)
-								? NodeReply.failed(reset())
-								: (retryEx != null) ? NodeReply.failed(classify(retryEx)) : reply(script, retried)));
-				}
 				else {
-					result.complete(NodeReply.failed(classify(ex)));
+					result.complete((ex != null) ? NodeReply.failed(classify(ex)) : reply(script, value));
 				}
 			});
 		}
@@ -218,29 +205,31 @@ final class NodeClient {
 			return CompletableFuture.failedFuture(new RedisConnectionException(this.lastError));
 		}
 		CompletableFuture<List<Object>> result = new CompletableFuture<>();
-		current.async()
-			.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
-			.whenComplete((value, ex) -> {
-				if (ex == null) {
-					result.complete(value);
-				}
-				else if (isNoScript(ex)) {
-					current.async()
-						.<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args)
-						.whenComplete((retried, retryEx) -> {
-							if (retryEx == null) {
-								result.complete(retried);
-							}
-							else {
-								result.completeExceptionally(retryEx);
-							}
-						});
-				}
-				else {
-					result.completeExceptionally(ex);
-				}
-			});
+		this.<List<Object>>run(current, script, ScriptOutputType.MULTI, keys, args, (value, ex) -> {
+			if (ex != null) {
+				result.completeExceptionally(ex);
+			}
+			else {
+				result.complete(value);
+			}
+		});
 		return result;
+	}
+
+	/**
+	 * Runs a script by its SHA and, if the node does not know it (it restarted or flushed
+	 * its scripts), by its text, which loads it.
+	 */
+	private <T> void run(StatefulRedisConnection<String, String> connection, Script script, ScriptOutputType type,
+			String[] keys, String[] args, BiConsumer<T, Throwable> done) {
+		connection.async().<T>evalsha(script.sha(), type, keys, args).whenComplete((value, ex) -> {
+			if (ex != null && isNoScript(ex)) {
+				connection.async().<T>eval(script.text(), type, keys, args).whenComplete(done);
+			}
+			else {
+				done.accept(value, ex);
+			}
+		});
 	}
 
 	private NodeReply reply(Script script, Long value) {

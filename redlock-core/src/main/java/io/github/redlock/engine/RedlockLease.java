@@ -1,6 +1,7 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -158,7 +159,7 @@ final class RedlockLease implements Lease {
 					if (logger.isDebugEnabled()) {
 						logger.debug("Extended '" + this.key + "' token " + this.token + " start " + start + " now "
 								+ now + " validUntil " + this.validUntil + " nodes "
-								+ java.util.Arrays.toString(decided.agreedNodes()));
+								+ Arrays.toString(decided.agreedNodes()));
 					}
 					return new ExtendOutcome(true, null);
 				}
