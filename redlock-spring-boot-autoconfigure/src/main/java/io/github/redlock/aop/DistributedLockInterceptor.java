@@ -185,7 +185,12 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 			items = Arrays.asList(ObjectUtils.toObjectArray(value));
 		}
 		else {
-			items = List.of(value);
+			// the common case: one key, nothing to sort
+			String key = value.toString();
+			if (key.isEmpty()) {
+				throw badKey(operation, "evaluated to an empty key");
+			}
+			return List.of(key);
 		}
 		TreeSet<String> keys = new TreeSet<>();
 		for (Object item : items) {
