@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -301,19 +302,33 @@ public final class RedisNode implements AutoCloseable {
 		int port = this.port;
 		String seconds = String.format(Locale.ROOT, "%.3f", latency.toNanos() / 1e9);
 		int timeout = (int) Math.max(1000, latency.toMillis() * 4);
+		CountDownLatch stalling = new CountDownLatch(1);
 		Thread thread = new Thread(() -> {
 			try (RespConnection connection = new RespConnection(port, timeout)) {
 				while (!Thread.currentThread().isInterrupted()) {
-					connection.call("DEBUG", "SLEEP", seconds);
+					connection.send("DEBUG", "SLEEP", seconds);
+					stalling.countDown();
+					connection.read();
 				}
 			}
 			catch (IOException ex) {
 				// the node stopped or the slowdown ended
 			}
+			finally {
+				stalling.countDown();
+			}
 		}, "redlock-slow-" + this.name);
 		thread.setDaemon(true);
 		thread.start();
 		this.slowdown = thread;
+		try {
+			// return once the first stall is on its way, so that the node is slow from
+			// now on
+			stalling.await(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	/**

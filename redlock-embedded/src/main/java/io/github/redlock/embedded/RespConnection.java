@@ -40,6 +40,14 @@ final class RespConnection implements Closeable {
 	}
 
 	Object call(String... args) throws IOException {
+		send(args);
+		return read();
+	}
+
+	/**
+	 * Sends a command without waiting for its reply; {@link #read()} reads it.
+	 */
+	void send(String... args) throws IOException {
 		ByteArrayOutputStream request = new ByteArrayOutputStream();
 		write(request, "*" + args.length + "\r\n");
 		for (String arg : args) {
@@ -50,14 +58,13 @@ final class RespConnection implements Closeable {
 		}
 		this.out.write(request.toByteArray());
 		this.out.flush();
-		return read();
 	}
 
 	private static void write(ByteArrayOutputStream out, String text) {
 		out.writeBytes(text.getBytes(StandardCharsets.US_ASCII));
 	}
 
-	private Object read() throws IOException {
+	Object read() throws IOException {
 		int type = this.in.read();
 		if (type == -1) {
 			throw new IOException("Connection closed by the server");
