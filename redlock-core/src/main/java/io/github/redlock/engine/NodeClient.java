@@ -83,11 +83,19 @@ final class NodeClient {
 
 	private volatile String marker;
 
+	private final Duration nodeTimeout;
+
+	/** Scripts sent and not yet answered, so that closing can let them land. */
+	private final AtomicInteger pending = new AtomicInteger();
+
+	private volatile CompletableFuture<Void> drained;
+
 	NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration connectTimeout,
 			RestartGuard guard, Consumer<ClientOptions.Builder> customizer) {
 		this.address = address;
 		this.guard = guard;
 		this.resources = resources;
+		this.nodeTimeout = nodeTimeout;
 		this.uri = address.uri();
 		this.uri.setTimeout(connectTimeout);
 		this.client = RedisClient.create(resources, this.uri);
@@ -222,14 +230,38 @@ final class NodeClient {
 	 */
 	private <T> void run(StatefulRedisConnection<String, String> connection, Script script, ScriptOutputType type,
 			String[] keys, String[] args, BiConsumer<T, Throwable> done) {
-		connection.async().<T>evalsha(script.sha(), type, keys, args).whenComplete((value, ex) -> {
-			if (ex != null && isNoScript(ex)) {
-				connection.async().<T>eval(script.text(), type, keys, args).whenComplete(done);
-			}
-			else {
+		this.pending.incrementAndGet();
+		BiConsumer<T, Throwable> settled = (value, ex) -> {
+			try {
 				done.accept(value, ex);
 			}
-		});
+			finally {
+				settle();
+			}
+		};
+		try {
+			connection.async().<T>evalsha(script.sha(), type, keys, args).whenComplete((value, ex) -> {
+				if (ex != null && isNoScript(ex)) {
+					connection.async().<T>eval(script.text(), type, keys, args).whenComplete(settled);
+				}
+				else {
+					settled.accept(value, ex);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			settle();
+			throw ex;
+		}
+	}
+
+	private void settle() {
+		if (this.pending.decrementAndGet() == 0) {
+			CompletableFuture<Void> closing = this.drained;
+			if (closing != null) {
+				closing.complete(null);
+			}
+		}
 	}
 
 	private NodeReply reply(Script script, Long value) {
@@ -443,6 +475,19 @@ final class NodeClient {
 	 */
 	CompletableFuture<Void> closeAsync() {
 		this.closed = true;
+		// let what was sent land first, releases above all: a release that quorum has
+		// answered may still be on its way to this node (bounded by the node timeout,
+		// which fails every command still unanswered)
+		CompletableFuture<Void> drained = new CompletableFuture<>();
+		this.drained = drained;
+		if (this.pending.get() == 0) {
+			drained.complete(null);
+		}
+		return drained.completeOnTimeout(null, this.nodeTimeout.toMillis() + 100, TimeUnit.MILLISECONDS)
+			.thenCompose((ignored) -> closeConnection());
+	}
+
+	private CompletableFuture<Void> closeConnection() {
 		StatefulRedisConnection<String, String> current = this.connection;
 		this.connection = null;
 		CompletableFuture<Void> closing = (current != null) ? current.closeAsync()

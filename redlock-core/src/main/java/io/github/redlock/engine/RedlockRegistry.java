@@ -601,7 +601,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			.map(NodeClient::closeAsync)
 			.toArray(CompletableFuture[]::new);
 		try {
-			CompletableFuture.allOf(closing).get(5, TimeUnit.SECONDS);
+			CompletableFuture.allOf(closing)
+				.get(this.callBoundNanos + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS);
 			if (this.ownsResources) {
 				this.resources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
 			}
