@@ -204,6 +204,43 @@ final class NodeClient {
 	}
 
 	/**
+	 * Says whether this node counts toward a quorum now, sending it a {@code PING}.
+	 * @return a future that completes, never exceptionally, within the node timeout
+	 */
+	CompletableFuture<NodeStatus> check() {
+		StatefulRedisConnection<String, String> current = this.connection;
+		if (current == null) {
+			if (!this.closed && System.nanoTime() - this.lastAttemptNanos > RECONNECT_INTERVAL_NANOS) {
+				connect();
+			}
+			return CompletableFuture
+				.completedFuture(new NodeStatus(toString(), false, null, "not connected: " + this.lastError));
+		}
+		CompletableFuture<NodeStatus> result = new CompletableFuture<>();
+		long start = System.nanoTime();
+		try {
+			current.async().ping().whenComplete((pong, ex) -> {
+				if (ex != null) {
+					NodeFailure failure = classify(ex);
+					result.complete(new NodeStatus(toString(), false, null,
+							failure.kind().description() + " (" + failure.detail() + ")"));
+					return;
+				}
+				Duration latency = Duration.ofNanos(System.nanoTime() - start);
+				NodeFailure untrusted = this.guard.enabled() ? untrusted() : null;
+				result.complete((untrusted != null)
+						? new NodeStatus(toString(), false, latency,
+								untrusted.kind().description() + " (" + untrusted.detail() + ")")
+						: new NodeStatus(toString(), true, latency, null));
+			});
+		}
+		catch (RuntimeException ex) {
+			result.complete(new NodeStatus(toString(), false, null, classify(ex).detail()));
+		}
+		return result;
+	}
+
+	/**
 	 * Runs a script whose reply is a list, such as {@link Script#INSPECT}. Nothing on the
 	 * lock path uses it.
 	 */

@@ -503,12 +503,46 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		return this.nodes.size();
 	}
 
-	List<NodeClient> nodes() {
-		return this.nodes;
+	/**
+	 * Returns how many nodes must agree for a lock to be acquired or extended.
+	 * @return the quorum
+	 */
+	public int quorum() {
+		return this.quorum;
 	}
 
-	int quorum() {
-		return this.quorum;
+	/**
+	 * Asks every node, in parallel, whether it counts toward a quorum now: it must be
+	 * connected, answer a {@code PING} within the node timeout, and not be kept out by
+	 * the restart guard. Takes at most about the node timeout; never throws for a node's
+	 * failure. For health checks: locks can be acquired while at least {@link #quorum()}
+	 * nodes are usable.
+	 * @return the state of each node, in configuration order
+	 */
+	public List<NodeStatus> checkNodes() {
+		checkOpen();
+		List<CompletableFuture<NodeStatus>> checks = new ArrayList<>(this.nodes.size());
+		for (NodeClient node : this.nodes) {
+			checks.add(node.check());
+		}
+		List<NodeStatus> result = new ArrayList<>(checks.size());
+		for (int i = 0; i < checks.size(); i++) {
+			try {
+				result.add(checks.get(i).get(this.callBoundNanos, TimeUnit.NANOSECONDS));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new RedlockException("Interrupted while checking the redlock nodes", ex);
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				result.add(new NodeStatus(this.nodes.get(i).toString(), false, null, "no answer"));
+			}
+		}
+		return result;
+	}
+
+	List<NodeClient> nodes() {
+		return this.nodes;
 	}
 
 	MonotonicClock clock() {

@@ -1,0 +1,24 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+
+/**
+ * One node as a registry sees it now, for health checks and operators.
+ *
+ * @param node the node, as a URI without credentials
+ * @param usable whether it counts toward a quorum now: connected, answering, and not kept
+ * out by the restart guard
+ * @param latency how long it took to answer a {@code PING}, or {@code null} if it did not
+ * answer
+ * @param problem why it does not count, or {@code null} when it does
+ * @author redlock contributors
+ * @see RedlockRegistry#checkNodes()
+ */
+public record NodeStatus(String node, boolean usable, Duration latency, String problem) {
+
+	@Override
+	public String toString() {
+		return this.node + ": " + (this.usable ? "up, " + this.latency.toMillis() + "ms" : this.problem);
+	}
+
+}
