@@ -64,10 +64,13 @@ class SampleApplicationEndToEndTests {
 	}
 
 	@Test
-	void healthIsUp() {
+	void healthIsUpAndShowsTheLockQuorum() {
 		HttpResponse<String> health = get("/actuator/health");
 		assertThat(health.statusCode()).isEqualTo(200);
 		assertThat(health.body()).contains("\"status\":\"UP\"");
+		HttpResponse<String> redlock = get("/actuator/health/redlock");
+		assertThat(redlock.statusCode()).isEqualTo(200);
+		assertThat(redlock.body()).contains("\"status\":\"UP\"", "\"quorum\":3", "\"usable\":\"5 of 5\"");
 	}
 
 	@Test

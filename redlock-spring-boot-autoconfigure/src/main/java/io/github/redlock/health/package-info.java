@@ -1,0 +1,4 @@
+/**
+ * Actuator health for the redlock nodes.
+ */
+package io.github.redlock.health;
