@@ -86,6 +86,8 @@ final class Acquisition {
 
 	private int attempts;
 
+	private final long startedNanos = System.nanoTime();
+
 	Acquisition(RedlockRegistry registry, String key, Duration ttl, Duration waitTime) {
 		this.registry = registry;
 		this.key = key;
@@ -172,6 +174,11 @@ final class Acquisition {
 		}
 		RedlockLease lease = this.registry
 			.register(new RedlockLease(this.registry, this.key, this.keys, value, token, start, validUntil, call));
+		if (this.registry.hasListeners()) {
+			// told before the caller has the lease, so that its release is told after
+			Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
+			this.registry.tell((listener) -> listener.acquired(this.key, took));
+		}
 		if (!this.result.complete(lease)) {
 			lease.releaseAsync(); // the caller gave up meanwhile
 		}
@@ -202,9 +209,14 @@ final class Acquisition {
 		int attemptsMade = this.attempts;
 		call.completion().thenRun(() -> {
 			int agreed = call.countAnswered((reply) -> reply > 0);
-			this.result.completeExceptionally(new LockAcquisitionException(this.key, this.waitTime, attemptsMade,
+			LockAcquisitionException failure = new LockAcquisitionException(this.key, this.waitTime, attemptsMade,
 					agreed, this.registry.quorum(), this.registry.nodes().size(),
-					call.failures((reply) -> "by another owner for " + (-reply - 1) + "ms more"), note));
+					call.failures((reply) -> "by another owner for " + (-reply - 1) + "ms more"), note);
+			if (!this.result.isDone() && this.registry.hasListeners()) {
+				Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
+				this.registry.tell((listener) -> listener.notAcquired(this.key, took, failure));
+			}
+			this.result.completeExceptionally(failure);
 		});
 	}
 

@@ -70,6 +70,8 @@ final class RedlockLease implements Lease {
 
 	private volatile String lostReason;
 
+	private final long acquiredNanos;
+
 	RedlockLease(RedlockRegistry registry, String key, String[] keys, String value, long token, long startNanos,
 			long validUntil, QuorumCall acquisition) {
 		this.registry = registry;
@@ -78,6 +80,7 @@ final class RedlockLease implements Lease {
 		this.value = value;
 		this.token = token;
 		this.holdDeadline = startNanos + registry.settings().maxHold().toNanos();
+		this.acquiredNanos = System.nanoTime();
 		this.validUntil = validUntil;
 		this.acquisition = acquisition;
 		scheduleExpiryCheck();
@@ -281,6 +284,14 @@ final class RedlockLease implements Lease {
 		for (LeaseListener listener : this.listeners) {
 			notify(listener, cause);
 		}
+		if (this.registry.hasListeners()) {
+			Duration held = heldFor();
+			this.registry.tell((listener) -> listener.lost(this.key, held));
+		}
+	}
+
+	private Duration heldFor() {
+		return Duration.ofNanos(System.nanoTime() - this.acquiredNanos);
 	}
 
 	private void notify(LeaseListener listener, LockLostException cause) {
@@ -329,11 +340,17 @@ final class RedlockLease implements Lease {
 	 */
 	@Override
 	public CompletableFuture<Void> releaseAsync() {
-		if (this.state.getAndSet(RELEASED) == RELEASED) {
+		int previous = this.state.getAndSet(RELEASED);
+		if (previous == RELEASED) {
 			return CompletableFuture.completedFuture(null);
 		}
 		cancelTasks();
 		this.registry.forget(this);
+		// a lost lease was reported as lost: releasing it afterwards is only clean-up
+		if (previous == HELD && this.registry.hasListeners()) {
+			Duration held = heldFor();
+			this.registry.tell((listener) -> listener.released(this.key, held));
+		}
 		return this.registry.releaseEverywhere(this.keys, this.value, this.acquisition);
 	}
 

@@ -98,6 +98,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	private final LongAdder fencingRounds = new LongAdder();
 
+	private final List<RegistryListener> listeners;
+
 	private volatile CompletableFuture<Void> connected;
 
 	private RedlockRegistry(Builder builder, List<NodeAddress> addresses) {
@@ -105,6 +107,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 				builder.retryDelay, builder.retryJitter, builder.keyPrefix, builder.defaultTtl, builder.defaultWaitTime,
 				builder.maxTtl, builder.maxHold, builder.fencingRetention, builder.restartGuard);
 		this.markerKey = builder.keyPrefix + "node";
+		this.listeners = List.copyOf(builder.listeners);
 		this.clock = builder.clock;
 		this.validity = new Validity(builder.driftFactor);
 		this.ownsResources = builder.clientResources == null;
@@ -273,6 +276,24 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			ready.thenRun(acquisition::attempt);
 		}
 		return acquisition.result();
+	}
+
+	/**
+	 * Tells every {@link RegistryListener} of an event; a failing listener is logged.
+	 */
+	void tell(Consumer<RegistryListener> event) {
+		for (RegistryListener listener : this.listeners) {
+			try {
+				event.accept(listener);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("RegistryListener " + listener + " failed", ex);
+			}
+		}
+	}
+
+	boolean hasListeners() {
+		return !this.listeners.isEmpty();
 	}
 
 	private static RedlockLease await(CompletableFuture<RedlockLease> future) throws InterruptedException {
@@ -717,6 +738,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		private Consumer<ClientOptions.Builder> clientOptions = (options) -> {
 		};
 
+		private final List<RegistryListener> listeners = new ArrayList<>();
+
 		private Builder() {
 		}
 
@@ -891,6 +914,17 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 */
 		public Builder clientOptions(Consumer<ClientOptions.Builder> clientOptions) {
 			this.clientOptions = Objects.requireNonNull(clientOptions, "clientOptions");
+			return this;
+		}
+
+		/**
+		 * Adds a listener that hears of every acquisition, failed acquisition, release
+		 * and lost lease, for metrics or auditing.
+		 * @param listener the listener
+		 * @return this builder
+		 */
+		public Builder listener(RegistryListener listener) {
+			this.listeners.add(Objects.requireNonNull(listener, "listener"));
 			return this;
 		}
 
