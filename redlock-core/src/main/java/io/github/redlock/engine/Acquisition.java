@@ -24,11 +24,12 @@ import org.apache.commons.logging.LogFactory;
  *
  * <h2>Fencing tokens, and why they strictly increase</h2> Each node keeps, beside the
  * lock key, a counter for the key. The acquire script, in the same atomic step as the
- * {@code SET NX}, sets it to the node's clock in microseconds if it is absent, then
- * increments it; the token is the highest counter among the agreeing quorum. If fewer
- * than a quorum reported that highest value, a second round raises the others to it (only
- * while the lock is still ours there), and the lock counts as held only once a quorum has
- * done so. So:
+ * {@code SET NX}, sets it to the node's clock if it is absent (in microseconds, rounded
+ * down to the whole second, so that nodes starting a key's counter within the same second
+ * agree and the common case stays one round trip), then increments it; the token is the
+ * highest counter among the agreeing quorum. If fewer than a quorum reported that highest
+ * value, a second round raises the others to it (only while the lock is still ours
+ * there), and the lock counts as held only once a quorum has done so. So:
  * <p>
  * <b>Invariant.</b> When a lease with token {@code T} is granted, a quorum of nodes holds
  * counters {@code >= T}.
@@ -44,16 +45,18 @@ import org.apache.commons.logging.LogFactory;
  * writing it). Then {@code n} starts again from its clock, and the argument rests on
  * clocks: every counter began at some node's clock reading and has grown by one per
  * acquisition since, so {@code T <= c0 + A}, where {@code c0} is the clock reading (in
- * microseconds) at which that counter began, at time {@code t0}, and {@code A} the
- * acquisitions since. The restart reading at time {@code t2} is {@code c0 + (t2 - t0)}
- * minus the skew {@code s} between the two nodes' clocks, which exceeds {@code T} when
- * {@code (t2 - t0) - A > s}. With the restart guard on, a node that lost its data sits
- * out for {@code maxTtl} before it can be in a quorum again, and an expired counter had
- * {@code fencingRetention} without writes. So tokens strictly increase under these
+ * microseconds, rounded down to the second) at which that counter began, at time
+ * {@code t0}, and {@code A} the acquisitions since. The restart reading at time
+ * {@code t2} is at least {@code c0 + (t2 - t0)}, minus the skew {@code s} between the two
+ * nodes' clocks and minus one second of rounding, which exceeds {@code T} when
+ * {@code (t2 - t0) - A > s + 1s}. With the restart guard on, a node that lost its data
+ * sits out for {@code maxTtl} before it can be in a quorum again, and an expired counter
+ * had {@code fencingRetention} without writes. So tokens strictly increase under these
  * assumptions:
  * <ol>
- * <li>the clock skew between nodes is below {@code maxTtl} (restarts) and below
- * {@code fencingRetention} (expiry), and no node's clock is set back by more than that;
+ * <li>the clock skew between nodes, plus one second, is below {@code maxTtl} (restarts)
+ * and below {@code fencingRetention} (expiry), and no node's clock is set back by more
+ * than that (the builder refuses a {@code fencingRetention} under two seconds);
  * <li>one key is acquired fewer than a million times a second on average since its
  * counter began (counters grow by one per acquisition, clocks by a million a second);
  * <li>with the restart guard off, a restarted node's clock is not behind the others by

@@ -100,6 +100,12 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	private final List<RegistryListener> listeners;
 
+	/**
+	 * Shortest counter retention: a new counter starts from a clock rounded down to the
+	 * second, so a shorter one could start again at the token it had.
+	 */
+	private static final Duration MIN_FENCING_RETENTION = Duration.ofSeconds(2);
+
 	private volatile CompletableFuture<Void> connected;
 
 	private RedlockRegistry(Builder builder, List<NodeAddress> addresses) {
@@ -884,7 +890,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 		/**
 		 * Sets how long a key's fencing counter is kept on the nodes after its last use
-		 * (default 1 day); must be far longer than the clock skew between nodes.
+		 * (default 1 day); must be far longer than the clock skew between nodes, and at
+		 * least 2 seconds.
 		 * @param fencingRetention the retention
 		 * @return this builder
 		 */
@@ -961,6 +968,12 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			positive("maxTtl", this.maxTtl);
 			positive("maxHold", this.maxHold);
 			positive("fencingRetention", this.fencingRetention);
+			if (this.fencingRetention.compareTo(MIN_FENCING_RETENTION) < 0) {
+				throw new InvalidOptionException(
+						"fencingRetention " + this.fencingRetention + " is under " + MIN_FENCING_RETENTION.toSeconds()
+								+ "s: a counter that expires so soon could start again at the token it had",
+						"keep counters far longer than the clock skew between nodes; the default is 1 day");
+			}
 			notNegative("retryDelay", this.retryDelay);
 			notNegative("retryJitter", this.retryJitter);
 			notNegative("defaultWaitTime", this.defaultWaitTime);

@@ -37,6 +37,8 @@ record Script(String name, String text, String sha) {
 	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] node marker; ARGV[1] lock value,
 	// ARGV[2] ttl ms, ARGV[3] counter retention ms, ARGV[4] the marker the client knows,
 	// or '' to skip the check.
+	// A missing counter starts at the node's clock, in microseconds but whole seconds, so
+	// that nodes starting it within the same second agree and need no second round.
 	// Returns the fencing token (> 0) when the lock was set, 0 when the marker is not the
 	// one the client knows (the node lost its data), else -(1 + the holder's remaining
 	// ms).
@@ -45,8 +47,7 @@ record Script(String name, String text, String sha) {
 			if redis.replicate_commands then redis.replicate_commands() end
 			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 			  if redis.call('exists', KEYS[2]) == 0 then
-			    local now = redis.call('time')
-			    redis.call('set', KEYS[2], now[1] .. string.format('%06d', tonumber(now[2])))
+			    redis.call('set', KEYS[2], redis.call('time')[1] .. '000000')
 			  end
 			  local token = redis.call('incr', KEYS[2])
 			  redis.call('pexpire', KEYS[2], ARGV[3])

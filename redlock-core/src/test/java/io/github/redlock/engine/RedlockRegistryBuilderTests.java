@@ -94,6 +94,16 @@ class RedlockRegistryBuilderTests {
 	}
 
 	@Test
+	void fencingRetentionUnderTwoSecondsIsRefused() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RedlockRegistry.builder()
+				.nodes("redis://a:6379")
+				.fencingRetention(Duration.ofMillis(1500))
+				.build())
+			.withMessageContaining("fencingRetention PT1.5S is under 2s");
+	}
+
+	@Test
 	void driftFactorOutOfRangeIsRefused() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RedlockRegistry.builder().nodes("redis://a:6379").driftFactor(0.7).build())
