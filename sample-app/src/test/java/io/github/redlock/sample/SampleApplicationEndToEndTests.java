@@ -74,6 +74,15 @@ class SampleApplicationEndToEndTests {
 	}
 
 	@Test
+	void lockMetricsArePublished() {
+		post("/orders/1002/pay");
+		HttpResponse<String> acquire = get("/actuator/metrics/redlock.acquire?tag=result:acquired");
+		assertThat(acquire.statusCode()).isEqualTo(200);
+		assertThat(acquire.body()).contains("\"statistic\":\"COUNT\"");
+		assertThat(get("/actuator/metrics/redlock.leases.active").statusCode()).isEqualTo(200);
+	}
+
+	@Test
 	void concurrentPaymentsOverHttpChargeAnOrderOnce() {
 		List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
 		for (int i = 0; i < 20; i++) {

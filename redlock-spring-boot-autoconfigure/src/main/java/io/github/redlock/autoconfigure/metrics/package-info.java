@@ -1,0 +1,4 @@
+/**
+ * Auto-configuration for Micrometer metrics of the distributed locks.
+ */
+package io.github.redlock.autoconfigure.metrics;

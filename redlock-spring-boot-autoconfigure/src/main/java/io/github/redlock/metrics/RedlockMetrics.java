@@ -1,0 +1,78 @@
+package io.github.redlock.metrics;
+
+import java.time.Duration;
+
+import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.engine.RegistryListener;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * Records what happens to the locks in Micrometer timers:
+ * <ul>
+ * <li>{@code redlock.acquire}, tagged {@code result=acquired|not_acquired}: how long
+ * acquiring took, retries and waits included;</li>
+ * <li>{@code redlock.lease}, tagged {@code outcome=released|lost}: how long leases were
+ * held, and how they ended.</li>
+ * </ul>
+ * Keys are not tags: an application may lock on any number of them.
+ *
+ * @author redlock contributors
+ * @see RedlockRegistryMeterBinder
+ */
+public class RedlockMetrics implements RegistryListener {
+
+	private final Timer acquired;
+
+	private final Timer notAcquired;
+
+	private final Timer released;
+
+	private final Timer lost;
+
+	/**
+	 * Creates the timers in the given registry.
+	 * @param meterRegistry the meter registry
+	 */
+	public RedlockMetrics(MeterRegistry meterRegistry) {
+		this.acquired = acquireTimer(meterRegistry, "acquired");
+		this.notAcquired = acquireTimer(meterRegistry, "not_acquired");
+		this.released = leaseTimer(meterRegistry, "released");
+		this.lost = leaseTimer(meterRegistry, "lost");
+	}
+
+	private static Timer acquireTimer(MeterRegistry meterRegistry, String result) {
+		return Timer.builder("redlock.acquire")
+			.description("Time taken to acquire a distributed lock, retries included")
+			.tag("result", result)
+			.register(meterRegistry);
+	}
+
+	private static Timer leaseTimer(MeterRegistry meterRegistry, String outcome) {
+		return Timer.builder("redlock.lease")
+			.description("Time distributed locks were held until released or lost")
+			.tag("outcome", outcome)
+			.register(meterRegistry);
+	}
+
+	@Override
+	public void acquired(String key, Duration took) {
+		this.acquired.record(took);
+	}
+
+	@Override
+	public void notAcquired(String key, Duration took, LockAcquisitionException cause) {
+		this.notAcquired.record(took);
+	}
+
+	@Override
+	public void released(String key, Duration held) {
+		this.released.record(held);
+	}
+
+	@Override
+	public void lost(String key, Duration held) {
+		this.lost.record(held);
+	}
+
+}

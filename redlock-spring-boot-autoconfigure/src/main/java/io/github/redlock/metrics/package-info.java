@@ -1,0 +1,4 @@
+/**
+ * Micrometer metrics for distributed locks.
+ */
+package io.github.redlock.metrics;

@@ -1,0 +1,116 @@
+package io.github.redlock.autoconfigure.metrics;
+
+import java.time.Duration;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockRegistry;
+import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.RedlockRegistry;
+import io.github.redlock.metrics.RedlockMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Micrometer metrics of the locks, with Boot's metrics auto-configuration, against real
+ * nodes.
+ */
+class RedlockMetricsAutoConfigurationTests {
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+				CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+				RedlockAutoConfiguration.class, RedlockMetricsAutoConfiguration.class))
+		.withPropertyValues("redlock.nodes[0]=" + fleet.uris().get(0), "redlock.nodes[1]=" + fleet.uris().get(1),
+				"redlock.nodes[2]=" + fleet.uris().get(2), "redlock.node-timeout=200ms",
+				// the nodes were just started: the guard would keep them out for max-ttl
+				"redlock.restart-guard=false");
+
+	@Test
+	void acquisitionsLeasesAndTheirOutcomesAreMeasured() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			LockRegistry locks = context.getBean(LockRegistry.class);
+			try (Lease lease = locks.acquire("order:1", Duration.ofSeconds(10), Duration.ofSeconds(1))) {
+				assertThat(meters.get("redlock.leases.active").gauge().value()).isEqualTo(1.0);
+				// the lock is reentrant per thread: contend from a second one
+				Thread contender = new Thread(
+						() -> assertThat(locks.tryAcquire("order:1", Duration.ofSeconds(10))).as("the lock is held")
+							.isEmpty());
+				contender.start();
+				contender.join();
+			}
+			assertThat(timer(meters, "redlock.acquire", "result", "acquired").count()).isEqualTo(1);
+			assertThat(timer(meters, "redlock.acquire", "result", "not_acquired").count()).isEqualTo(1);
+			assertThat(timer(meters, "redlock.lease", "outcome", "released").count()).isEqualTo(1);
+			assertThat(timer(meters, "redlock.lease", "outcome", "lost").count()).isZero();
+			assertThat(meters.get("redlock.leases.active").gauge().value()).isZero();
+			assertThat(meters.get("redlock.fencing.second.rounds").functionCounter().count()).isZero();
+		});
+	}
+
+	@Test
+	void aLostLeaseIsMeasured() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			RedlockRegistry locks = context.getBean(RedlockRegistry.class);
+			Lease lease = locks.acquire("doomed", Duration.ofSeconds(2), Duration.ofSeconds(1), true);
+			fleet.node(0).kill();
+			fleet.node(1).kill();
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> timer(meters, "redlock.lease", "outcome", "lost").count() == 1);
+			lease.release();
+			assertThat(timer(meters, "redlock.lease", "outcome", "released").count()).isZero();
+		});
+	}
+
+	@Test
+	void absentWithoutAMeterRegistry() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockMetricsAutoConfiguration.class))
+			.withPropertyValues("redlock.nodes[0]=" + fleet.uris().get(0), "redlock.restart-guard=false")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedlockMetrics.class));
+	}
+
+	@Test
+	void absentWithoutMicrometer() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockMetricsAutoConfiguration.class))
+			.withPropertyValues("redlock.nodes[0]=" + fleet.uris().get(0), "redlock.restart-guard=false")
+			.withClassLoader(new FilteredClassLoader("io.micrometer"))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedlockMetrics.class));
+	}
+
+	@Test
+	void metersCanBeTurnedOffByPrefix() {
+		this.contextRunner.withPropertyValues("management.metrics.enable.redlock=false").run((context) -> {
+			context.getBean(LockRegistry.class)
+				.acquire("quiet", Duration.ofSeconds(10), Duration.ofSeconds(1))
+				.release();
+			assertThat(context.getBean(MeterRegistry.class).find("redlock.acquire").timers())
+				.allSatisfy((timer) -> assertThat(timer.count()).isZero());
+		});
+	}
+
+	private static Timer timer(MeterRegistry meters, String name, String tag, String value) {
+		return meters.get(name).tag(tag, value).timer();
+	}
+
+}
