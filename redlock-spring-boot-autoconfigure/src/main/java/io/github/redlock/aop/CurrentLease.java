@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 import io.github.redlock.Lease;
+import reactor.core.publisher.Mono;
 
 /**
  * The lease of the innermost {@code @DistributedLock} method running on the current
@@ -19,7 +20,15 @@ import io.github.redlock.Lease;
  * </pre>
  *
  * Available while a blocking method runs, and during the synchronous part of a method
- * that returns a {@code CompletionStage}; not inside reactive pipelines.
+ * that returns a {@code CompletionStage}. A method that returns a {@code Mono} or
+ * {@code Flux} reads it from the Reactor context instead, with {@link #mono()}:
+ *
+ * <pre class="code">
+ * &#064;DistributedLock(key = "'report'")
+ * Mono&lt;Void&gt; write(Report report) {
+ *     return CurrentLease.mono().flatMap((lease) -&gt; store.save(report, lease.fencingToken()));
+ * }
+ * </pre>
  *
  * @author redlock contributors
  */
@@ -27,7 +36,29 @@ public final class CurrentLease {
 
 	private static final ThreadLocal<Deque<List<Lease>>> LEASES = ThreadLocal.withInitial(ArrayDeque::new);
 
+	/**
+	 * Key of the leases in the Reactor context of a locked {@code Mono} or {@code Flux}.
+	 */
+	static final Object CONTEXT_KEY = CurrentLease.class;
+
 	private CurrentLease() {
+	}
+
+	/**
+	 * Returns, inside the pipeline of a {@code @DistributedLock} method that returns a
+	 * {@code Mono} or {@code Flux}, the lease it holds (the innermost such method's; when
+	 * its key named several locks, the first in lock order). The lease is read from the
+	 * Reactor context when the returned {@code Mono} is subscribed to, so build it into
+	 * the pipeline that the method returns.
+	 * @return a {@code Mono} of the lease, which fails with an
+	 * {@link IllegalStateException} outside such a pipeline
+	 */
+	public static Mono<Lease> mono() {
+		return Mono.deferContextual((context) -> {
+			List<Lease> leases = context.getOrDefault(CONTEXT_KEY, List.of());
+			return (!leases.isEmpty()) ? Mono.just(leases.get(0)) : Mono.error(new IllegalStateException(
+					"No @DistributedLock method returning a Mono or Flux holds a lock in this pipeline"));
+		});
 	}
 
 	/**

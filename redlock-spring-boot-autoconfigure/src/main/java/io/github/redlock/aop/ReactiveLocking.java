@@ -12,6 +12,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 /**
  * Locks around a {@code Mono} or {@code Flux}: acquired without blocking when it is
@@ -41,13 +42,14 @@ final class ReactiveLocking {
 		if (publisher instanceof Mono<?> mono) {
 			Mono<Object> source = (Mono<Object>) mono;
 			return Mono.usingWhen(acquire,
-					(leases) -> source.flatMap((value) -> check(interceptor, operation, leases).thenReturn(value))
+					(leases) -> source.contextWrite(Context.of(CurrentLease.CONTEXT_KEY, leases))
+						.flatMap((value) -> check(interceptor, operation, leases).thenReturn(value))
 						.switchIfEmpty(Mono.defer(() -> check(interceptor, operation, leases).then(Mono.empty()))),
 					ReactiveLocking::release, (leases, ex) -> release(leases), ReactiveLocking::release);
 		}
 		Flux<Object> source = (Flux<Object>) publisher;
 		return Flux.usingWhen(acquire,
-				(leases) -> source
+				(leases) -> source.contextWrite(Context.of(CurrentLease.CONTEXT_KEY, leases))
 					.concatWith(Mono.defer(() -> check(interceptor, operation, leases)).then(Mono.empty())),
 				ReactiveLocking::release, (leases, ex) -> release(leases), ReactiveLocking::release);
 	}

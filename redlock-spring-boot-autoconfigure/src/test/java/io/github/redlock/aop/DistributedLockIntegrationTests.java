@@ -279,6 +279,19 @@ class DistributedLockIntegrationTests {
 	}
 
 	@Test
+	void monoAndFluxReadTheirLeaseFromTheReactorContext() {
+		contextRunner().run((context) -> {
+			OrderService orders = context.getBean(OrderService.class);
+			StepVerifier.create(orders.monoToken()).expectNextMatches((token) -> token > 0).verifyComplete();
+			StepVerifier.create(orders.fluxTokens().distinct().collectList())
+				.expectNextMatches((tokens) -> tokens.size() == 1 && tokens.get(0) > 0)
+				.verifyComplete();
+			// outside a locked pipeline there is no lease
+			StepVerifier.create(CurrentLease.mono()).verifyError(IllegalStateException.class);
+		});
+	}
+
+	@Test
 	void cancellingAMonoReleasesItsLock() {
 		contextRunner().run((context) -> {
 			Disposable subscription = context.getBean(OrderService.class).slowMono().subscribe();

@@ -198,6 +198,17 @@ final class LockedServices {
 			return Flux.range(1, 3).map((i) -> lockedOn("flux"));
 		}
 
+		@DistributedLock(key = "'mono-token'")
+		public Mono<Long> monoToken() {
+			return CurrentLease.mono().map(Lease::fencingToken);
+		}
+
+		@DistributedLock(key = "'flux-token'")
+		public Flux<Long> fluxTokens() {
+			return Flux.range(1, 3)
+				.concatMap((i) -> CurrentLease.mono().map((lease) -> lease.isHeld() ? lease.fencingToken() : -1));
+		}
+
 	}
 
 	static class InnerService {
