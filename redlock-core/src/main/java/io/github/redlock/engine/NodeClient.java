@@ -268,27 +268,35 @@ final class NodeClient {
 	private <T> void run(StatefulRedisConnection<String, String> connection, Script script, ScriptOutputType type,
 			String[] keys, String[] args, BiConsumer<T, Throwable> done) {
 		this.pending.incrementAndGet();
-		BiConsumer<T, Throwable> settled = (value, ex) -> {
-			try {
-				done.accept(value, ex);
-			}
-			finally {
-				settle();
-			}
-		};
 		try {
 			connection.async().<T>evalsha(script.sha(), type, keys, args).whenComplete((value, ex) -> {
 				if (ex != null && isNoScript(ex)) {
-					connection.async().<T>eval(script.text(), type, keys, args).whenComplete(settled);
+					try {
+						connection.async()
+							.<T>eval(script.text(), type, keys, args)
+							.whenComplete((retried, retryEx) -> settle(done, retried, retryEx));
+					}
+					catch (RuntimeException retryEx) {
+						settle(done, null, retryEx);
+					}
 				}
 				else {
-					settled.accept(value, ex);
+					settle(done, value, ex);
 				}
 			});
 		}
 		catch (RuntimeException ex) {
 			settle();
 			throw ex;
+		}
+	}
+
+	private <T> void settle(BiConsumer<T, Throwable> done, T value, Throwable ex) {
+		try {
+			done.accept(value, ex);
+		}
+		finally {
+			settle();
 		}
 	}
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.redlock.Lease;
@@ -32,27 +33,36 @@ class ThroughputBenchmark {
 					.build()
 					.start()) {
 			System.out.println("redis-server: " + io.github.redlock.embedded.RedisServerBinary.get());
-			for (int threads : new int[] { 1, 4, 16 }) {
-				run(registry, threads, WARMUP);
-				double perSecond = run(registry, threads, MEASURE) / (MEASURE.toNanos() / 1e9);
-				System.out.printf("acquire+release cycles/s, 5 nodes, %2d thread(s): %,.0f%n", threads, perSecond);
+			for (boolean freshKeys : new boolean[] { false, true }) {
+				long roundsBefore = registry.fencingRounds();
+				long acquisitionsBefore = registry.acquisitions();
+				for (int threads : new int[] { 1, 4, 16 }) {
+					run(registry, threads, WARMUP, freshKeys);
+					double perSecond = run(registry, threads, MEASURE, freshKeys) / (MEASURE.toNanos() / 1e9);
+					System.out.printf("acquire+release cycles/s, 5 nodes, %s, %2d thread(s): %,.0f%n",
+							freshKeys ? "a new key each cycle" : "one key per thread", threads, perSecond);
+				}
+				System.out.printf("fencing second rounds: %d of %d acquisitions%n",
+						registry.fencingRounds() - roundsBefore, registry.acquisitions() - acquisitionsBefore);
 			}
-			System.out.printf("fencing second rounds: %d of %d acquisitions%n", registry.fencingRounds(),
-					registry.acquisitions());
 		}
 
 	}
 
-	private static long run(RedlockRegistry registry, int threads, Duration duration) throws Exception {
+	private static long run(RedlockRegistry registry, int threads, Duration duration, boolean freshKeys)
+			throws Exception {
 		LongAdder cycles = new LongAdder();
+		AtomicLong next = new AtomicLong();
 		long end = System.nanoTime() + duration.toNanos();
 		List<CompletableFuture<Void>> workers = new ArrayList<>();
 		for (int t = 0; t < threads; t++) {
-			String key = "bench:" + t; // one key per thread: measures the engine, not
-										// contention
+			// one key per thread, or a new key each cycle (as an order id would be): no
+			// contention either way, so this measures the engine
+			String threadKey = "bench:" + t;
 			workers.add(CompletableFuture.runAsync(() -> {
 				try {
 					while (System.nanoTime() < end) {
+						String key = freshKeys ? "order:" + next.incrementAndGet() : threadKey;
 						Lease lease = registry.acquire(key, Duration.ofSeconds(10), Duration.ZERO);
 						lease.release();
 						cycles.increment();
