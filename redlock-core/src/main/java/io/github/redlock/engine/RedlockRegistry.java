@@ -55,6 +55,12 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedlockRegistry.class);
 
+	/**
+	 * Shortest counter retention: a new counter starts from a clock rounded down to the
+	 * second, so a shorter one could start again at the token it had.
+	 */
+	private static final Duration MIN_FENCING_RETENTION = Duration.ofSeconds(2);
+
 	/** Longest key accepted, in characters, before the prefix is added. */
 	public static final int MAX_KEY_LENGTH = 1024;
 
@@ -99,12 +105,6 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	private final LongAdder fencingRounds = new LongAdder();
 
 	private final List<RegistryListener> listeners;
-
-	/**
-	 * Shortest counter retention: a new counter starts from a clock rounded down to the
-	 * second, so a shorter one could start again at the token it had.
-	 */
-	private static final Duration MIN_FENCING_RETENTION = Duration.ofSeconds(2);
 
 	private volatile CompletableFuture<Void> connected;
 
