@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
@@ -361,27 +362,13 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		checkOpen();
 		checkKey(key);
 		String[] keys = nodeKeys(key);
-		List<CompletableFuture<LockInfo.NodeState>> states = new ArrayList<>(this.nodes.size());
-		for (NodeClient node : this.nodes) {
-			states.add(node.evalList(Script.INSPECT, keys)
-				.thenApply((reply) -> nodeState(node, reply))
-				.exceptionally((ex) -> new LockInfo.NodeState(node.toString(), null, null, null, 0,
-						node.classify(ex).toString())));
-		}
-		List<LockInfo.NodeState> result = new ArrayList<>(states.size());
-		for (CompletableFuture<LockInfo.NodeState> state : states) {
-			try {
-				result.add(state.get(this.callBoundNanos, TimeUnit.NANOSECONDS));
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new RedlockException("Interrupted while inspecting lock '" + key + "'", ex);
-			}
-			catch (ExecutionException | TimeoutException ex) {
-				result.add(new LockInfo.NodeState(this.nodes.get(result.size()).toString(), null, null, null, 0,
-						"no answer"));
-			}
-		}
+		List<LockInfo.NodeState> result = askEveryNode(
+				(node) -> node.evalList(Script.INSPECT, keys)
+					.thenApply((reply) -> nodeState(node, reply))
+					.exceptionally((ex) -> new LockInfo.NodeState(node.toString(), null, null, null, 0,
+							node.classify(ex).toString())),
+				(node) -> new LockInfo.NodeState(node.toString(), null, null, null, 0, "no answer"),
+				"inspecting lock '" + key + "'");
 		return new LockInfo(key, this.quorum, result);
 	}
 
@@ -548,21 +535,33 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	public List<NodeStatus> checkNodes() {
 		checkOpen();
-		List<CompletableFuture<NodeStatus>> checks = new ArrayList<>(this.nodes.size());
+		return askEveryNode(NodeClient::check, (node) -> new NodeStatus(node.toString(), false, null, "no answer"),
+				"checking the redlock nodes");
+	}
+
+	/**
+	 * Asks every node at once and waits for the answers, all within one call bound; a
+	 * node that has not answered by then is described by {@code noAnswer}.
+	 * @return the answers, in configuration order
+	 */
+	private <T> List<T> askEveryNode(Function<NodeClient, CompletableFuture<T>> question,
+			Function<NodeClient, T> noAnswer, String doing) {
+		List<CompletableFuture<T>> answers = new ArrayList<>(this.nodes.size());
 		for (NodeClient node : this.nodes) {
-			checks.add(node.check());
+			answers.add(question.apply(node));
 		}
-		List<NodeStatus> result = new ArrayList<>(checks.size());
-		for (int i = 0; i < checks.size(); i++) {
+		long deadline = System.nanoTime() + this.callBoundNanos;
+		List<T> result = new ArrayList<>(answers.size());
+		for (int i = 0; i < answers.size(); i++) {
 			try {
-				result.add(checks.get(i).get(this.callBoundNanos, TimeUnit.NANOSECONDS));
+				result.add(answers.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				throw new RedlockException("Interrupted while checking the redlock nodes", ex);
+				throw new RedlockException("Interrupted while " + doing, ex);
 			}
 			catch (ExecutionException | TimeoutException ex) {
-				result.add(new NodeStatus(this.nodes.get(i).toString(), false, null, "no answer"));
+				result.add(noAnswer.apply(this.nodes.get(i)));
 			}
 		}
 		return result;
