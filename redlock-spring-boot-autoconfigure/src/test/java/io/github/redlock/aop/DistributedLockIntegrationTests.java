@@ -20,6 +20,7 @@ import io.github.redlock.aop.LockedServices.OrderService;
 import io.github.redlock.aop.LockedServices.WarehouseInventory;
 import io.github.redlock.autoconfigure.InvalidRedlockConfigurationException;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redlock.autoconfigure.FleetProperties;
 import io.github.redlock.embedded.RedisFleetExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,16 +52,9 @@ class DistributedLockIntegrationTests {
 	}
 
 	private ApplicationContextRunner contextRunner() {
-		List<String> properties = new ArrayList<>();
-		for (int i = 0; i < 3; i++) {
-			properties.add("redlock.nodes[" + i + "]=" + fleet.uris().get(i));
-		}
-		properties.add("redlock.node-timeout=250ms");
-		// the nodes were just started: the guard would keep them out for max-ttl
-		properties.add("redlock.restart-guard=false");
 		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class))
 			.withUserConfiguration(Services.class)
-			.withPropertyValues(properties.toArray(String[]::new));
+			.withPropertyValues(FleetProperties.of(fleet, "redlock.node-timeout=250ms"));
 	}
 
 	@Test

@@ -10,6 +10,7 @@ import javax.sql.DataSource;
 import io.github.redlock.LockLostException;
 import io.github.redlock.annotation.DistributedLock;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redlock.autoconfigure.FleetProperties;
 import io.github.redlock.embedded.RedisFleetExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,14 +52,9 @@ class TransactionOrderingIntegrationTests {
 	}
 
 	private ApplicationContextRunner contextRunner(Class<?> transactions) {
-		List<String> properties = new ArrayList<>();
-		for (int i = 0; i < 3; i++) {
-			properties.add("redlock.nodes[" + i + "]=" + fleet.uris().get(i));
-		}
-		properties.add("redlock.restart-guard=false"); // fresh nodes
 		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class))
 			.withUserConfiguration(transactions, Ledger.class)
-			.withPropertyValues(properties.toArray(String[]::new));
+			.withPropertyValues(FleetProperties.of(fleet));
 	}
 
 	@Test

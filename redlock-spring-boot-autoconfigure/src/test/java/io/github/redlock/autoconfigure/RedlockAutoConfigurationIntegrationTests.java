@@ -21,11 +21,7 @@ class RedlockAutoConfigurationIntegrationTests {
 
 	private ApplicationContextRunner contextRunner() {
 		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class))
-			.withPropertyValues("redlock.nodes[0]=" + fleet.uris().get(0), "redlock.nodes[1]=" + fleet.uris().get(1),
-					"redlock.nodes[2]=" + fleet.uris().get(2), "redlock.key-prefix=app:",
-					// the nodes were just started: the guard would keep them out for
-					// max-ttl
-					"redlock.restart-guard=false");
+			.withPropertyValues(FleetProperties.of(fleet, "redlock.key-prefix=app:"));
 	}
 
 	@Test

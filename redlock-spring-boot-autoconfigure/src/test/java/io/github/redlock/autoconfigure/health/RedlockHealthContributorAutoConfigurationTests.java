@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redlock.autoconfigure.FleetProperties;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.health.RedlockHealthIndicator;
 import org.junit.jupiter.api.Test;
@@ -32,10 +33,7 @@ class RedlockHealthContributorAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockHealthContributorAutoConfiguration.class))
-		.withPropertyValues("redlock.nodes[0]=" + fleet.uris().get(0), "redlock.nodes[1]=" + fleet.uris().get(1),
-				"redlock.nodes[2]=" + fleet.uris().get(2), "redlock.node-timeout=300ms",
-				// the nodes were just started: the guard would keep them out for max-ttl
-				"redlock.restart-guard=false");
+		.withPropertyValues(FleetProperties.of(fleet, "redlock.node-timeout=300ms"));
 
 	@Test
 	void upWithEveryNodeAndItsLatency() {

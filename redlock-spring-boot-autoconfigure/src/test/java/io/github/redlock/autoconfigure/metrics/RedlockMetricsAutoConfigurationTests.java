@@ -5,6 +5,7 @@ import java.time.Duration;
 import io.github.redlock.Lease;
 import io.github.redlock.LockRegistry;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redlock.autoconfigure.FleetProperties;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.engine.RedlockRegistry;
 import io.github.redlock.metrics.RedlockMetrics;
@@ -36,10 +37,11 @@ class RedlockMetricsAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
 				CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
 				RedlockAutoConfiguration.class, RedlockMetricsAutoConfiguration.class))
-		.withPropertyValues("redlock.nodes[0]=" + fleet.uris().get(0), "redlock.nodes[1]=" + fleet.uris().get(1),
-				"redlock.nodes[2]=" + fleet.uris().get(2), "redlock.node-timeout=200ms",
-				// the nodes were just started: the guard would keep them out for max-ttl
-				"redlock.restart-guard=false");
+		.withPropertyValues(FleetProperties.of(fleet, "redlock.node-timeout=200ms"));
+
+	private final ApplicationContextRunner withoutMeterRegistry = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockMetricsAutoConfiguration.class))
+		.withPropertyValues(FleetProperties.of(fleet));
 
 	@Test
 	void acquisitionsLeasesAndTheirOutcomesAreMeasured() {
@@ -81,20 +83,13 @@ class RedlockMetricsAutoConfigurationTests {
 
 	@Test
 	void absentWithoutAMeterRegistry() {
-		new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockMetricsAutoConfiguration.class))
-			.withPropertyValues("redlock.nodes[0]=" + fleet.uris().get(0), "redlock.restart-guard=false")
+		this.withoutMeterRegistry
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedlockMetrics.class));
 	}
 
 	@Test
 	void absentWithoutMicrometer() {
-		new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockMetricsAutoConfiguration.class))
-			.withPropertyValues("redlock.nodes[0]=" + fleet.uris().get(0), "redlock.restart-guard=false")
-			.withClassLoader(new FilteredClassLoader("io.micrometer"))
+		this.withoutMeterRegistry.withClassLoader(new FilteredClassLoader("io.micrometer"))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedlockMetrics.class));
 	}
 
