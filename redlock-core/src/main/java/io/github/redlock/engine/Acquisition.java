@@ -5,17 +5,17 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.RedlockException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * One call to acquire a lock: attempts on every node at once, retried after a jittered
- * delay until the wait time is spent.
+ * One call to acquire a lock: attempts on every node at once, retried when
+ * {@link Waiting} says, until the wait time is spent.
  * <p>
  * An attempt sends the acquire script to all nodes and is decided as soon as a quorum
  * agreed or can no longer agree. It counts only if the quorum answered within the
@@ -71,7 +71,9 @@ final class Acquisition {
 
 	private static final Log logger = LogFactory.getLog(Acquisition.class);
 
-	private final RedlockRegistry registry;
+	private final EngineContext engine;
+
+	private final NodeFleet fleet;
 
 	private final String key;
 
@@ -91,30 +93,63 @@ final class Acquisition {
 
 	private final long startedNanos = System.nanoTime();
 
-	Acquisition(RedlockRegistry registry, String key, Duration ttl, Duration waitTime) {
-		this.registry = registry;
+	private Acquisition(EngineContext engine, String key, Duration ttl, Duration waitTime) {
+		this.engine = engine;
+		this.fleet = engine.fleet();
 		this.key = key;
-		this.keys = registry.nodeKeys(key);
+		this.keys = engine.keys().nodeKeys(key);
 		this.ttlNanos = ttl.toNanos();
 		this.ttlMillis = String.valueOf(ttl.toMillis());
 		this.waitTime = waitTime;
-		this.deadline = registry.clock().nanoTime() + waitTime.toNanos();
+		this.deadline = engine.clock().nanoTime() + waitTime.toNanos();
 	}
 
-	CompletableFuture<RedlockLease> result() {
-		return this.result;
+	/**
+	 * Starts acquiring a lock, once the nodes have been connected to.
+	 * @return the lease, or a {@link LockAcquisitionException} once the wait time is
+	 * spent; cancelling it abandons the acquisition
+	 */
+	static CompletableFuture<RedlockLease> start(EngineContext engine, String key, Duration ttl, Duration waitTime) {
+		Acquisition acquisition = new Acquisition(engine, key, ttl, waitTime);
+		engine.fleet().whenConnected(acquisition::attempt);
+		return acquisition.result;
 	}
 
-	void attempt() {
+	/**
+	 * Waits for an acquisition on the caller's thread.
+	 * @throws InterruptedException if interrupted, which abandons the acquisition
+	 * @throws LockAcquisitionException rethrown from the caller's thread, so that its
+	 * stack trace shows the caller
+	 */
+	static RedlockLease await(CompletableFuture<RedlockLease> future) throws InterruptedException {
+		try {
+			return future.get();
+		}
+		catch (InterruptedException ex) {
+			future.cancel(false);
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof LockAcquisitionException failure) {
+				throw new LockAcquisitionException(failure.getMessage(), failure);
+			}
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			throw new RedlockException("Lock acquisition failed", cause);
+		}
+	}
+
+	private void attempt() {
 		if (this.result.isDone()) {
 			return;
 		}
 		this.attempts++;
-		String value = this.registry.values().next();
-		long start = this.registry.clock().nanoTime();
-		QuorumCall call = QuorumCall.start(this.registry.nodes(), this.registry.quorum(), (reply) -> reply > 0,
-				(node) -> node.eval(Script.ACQUIRE, this.keys, value, this.ttlMillis, this.registry.retentionMillis(),
-						node.marker()));
+		String value = this.engine.values().next();
+		long start = this.engine.clock().nanoTime();
+		QuorumCall call = this.fleet.quorumCall((reply) -> reply > 0, (node) -> node.eval(Script.ACQUIRE, this.keys,
+				value, this.ttlMillis, this.engine.retentionMillis(), node.marker()));
 		call.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
 				fence(decided, value, start);
@@ -139,11 +174,11 @@ final class Acquisition {
 				atHighest++;
 			}
 			else {
-				behind.add(this.registry.nodes().get(agreedNodes[i]));
+				behind.add(this.fleet.node(agreedNodes[i]));
 			}
 		}
-		int missing = this.registry.quorum() - atHighest;
-		this.registry.countAcquisition(missing > 0);
+		int missing = this.fleet.quorum() - atHighest;
+		this.engine.countAcquisition(missing > 0);
 		if (missing <= 0) {
 			acquired(call, value, start, highest);
 			return;
@@ -151,7 +186,7 @@ final class Acquisition {
 		long token = highest;
 		String tokenText = String.valueOf(token);
 		QuorumCall raise = QuorumCall.start(behind, missing, (reply) -> reply == 1,
-				(node) -> node.eval(Script.RAISE_FENCE, this.keys, value, tokenText, this.registry.retentionMillis()));
+				(node) -> node.eval(Script.RAISE_FENCE, this.keys, value, tokenText, this.engine.retentionMillis()));
 		raise.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
 				acquired(call, value, start, token);
@@ -163,8 +198,8 @@ final class Acquisition {
 	}
 
 	private void acquired(QuorumCall call, String value, long start, long token) {
-		long now = this.registry.clock().nanoTime();
-		long validUntil = this.registry.validity().validUntil(start, this.ttlNanos);
+		long now = this.engine.clock().nanoTime();
+		long validUntil = this.engine.validity().validUntil(start, this.ttlNanos);
 		if (now >= validUntil) {
 			failed(call, value, "a quorum agreed only after " + TimeUnit.NANOSECONDS.toMillis(now - start)
 					+ "ms, which leaves no validity of the " + this.ttlMillis + "ms ttl once drift is allowed for");
@@ -175,12 +210,12 @@ final class Acquisition {
 					+ " validUntil " + validUntil + " nodes " + Arrays.toString(call.agreedNodes()) + " counters "
 					+ Arrays.toString(call.agreedValues()));
 		}
-		RedlockLease lease = this.registry
-			.register(new RedlockLease(this.registry, this.key, this.keys, value, token, start, validUntil, call));
-		if (this.registry.hasListeners()) {
+		RedlockLease lease = this.engine.leases()
+			.add(new RedlockLease(this.engine, this.key, this.keys, value, token, start, validUntil, call));
+		if (this.engine.events().any()) {
 			// told before the caller has the lease, so that its release is told after
 			Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
-			this.registry.tell((listener) -> listener.acquired(this.key, took));
+			this.engine.events().tell((listener) -> listener.acquired(this.key, took));
 		}
 		if (!this.result.complete(lease)) {
 			lease.releaseAsync(); // the caller gave up meanwhile
@@ -188,36 +223,26 @@ final class Acquisition {
 	}
 
 	private void failed(QuorumCall call, String value, String note) {
-		this.registry.releaseEverywhere(this.keys, value, call);
+		this.fleet.releaseEverywhere(this.keys[0], value, call);
 		if (this.result.isDone()) {
 			return;
 		}
-		long now = this.registry.clock().nanoTime();
-		long left = this.deadline - now;
+		long left = this.deadline - this.engine.clock().nanoTime();
 		if (left > 0) {
-			long delay = this.registry.settings().retryDelay().toNanos();
-			long jitter = this.registry.settings().retryJitter().toNanos();
-			if (jitter > 0) {
-				delay += ThreadLocalRandom.current().nextLong(jitter);
-			}
-			try {
-				this.registry.scheduler().schedule(this::attempt, Math.min(delay, left), TimeUnit.NANOSECONDS);
-				return;
-			}
-			catch (RejectedExecutionException ex) {
+			if (!this.engine.waiting().retryLater(this::attempt, left)) {
 				this.result.completeExceptionally(new IllegalStateException("The LockRegistry was closed"));
-				return;
 			}
+			return;
 		}
 		int attemptsMade = this.attempts;
 		call.completion().thenRun(() -> {
 			int agreed = call.countAnswered((reply) -> reply > 0);
 			LockAcquisitionException failure = new LockAcquisitionException(this.key, this.waitTime, attemptsMade,
-					agreed, this.registry.quorum(), this.registry.nodes().size(),
+					agreed, this.fleet.quorum(), this.fleet.size(),
 					call.failures((reply) -> "by another owner for " + (-reply - 1) + "ms more"), note);
-			if (!this.result.isDone() && this.registry.hasListeners()) {
+			if (!this.result.isDone() && this.engine.events().any()) {
 				Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
-				this.registry.tell((listener) -> listener.notAcquired(this.key, took, failure));
+				this.engine.events().tell((listener) -> listener.notAcquired(this.key, took, failure));
 			}
 			this.result.completeExceptionally(failure);
 		});

@@ -21,10 +21,13 @@ final class LockView implements Lock {
 
 	private final RedlockRegistry registry;
 
+	private final ThreadHolds holds;
+
 	private final String key;
 
-	LockView(RedlockRegistry registry, String key) {
+	LockView(RedlockRegistry registry, ThreadHolds holds, String key) {
 		this.registry = registry;
+		this.holds = holds;
 		this.key = key;
 	}
 
@@ -87,7 +90,10 @@ final class LockView implements Lock {
 	 */
 	@Override
 	public void unlock() {
-		this.registry.unlock(this.key);
+		ThreadHolds.Hold hold = this.holds.current(this.key);
+		if (this.holds.release(hold) && hold.lease().isLost()) {
+			throw hold.lease().lossCause();
+		}
 	}
 
 	@Override

@@ -2,7 +2,11 @@ package io.github.redlock.engine;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 import io.lettuce.core.RedisURI;
 
@@ -20,6 +24,30 @@ final class NodeAddress {
 	private NodeAddress(RedisURI uri, String display) {
 		this.uri = uri;
 		this.display = display;
+	}
+
+	/**
+	 * Parses the nodes of a registry: at least one, each a distinct server.
+	 * @param uris the URIs, in configuration order
+	 * @return the addresses, in the same order
+	 * @throws InvalidOptionException naming the node and the fix
+	 */
+	static List<NodeAddress> parseAll(List<String> uris) {
+		if (uris.isEmpty()) {
+			throw new InvalidOptionException("No nodes",
+					"give the URIs of independent masters, such as redis://10.0.0.1:6379 (3 or 5 of them)");
+		}
+		List<NodeAddress> addresses = new ArrayList<>(uris.size());
+		Set<String> seen = new HashSet<>();
+		for (int i = 0; i < uris.size(); i++) {
+			NodeAddress address = parse(i, uris.get(i));
+			if (!seen.add(address.identity())) {
+				throw new InvalidOptionException("Node " + i + " '" + address + "' is listed twice",
+						"each node must be a distinct master, or one server would count twice toward the quorum");
+			}
+			addresses.add(address);
+		}
+		return addresses;
 	}
 
 	/**

@@ -1,12 +1,8 @@
 package io.github.redlock.engine;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -17,11 +13,8 @@ import io.github.redlock.NodeFailure;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
@@ -40,6 +33,11 @@ import org.apache.commons.logging.LogFactory;
  * after a drop; while disconnected, commands are refused at once rather than queued. A
  * node that could not be reached at all is tried again at most once a second, when a
  * command needs it.
+ * <p>
+ * Whether the node counts toward a quorum is {@link NodeTrust}'s to say, and what a
+ * failure means is {@link NodeErrors}'s. What is left here is longer than most classes of
+ * the engine because connecting, sending a script with its NOSCRIPT reload, and letting
+ * sent scripts land before closing all touch the same connection state.
  *
  * @author redlock contributors
  */
@@ -55,8 +53,6 @@ final class NodeClient {
 
 	private final RedisURI uri;
 
-	private final String timeoutDetail;
-
 	private final AtomicBoolean connecting = new AtomicBoolean();
 
 	private volatile StatefulRedisConnection<String, String> connection;
@@ -67,21 +63,11 @@ final class NodeClient {
 
 	private volatile boolean closed;
 
-	private final RestartGuard guard;
+	private final NodeTrust trust;
 
-	private final ClientResources resources;
+	private final NodeErrors errors;
 
 	private final AtomicInteger generation = new AtomicInteger();
-
-	private final AtomicBoolean verifying = new AtomicBoolean();
-
-	private volatile boolean verified;
-
-	private volatile long guardedUntilNanos;
-
-	private volatile String guardReason;
-
-	private volatile String marker;
 
 	private final Duration nodeTimeout;
 
@@ -93,8 +79,6 @@ final class NodeClient {
 	NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration connectTimeout,
 			RestartGuard guard, Consumer<ClientOptions.Builder> customizer) {
 		this.address = address;
-		this.guard = guard;
-		this.resources = resources;
 		this.nodeTimeout = nodeTimeout;
 		this.uri = address.uri();
 		this.uri.setTimeout(connectTimeout);
@@ -109,14 +93,15 @@ final class NodeClient {
 			.socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build());
 		customizer.accept(options);
 		this.client.setOptions(options.build());
-		this.timeoutDetail = "after " + nodeTimeout.toMillis() + "ms";
+		this.errors = new NodeErrors(address.toString(), "after " + nodeTimeout.toMillis() + "ms");
+		this.trust = new NodeTrust(address.toString(), guard, resources, () -> this.connection, this.generation::get);
 		this.client.addListener(new RedisConnectionStateListener() {
 
 			@Override
 			public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
 				// whatever answers after the reconnect may be a restarted server
 				NodeClient.this.generation.incrementAndGet();
-				NodeClient.this.verified = false;
+				NodeClient.this.trust.reset();
 				if (logger.isDebugEnabled()) {
 					logger.debug("Disconnected from " + NodeClient.this.address + " at " + System.nanoTime());
 				}
@@ -148,7 +133,7 @@ final class NodeClient {
 			}
 			this.connection = connection;
 			logger.debug("Connected to redlock node " + this.address);
-			return verify().thenApply((ignored) -> connection);
+			return this.trust.verify().thenApply((ignored) -> connection);
 		}).handle((connection, ex) -> {
 			if (ex != null) {
 				String error = classify(ex).detail();
@@ -177,8 +162,8 @@ final class NodeClient {
 			return CompletableFuture.completedFuture(
 					NodeReply.failed(new NodeFailure(toString(), NodeFailure.Kind.REFUSED, this.lastError)));
 		}
-		if (this.guard.enabled() && script.counts()) {
-			NodeFailure untrusted = untrusted();
+		if (this.trust.enabled() && script.counts()) {
+			NodeFailure untrusted = this.trust.untrusted();
 			if (untrusted != null) {
 				return CompletableFuture.completedFuture(NodeReply.failed(untrusted));
 			}
@@ -227,7 +212,7 @@ final class NodeClient {
 					return;
 				}
 				Duration latency = Duration.ofNanos(System.nanoTime() - start);
-				NodeFailure untrusted = this.guard.enabled() ? untrusted() : null;
+				NodeFailure untrusted = this.trust.enabled() ? this.trust.untrusted() : null;
 				result.complete((untrusted != null)
 						? new NodeStatus(toString(), false, latency,
 								untrusted.kind().description() + " (" + untrusted.detail() + ")")
@@ -270,7 +255,7 @@ final class NodeClient {
 		this.pending.incrementAndGet();
 		try {
 			connection.async().<T>evalsha(script.sha(), type, keys, args).whenComplete((value, ex) -> {
-				if (ex != null && isNoScript(ex)) {
+				if (ex != null && NodeErrors.isNoScript(ex)) {
 					try {
 						connection.async()
 							.<T>eval(script.text(), type, keys, args)
@@ -315,8 +300,7 @@ final class NodeClient {
 		}
 		if (script == Script.ACQUIRE && value == 0) {
 			// the marker is not the one this client knows: the node lost its data since
-			this.verified = false;
-			verify();
+			this.trust.dataLost();
 			return NodeReply.failed(new NodeFailure(toString(), NodeFailure.Kind.RESTARTED,
 					"its redlock marker key is gone or changed, so it lost its data; checking it again"));
 		}
@@ -328,186 +312,8 @@ final class NodeClient {
 				"the connection dropped while the command was in flight");
 	}
 
-	/**
-	 * Returns why this node must not count toward a quorum now, or {@code null} if it
-	 * may.
-	 */
-	private NodeFailure untrusted() {
-		if (!this.verified) {
-			verify();
-			return new NodeFailure(toString(), NodeFailure.Kind.RESTARTED,
-					"reconnected; checking whether it restarted");
-		}
-		long left = this.guardedUntilNanos - System.nanoTime();
-		if (left > 0) {
-			return new NodeFailure(toString(), NodeFailure.Kind.RESTARTED,
-					this.guardReason + "; counts again in " + TimeUnit.NANOSECONDS.toSeconds(left + 999_999_999) + "s");
-		}
-		return null;
-	}
-
-	/**
-	 * Checks whether the node restarted or lost its data, and keeps it out of quorums for
-	 * the guard time if so. Runs at most once at a time; a disconnect during the check
-	 * voids it.
-	 */
-	CompletableFuture<Void> verify() {
-		StatefulRedisConnection<String, String> current = this.connection;
-		if (!this.guard.enabled()) {
-			this.verified = true;
-			return CompletableFuture.completedFuture(null);
-		}
-		if (current == null || !this.verifying.compareAndSet(false, true)) {
-			return CompletableFuture.completedFuture(null);
-		}
-		int checkedGeneration = this.generation.get();
-		String[] marker = { this.guard.markerKey() };
-		String candidate = UUID.randomUUID().toString();
-		CompletableFuture<Void> check = current.async().info("server").toCompletableFuture().thenCompose((info) -> {
-			long uptimeSeconds = Long.parseLong(field(info, "uptime_in_seconds"));
-			return current.async()
-				.<List<Object>>eval(Script.MARKER.text(), ScriptOutputType.MULTI, marker, candidate)
-				.toCompletableFuture()
-				.thenAccept((reply) -> judge(uptimeSeconds, reply));
-		});
-		return check.handle((ignored, ex) -> {
-			if (ex != null) {
-				logger.debug("Could not check redlock node " + this.address + " for a restart", ex);
-			}
-			else if (this.generation.get() == checkedGeneration) {
-				this.verified = true;
-			}
-			this.verifying.set(false);
-			return null;
-		});
-	}
-
-	/**
-	 * Decides from the node's uptime and the age of its marker whether it lost its data
-	 * less than the guard time ago. The marker is created, with the node's time, by the
-	 * first client that finds it missing; every client then sees how young it is, and a
-	 * client that knew another marker sees that it changed.
-	 */
-	private void judge(long uptimeSeconds, List<Object> reply) {
-		long now = System.nanoTime();
-		String current = (String) reply.get(0);
-		long nodeMillis = Long.parseLong((String) reply.get(1)) * 1000 + Long.parseLong((String) reply.get(2)) / 1000;
-		boolean created = ((Long) reply.get(3)) == 1;
-		long markerAgeNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, nodeMillis - createdMillis(current)));
-		long uptimeNanos = TimeUnit.SECONDS.toNanos(uptimeSeconds);
-		String known = this.marker;
-		if (logger.isDebugEnabled()) {
-			logger.debug("Checked " + this.address + " at " + now + ": uptime " + uptimeSeconds + "s, marker " + current
-					+ (created ? " (created now)" : "") + ", known " + known);
-		}
-		if (uptimeNanos < this.guard.guardNanos() && uptimeNanos <= markerAgeNanos) {
-			guard(now - uptimeNanos + this.guard.guardNanos(), "restarted " + uptimeSeconds + "s ago");
-		}
-		else if (markerAgeNanos < this.guard.guardNanos()) {
-			guard(now - markerAgeNanos + this.guard.guardNanos(),
-					"lost its data " + TimeUnit.NANOSECONDS.toSeconds(markerAgeNanos)
-							+ "s ago (its redlock marker key is new: restarted without persistence, flushed, or new)");
-		}
-		else if (known != null && !known.equals(current)) {
-			guard(now + this.guard.guardNanos(), "lost its data (its redlock marker key changed)");
-		}
-		this.marker = current;
-	}
-
-	private static long createdMillis(String marker) {
-		int colon = marker.lastIndexOf(':');
-		try {
-			return Long.parseLong(marker.substring(colon + 1));
-		}
-		catch (RuntimeException ex) {
-			return Long.MAX_VALUE; // unreadable: treat as created just now
-		}
-	}
-
-	/**
-	 * Returns the marker this client last saw on the node, which the acquire script
-	 * checks; empty when the guard is off.
-	 */
-	String marker() {
-		String known = this.marker;
-		return (this.guard.enabled() && known != null) ? known : "";
-	}
-
-	private void guard(long untilNanos, String reason) {
-		if (untilNanos <= this.guardedUntilNanos) {
-			return;
-		}
-		this.guardReason = reason;
-		this.guardedUntilNanos = untilNanos;
-		if (logger.isDebugEnabled()) {
-			logger.debug("Guarding " + this.address + " until " + untilNanos + " (now " + System.nanoTime() + ")");
-		}
-		long delay = untilNanos - System.nanoTime();
-		logger.warn("Redlock node " + this.address + " " + reason + ": it counts toward no quorum for the next "
-				+ TimeUnit.NANOSECONDS.toSeconds(delay + 999_999_999)
-				+ "s, until every lock it may have forgotten has expired");
-		this.resources.eventExecutorGroup().schedule(() -> {
-			if (this.guardedUntilNanos == untilNanos) {
-				logger.info("Redlock node " + this.address + " counts toward quorums again");
-			}
-		}, delay, TimeUnit.NANOSECONDS);
-	}
-
-	private static String field(String info, String name) {
-		int start = info.indexOf(name + ":");
-		if (start < 0) {
-			throw new IllegalStateException("INFO server has no " + name);
-		}
-		int end = info.indexOf('\r', start);
-		return info.substring(start + name.length() + 1, (end < 0) ? info.length() : end).trim();
-	}
-
-	/**
-	 * Returns whether this node counts toward quorums now.
-	 */
-	boolean isTrusted() {
-		return !this.guard.enabled() || (this.verified && System.nanoTime() >= this.guardedUntilNanos);
-	}
-
-	private static boolean isNoScript(Throwable ex) {
-		Throwable cause = unwrap(ex);
-		return cause instanceof RedisNoScriptException
-				|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"));
-	}
-
 	NodeFailure classify(Throwable ex) {
-		Throwable cause = unwrap(ex);
-		if (cause instanceof RedisCommandTimeoutException) {
-			return new NodeFailure(toString(), NodeFailure.Kind.TIMEOUT, this.timeoutDetail);
-		}
-		if (cause instanceof RedisCommandExecutionException) {
-			return new NodeFailure(toString(), NodeFailure.Kind.ERROR, cause.getMessage());
-		}
-		if (cause instanceof RedisConnectionException || cause instanceof IOException || isDisconnected(cause)) {
-			Throwable root = cause;
-			while (root.getCause() != null && root.getCause() != root) {
-				root = root.getCause();
-			}
-			String message = (root.getMessage() != null) ? root.getMessage() : root.getClass().getSimpleName();
-			return new NodeFailure(toString(), NodeFailure.Kind.REFUSED, message);
-		}
-		return new NodeFailure(toString(), NodeFailure.Kind.ERROR,
-				(cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getSimpleName());
-	}
-
-	private static boolean isDisconnected(Throwable cause) {
-		String message = cause.getMessage();
-		return message != null && (message.contains("not connected") || message.contains("Connection closed")
-				|| message.contains("Connection is closed"));
-	}
-
-	private static Throwable unwrap(Throwable ex) {
-		Throwable cause = ex;
-		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-				&& cause.getCause() != null) {
-			cause = cause.getCause();
-		}
-		return cause;
+		return this.errors.classify(ex);
 	}
 
 	boolean isConnected() {
@@ -540,6 +346,21 @@ final class NodeClient {
 		return closing.exceptionally((ex) -> null)
 			.thenCompose((ignored) -> this.client.shutdownAsync(0, 2, TimeUnit.SECONDS))
 			.exceptionally((ex) -> null);
+	}
+
+	/**
+	 * Returns the marker this client last saw on the node, which the acquire script
+	 * checks; empty when the guard is off.
+	 */
+	String marker() {
+		return this.trust.marker();
+	}
+
+	/**
+	 * Returns whether this node counts toward quorums now.
+	 */
+	boolean isTrusted() {
+		return this.trust.isTrusted();
 	}
 
 	@Override

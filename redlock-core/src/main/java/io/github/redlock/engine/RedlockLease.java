@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,8 +20,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * A lock held on a quorum: its value, fencing token and validity, the watchdog that keeps
- * it extended, and the signal when it is lost.
+ * A lock held on a quorum: its value, fencing token and validity, its extension and
+ * release, and the signal when it is lost. Its {@link LeaseWatchdog} keeps it extended
+ * and notices when its validity runs out.
  * <p>
  * Validity is tracked on the monotonic clock: the lease is held until
  * {@code start + ttl - drift} of the last acquisition or extension that reached a quorum
@@ -42,7 +41,9 @@ final class RedlockLease implements Lease {
 
 	private static final int LOST = 2;
 
-	private final RedlockRegistry registry;
+	private final EngineContext engine;
+
+	private final NodeFleet fleet;
 
 	private final String key;
 
@@ -62,28 +63,26 @@ final class RedlockLease implements Lease {
 
 	private volatile long validUntil;
 
-	private volatile long autoExtendTtlNanos;
-
-	private volatile ScheduledFuture<?> renewal;
-
-	private volatile ScheduledFuture<?> expiryCheck;
+	private final LeaseWatchdog watchdog;
 
 	private volatile String lostReason;
 
 	private final long acquiredNanos;
 
-	RedlockLease(RedlockRegistry registry, String key, String[] keys, String value, long token, long startNanos,
+	RedlockLease(EngineContext engine, String key, String[] keys, String value, long token, long startNanos,
 			long validUntil, QuorumCall acquisition) {
-		this.registry = registry;
+		this.engine = engine;
+		this.fleet = engine.fleet();
 		this.key = key;
 		this.keys = keys;
 		this.value = value;
 		this.token = token;
-		this.holdDeadline = startNanos + registry.settings().maxHold().toNanos();
+		this.holdDeadline = startNanos + engine.settings().maxHold().toNanos();
 		this.acquiredNanos = System.nanoTime();
 		this.validUntil = validUntil;
 		this.acquisition = acquisition;
-		scheduleExpiryCheck();
+		this.watchdog = new LeaseWatchdog(engine, this);
+		this.watchdog.scheduleExpiryCheck();
 	}
 
 	@Override
@@ -102,11 +101,33 @@ final class RedlockLease implements Lease {
 
 	@Override
 	public boolean isHeld() {
-		return this.state.get() == HELD && this.registry.clock().nanoTime() < this.validUntil;
+		return this.state.get() == HELD && this.engine.clock().nanoTime() < this.validUntil;
 	}
 
 	boolean isLost() {
 		return this.state.get() == LOST;
+	}
+
+	/**
+	 * Returns whether the lease was neither released nor declared lost; it may still have
+	 * expired.
+	 */
+	boolean isActive() {
+		return this.state.get() == HELD;
+	}
+
+	/**
+	 * Returns the monotonic time until which the lease is valid.
+	 */
+	long validUntil() {
+		return this.validUntil;
+	}
+
+	/**
+	 * Returns the monotonic time past which no extension may keep the lease.
+	 */
+	long holdDeadline() {
+		return this.holdDeadline;
 	}
 
 	@Override
@@ -114,15 +135,15 @@ final class RedlockLease implements Lease {
 		if (this.state.get() != HELD) {
 			return Duration.ZERO;
 		}
-		return Duration.ofNanos(Math.max(0, this.validUntil - this.registry.clock().nanoTime()));
+		return Duration.ofNanos(Math.max(0, this.validUntil - this.engine.clock().nanoTime()));
 	}
 
 	@Override
 	public boolean extend(Duration ttl) {
-		long ttlNanos = this.registry.checkTtl(ttl).toNanos();
+		long ttlNanos = this.engine.checkTtl(ttl).toNanos();
 		CompletableFuture<ExtendOutcome> outcome = extendAsync(ttlNanos);
 		try {
-			return outcome.get(this.registry.callBoundNanos(), TimeUnit.NANOSECONDS).extended();
+			return outcome.get(this.fleet.callBoundNanos(), TimeUnit.NANOSECONDS).extended();
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -140,25 +161,25 @@ final class RedlockLease implements Lease {
 		if (this.state.get() != HELD) {
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, "it is no longer held"));
 		}
-		MonotonicClock clock = this.registry.clock();
+		MonotonicClock clock = this.engine.clock();
 		long start = clock.nanoTime();
 		if (start >= this.validUntil) {
-			checkExpiry();
+			this.watchdog.checkExpiry();
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, "its validity ran out"));
 		}
 		long ttlNanos = Math.min(requestedTtlNanos, this.holdDeadline - start);
-		if (ttlNanos < this.registry.minimumTtlNanos()) {
+		if (ttlNanos < this.engine.minimumTtlNanos()) {
 			return CompletableFuture.completedFuture(new ExtendOutcome(false,
-					"it reached the maximum hold time of " + this.registry.settings().maxHold()));
+					"it reached the maximum hold time of " + this.engine.settings().maxHold()));
 		}
 		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
-		QuorumCall call = QuorumCall.start(this.registry.nodes(), this.registry.quorum(), (reply) -> reply == 1,
-				(node) -> node.eval(Script.EXTEND, this.keys, this.value, ttlMillis, this.registry.retentionMillis()));
+		QuorumCall call = this.fleet.quorumCall((reply) -> reply == 1,
+				(node) -> node.eval(Script.EXTEND, this.keys, this.value, ttlMillis, this.engine.retentionMillis()));
 		return call.decision().thenApply((decided) -> {
 			long now = clock.nanoTime();
 			if (decided.succeeded()) {
 				if (now < this.validUntil && this.state.get() == HELD) {
-					this.validUntil = this.registry.validity().validUntil(start, ttlNanos);
+					this.validUntil = this.engine.validity().validUntil(start, ttlNanos);
 					if (logger.isDebugEnabled()) {
 						logger.debug("Extended '" + this.key + "' token " + this.token + " start " + start + " now "
 								+ now + " validUntil " + this.validUntil + " nodes "
@@ -166,18 +187,18 @@ final class RedlockLease implements Lease {
 					}
 					return new ExtendOutcome(true, null);
 				}
-				checkExpiry();
+				this.watchdog.checkExpiry();
 				return new ExtendOutcome(false, "the extension reached a quorum only after the lease had expired");
 			}
-			int nodes = this.registry.nodes().size();
+			int nodes = this.fleet.size();
 			int notOurs = decided.countAnswered((reply) -> reply == 0);
 			String failures = describe(decided.failures((reply) -> "it holds another owner's value or none"));
-			if (notOurs > nodes - this.registry.quorum()) {
+			if (notOurs > nodes - this.fleet.quorum()) {
 				markLost("it is no longer held on " + notOurs + " of " + nodes
 						+ " nodes (expired or taken by another owner): " + failures);
 			}
 			return new ExtendOutcome(false, decided.agreedCount() + " of " + nodes + " nodes agreed to extend it, "
-					+ this.registry.quorum() + " needed: " + failures);
+					+ this.fleet.quorum() + " needed: " + failures);
 		});
 	}
 
@@ -190,86 +211,7 @@ final class RedlockLease implements Lease {
 	 * the maximum hold time is reached.
 	 */
 	void autoExtend(Duration ttl) {
-		long ttlNanos = ttl.toNanos();
-		boolean first = this.autoExtendTtlNanos == 0;
-		this.autoExtendTtlNanos = Math.max(this.autoExtendTtlNanos, ttlNanos);
-		if (first) {
-			scheduleRenewal(Math.min(this.autoExtendTtlNanos / 3,
-					Math.max(0, (this.validUntil - this.registry.clock().nanoTime()) / 3)));
-		}
-	}
-
-	private void scheduleRenewal(long delayNanos) {
-		if (this.state.get() != HELD) {
-			return;
-		}
-		try {
-			this.renewal = this.registry.scheduler().schedule(this::renew, delayNanos, TimeUnit.NANOSECONDS);
-		}
-		catch (RejectedExecutionException ex) {
-			// the registry is closing and releases every lease
-		}
-	}
-
-	private void renew() {
-		if (this.state.get() != HELD) {
-			return;
-		}
-		long ttlNanos = this.autoExtendTtlNanos;
-		extendAsync(ttlNanos).whenComplete((outcome, ex) -> {
-			if (this.state.get() != HELD) {
-				return;
-			}
-			if (ex == null && outcome.extended()) {
-				scheduleRenewal(ttlNanos / 3);
-				return;
-			}
-			long now = this.registry.clock().nanoTime();
-			if (this.holdDeadline - now < this.registry.minimumTtlNanos()) {
-				return; // the expiry check reports it when the last extension runs out
-			}
-			long remaining = this.validUntil - now;
-			String why = (ex != null) ? ex.toString() : outcome.failure();
-			if (remaining > ttlNanos / 4) {
-				logger.debug("Could not extend lock '" + this.key + "', retrying: " + why);
-				scheduleRenewal(remaining / 3);
-			}
-			else {
-				markLost("the watchdog could not extend it on a quorum of nodes before its validity ran out: " + why);
-			}
-		});
-	}
-
-	private void scheduleExpiryCheck() {
-		long delay = this.validUntil - this.registry.clock().nanoTime();
-		try {
-			this.expiryCheck = this.registry.scheduler()
-				.schedule(this::checkExpiry, Math.max(0, delay) + 1_000_000, TimeUnit.NANOSECONDS);
-		}
-		catch (RejectedExecutionException ex) {
-			// the registry is closing and releases every lease
-		}
-	}
-
-	private void checkExpiry() {
-		if (this.state.get() != HELD) {
-			return;
-		}
-		long now = this.registry.clock().nanoTime();
-		if (now < this.validUntil) {
-			scheduleExpiryCheck();
-			return;
-		}
-		if (this.holdDeadline - now < this.registry.minimumTtlNanos()) {
-			markLost("it reached the maximum hold time of " + this.registry.settings().maxHold()
-					+ " (redlock max-hold) and was not extended further");
-		}
-		else if (this.autoExtendTtlNanos > 0) {
-			markLost("its validity ran out before the watchdog could extend it");
-		}
-		else {
-			markLost("its validity ran out before it was released or extended");
-		}
+		this.watchdog.autoExtend(ttl);
 	}
 
 	void markLost(String reason) {
@@ -278,15 +220,15 @@ final class RedlockLease implements Lease {
 		}
 		this.lostReason = reason;
 		LockLostException cause = new LockLostException(this.key, reason);
-		cancelTasks();
-		this.registry.forget(this);
+		this.watchdog.cancel();
+		this.engine.leases().remove(this);
 		logger.warn(cause.getMessage());
 		for (LeaseListener listener : this.listeners) {
 			notify(listener, cause);
 		}
-		if (this.registry.hasListeners()) {
+		if (this.engine.events().any()) {
 			Duration held = heldFor();
-			this.registry.tell((listener) -> listener.lost(this.key, held));
+			this.engine.events().tell((listener) -> listener.lost(this.key, held));
 		}
 	}
 
@@ -324,7 +266,7 @@ final class RedlockLease implements Lease {
 	public void release() {
 		CompletableFuture<Void> release = releaseAsync();
 		try {
-			release.get(this.registry.callBoundNanos(), TimeUnit.NANOSECONDS);
+			release.get(this.fleet.callBoundNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			// the release is on its way; keys expire in any case
@@ -344,25 +286,14 @@ final class RedlockLease implements Lease {
 		if (previous == RELEASED) {
 			return CompletableFuture.completedFuture(null);
 		}
-		cancelTasks();
-		this.registry.forget(this);
+		this.watchdog.cancel();
+		this.engine.leases().remove(this);
 		// a lost lease was reported as lost: releasing it afterwards is only clean-up
-		if (previous == HELD && this.registry.hasListeners()) {
+		if (previous == HELD && this.engine.events().any()) {
 			Duration held = heldFor();
-			this.registry.tell((listener) -> listener.released(this.key, held));
+			this.engine.events().tell((listener) -> listener.released(this.key, held));
 		}
-		return this.registry.releaseEverywhere(this.keys, this.value, this.acquisition);
-	}
-
-	private void cancelTasks() {
-		ScheduledFuture<?> task = this.renewal;
-		if (task != null) {
-			task.cancel(false);
-		}
-		task = this.expiryCheck;
-		if (task != null) {
-			task.cancel(false);
-		}
+		return this.fleet.releaseEverywhere(this.keys[0], this.value, this.acquisition);
 	}
 
 	@Override

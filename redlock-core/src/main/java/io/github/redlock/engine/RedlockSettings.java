@@ -3,7 +3,9 @@ package io.github.redlock.engine;
 import java.time.Duration;
 
 /**
- * The tuning of a {@link RedlockRegistry}, as validated by its builder.
+ * The tuning of a {@link RedlockRegistry}, checked when it is made: every option must be
+ * one the algorithm can work with, or an {@link InvalidOptionException} names it and the
+ * fix.
  *
  * @param nodeTimeout how long one node may take to answer
  * @param connectTimeout how long connecting to a node may take
@@ -22,4 +24,67 @@ import java.time.Duration;
 public record RedlockSettings(Duration nodeTimeout, Duration connectTimeout, double driftFactor, Duration retryDelay,
 		Duration retryJitter, String keyPrefix, Duration defaultTtl, Duration defaultWaitTime, Duration maxTtl,
 		Duration maxHold, Duration fencingRetention, boolean restartGuard) {
+
+	/**
+	 * Shortest counter retention: a new counter starts from a clock rounded down to the
+	 * second, so a shorter one could start again at the token it had.
+	 */
+	private static final Duration MIN_FENCING_RETENTION = Duration.ofSeconds(2);
+
+	/**
+	 * Checks the settings.
+	 * @throws InvalidOptionException naming the option and the fix if one is invalid
+	 */
+	public RedlockSettings {
+		positive("nodeTimeout", nodeTimeout);
+		positive("connectTimeout", connectTimeout);
+		positive("defaultTtl", defaultTtl);
+		positive("maxTtl", maxTtl);
+		positive("maxHold", maxHold);
+		positive("fencingRetention", fencingRetention);
+		if (fencingRetention.compareTo(MIN_FENCING_RETENTION) < 0) {
+			throw new InvalidOptionException(
+					"fencingRetention " + fencingRetention + " is under " + MIN_FENCING_RETENTION.toSeconds()
+							+ "s: a counter that expires so soon could start again at the token it had",
+					"keep counters far longer than the clock skew between nodes; the default is 1 day");
+		}
+		notNegative("retryDelay", retryDelay);
+		notNegative("retryJitter", retryJitter);
+		notNegative("defaultWaitTime", defaultWaitTime);
+		if (!(driftFactor >= 0 && driftFactor < 0.5)) {
+			throw new InvalidOptionException("driftFactor must be at least 0 and below 0.5, was " + driftFactor,
+					"set it from 0 to below 0.5; 0.01 suits clocks kept by NTP");
+		}
+		if (defaultTtl.compareTo(nodeTimeout.multipliedBy(10)) < 0) {
+			throw new InvalidOptionException("nodeTimeout " + nodeTimeout.toMillis()
+					+ "ms is not well below defaultTtl " + defaultTtl.toMillis() + "ms",
+					"make the node timeout at most a tenth of the TTL, such as 50ms for a 10s TTL");
+		}
+		if (defaultTtl.compareTo(maxTtl) > 0) {
+			throw new InvalidOptionException("defaultTtl " + defaultTtl + " is above maxTtl " + maxTtl,
+					"lower defaultTtl or raise maxTtl");
+		}
+		if (maxTtl.compareTo(maxHold) > 0) {
+			throw new InvalidOptionException("maxTtl " + maxTtl + " is above maxHold " + maxHold,
+					"lower maxTtl or raise maxHold");
+		}
+		if (keyPrefix == null) {
+			throw new InvalidOptionException("keyPrefix is null", "use \"\" for no prefix");
+		}
+	}
+
+	private static void positive(String name, Duration value) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new InvalidOptionException(name + " must be positive, was " + value,
+					"give a duration such as 30s or 500ms");
+		}
+	}
+
+	private static void notNegative(String name, Duration value) {
+		if (value == null || value.isNegative()) {
+			throw new InvalidOptionException(name + " must be zero or positive, was " + value,
+					"give a duration such as 0s or 500ms");
+		}
+	}
+
 }

@@ -16,14 +16,14 @@ import io.github.redlock.LeaseListener;
  */
 final class ReentrantLease implements Lease {
 
-	private final RedlockRegistry registry;
+	private final ThreadHolds holds;
 
-	private final RedlockRegistry.Hold hold;
+	private final ThreadHolds.Hold hold;
 
 	private final AtomicBoolean released = new AtomicBoolean();
 
-	ReentrantLease(RedlockRegistry registry, RedlockRegistry.Hold hold) {
-		this.registry = registry;
+	ReentrantLease(ThreadHolds holds, ThreadHolds.Hold hold) {
+		this.holds = holds;
 		this.hold = hold;
 	}
 
@@ -59,14 +59,14 @@ final class ReentrantLease implements Lease {
 	@Override
 	public void release() {
 		if (this.released.compareAndSet(false, true)) {
-			this.registry.releaseHold(this.hold);
+			this.holds.release(this.hold);
 		}
 	}
 
 	@Override
 	public CompletableFuture<Void> releaseAsync() {
 		if (this.released.compareAndSet(false, true)) {
-			return this.registry.releaseHoldAsync(this.hold);
+			return this.holds.releaseAsync(this.hold);
 		}
 		return CompletableFuture.completedFuture(null);
 	}

@@ -37,7 +37,7 @@ class RestartGuardIntegrationTests {
 	private final List<String> log = new ArrayList<>();
 
 	// held strongly: the log manager keeps loggers only weakly, with their handlers
-	private final Logger nodeLogger = Logger.getLogger(NodeClient.class.getName());
+	private final Logger nodeLogger = Logger.getLogger(NodeTrust.class.getName());
 
 	private final Handler handler = new Handler() {
 
@@ -111,7 +111,7 @@ class RestartGuardIntegrationTests {
 
 	private static void awaitReconnected(RedlockRegistry registry, int node) {
 		// so that a refusal comes from the guard, not from a connection still down
-		await().atMost(Duration.ofSeconds(10)).until(() -> registry.nodes().get(node).isConnected());
+		await().atMost(Duration.ofSeconds(10)).until(() -> registry.fleet().node(node).isConnected());
 	}
 
 	@Test

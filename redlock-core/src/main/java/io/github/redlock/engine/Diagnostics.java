@@ -1,0 +1,58 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.redlock.LockInfo;
+
+/**
+ * What operators and health checks ask of the nodes: who holds a lock where
+ * ({@link #inspect}) and which nodes count toward a quorum now ({@link #checkNodes}).
+ * Each asks every node at once and answers within one call bound; nothing on the lock
+ * path uses it.
+ *
+ * @author redlock contributors
+ */
+final class Diagnostics {
+
+	private final NodeFleet fleet;
+
+	private final KeyLayout keys;
+
+	Diagnostics(NodeFleet fleet, KeyLayout keys) {
+		this.fleet = fleet;
+		this.keys = keys;
+	}
+
+	LockInfo inspect(String key) {
+		String[] nodeKeys = this.keys.nodeKeys(key);
+		List<LockInfo.NodeState> result = this.fleet.askEveryNode(
+				(node) -> node.evalList(Script.INSPECT, nodeKeys)
+					.thenApply((reply) -> nodeState(node, reply))
+					.exceptionally((ex) -> new LockInfo.NodeState(node.toString(), null, null, null, 0,
+							node.classify(ex).toString())),
+				(node) -> new LockInfo.NodeState(node.toString(), null, null, null, 0, "no answer"),
+				"inspecting lock '" + key + "'");
+		return new LockInfo(key, this.fleet.quorum(), result);
+	}
+
+	private static LockInfo.NodeState nodeState(NodeClient node, List<Object> reply) {
+		String value = (String) reply.get(0);
+		long pttl = (reply.get(1) instanceof Long millis) ? millis : -2;
+		long counter = (reply.get(2) != null) ? Long.parseLong((String) reply.get(2)) : 0;
+		if (value == null) {
+			return new LockInfo.NodeState(node.toString(), null, null, null, counter, null);
+		}
+		int separator = value.indexOf(':');
+		String owner = (separator >= 0) ? value.substring(separator + 1) : "unknown owner";
+		String secret = (separator >= 0) ? value.substring(0, separator) : value;
+		return new LockInfo.NodeState(node.toString(), owner, LockValues.fingerprint(secret),
+				Duration.ofMillis(Math.max(0, pttl)), counter, null);
+	}
+
+	List<NodeStatus> checkNodes() {
+		return this.fleet.askEveryNode(NodeClient::check,
+				(node) -> new NodeStatus(node.toString(), false, null, "no answer"), "checking the redlock nodes");
+	}
+
+}

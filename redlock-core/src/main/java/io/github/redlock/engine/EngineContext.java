@@ -1,0 +1,168 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What an {@link Acquisition} and a {@link RedlockLease} work with, built once per
+ * registry: its settings, the node fleet and key layout, the monotonic clock and validity
+ * arithmetic, the one scheduler thread shared by retries and the watchdog, lock values,
+ * listeners, the live leases, and the counters the registry reports.
+ *
+ * @author redlock contributors
+ */
+final class EngineContext {
+
+	private final RedlockSettings settings;
+
+	private final NodeFleet fleet;
+
+	private final KeyLayout keys;
+
+	private final MonotonicClock clock;
+
+	private final Validity validity;
+
+	private final RegistryEvents events;
+
+	private final ScheduledThreadPoolExecutor scheduler;
+
+	private final Waiting waiting;
+
+	private final LockValues values = new LockValues();
+
+	private final LiveLeases leases = new LiveLeases();
+
+	private final LongAdder acquisitions = new LongAdder();
+
+	private final LongAdder fencingRounds = new LongAdder();
+
+	private final String retentionMillis;
+
+	private final long minimumTtlNanos;
+
+	EngineContext(RedlockSettings settings, NodeFleet fleet, KeyLayout keys, MonotonicClock clock, Validity validity,
+			RegistryEvents events) {
+		this.settings = settings;
+		this.fleet = fleet;
+		this.keys = keys;
+		this.clock = clock;
+		this.validity = validity;
+		this.events = events;
+		this.scheduler = new ScheduledThreadPoolExecutor(1, (task) -> {
+			Thread thread = new Thread(task, "redlock-watchdog");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.scheduler.setRemoveOnCancelPolicy(true);
+		this.waiting = new Waiting(settings, this.scheduler);
+		this.retentionMillis = String.valueOf(settings.fencingRetention().toMillis());
+		this.minimumTtlNanos = 3 * settings.nodeTimeout().toNanos();
+	}
+
+	RedlockSettings settings() {
+		return this.settings;
+	}
+
+	NodeFleet fleet() {
+		return this.fleet;
+	}
+
+	KeyLayout keys() {
+		return this.keys;
+	}
+
+	MonotonicClock clock() {
+		return this.clock;
+	}
+
+	Validity validity() {
+		return this.validity;
+	}
+
+	RegistryEvents events() {
+		return this.events;
+	}
+
+	/**
+	 * Returns the one scheduler thread that runs retries, extensions and expiry checks.
+	 */
+	ScheduledThreadPoolExecutor scheduler() {
+		return this.scheduler;
+	}
+
+	Waiting waiting() {
+		return this.waiting;
+	}
+
+	LockValues values() {
+		return this.values;
+	}
+
+	LiveLeases leases() {
+		return this.leases;
+	}
+
+	/**
+	 * Returns the fencing counter retention, in milliseconds, as the scripts take it.
+	 */
+	String retentionMillis() {
+		return this.retentionMillis;
+	}
+
+	/**
+	 * Returns the shortest TTL that can still be valid after waiting for the nodes: three
+	 * node timeouts.
+	 */
+	long minimumTtlNanos() {
+		return this.minimumTtlNanos;
+	}
+
+	void countAcquisition(boolean secondRound) {
+		this.acquisitions.increment();
+		if (secondRound) {
+			this.fencingRounds.increment();
+		}
+	}
+
+	long acquisitions() {
+		return this.acquisitions.sum();
+	}
+
+	long fencingRounds() {
+		return this.fencingRounds.sum();
+	}
+
+	/**
+	 * Refuses a TTL that the nodes could not honour.
+	 * @return the TTL
+	 * @throws IllegalArgumentException saying what is wrong and what to change
+	 */
+	Duration checkTtl(Duration ttl) {
+		if (ttl == null || ttl.isNegative() || ttl.isZero()) {
+			throw new IllegalArgumentException("ttl must be positive, was " + ttl);
+		}
+		if (ttl.toNanos() < this.minimumTtlNanos) {
+			throw new IllegalArgumentException("ttl " + ttl.toMillis() + "ms is too short: it must be at least 3 times"
+					+ " the node timeout (" + this.settings.nodeTimeout().toMillis()
+					+ "ms) so that a lock can be valid after waiting for the nodes; raise the ttl or lower the node timeout");
+		}
+		if (ttl.compareTo(this.settings.maxTtl()) > 0) {
+			throw new IllegalArgumentException("ttl " + ttl + " is above the maximum TTL " + this.settings.maxTtl()
+					+ ": lower the ttl (the watchdog extends a lease for as long as the work runs) or raise maxTtl,"
+					+ " which is also how long a restarted node is kept out of quorums");
+		}
+		return ttl;
+	}
+
+	/**
+	 * Refuses a negative or missing wait time.
+	 */
+	static void checkWaitTime(Duration waitTime) {
+		if (waitTime == null || waitTime.isNegative()) {
+			throw new IllegalArgumentException("waitTime must be zero or positive, was " + waitTime);
+		}
+	}
+
+}

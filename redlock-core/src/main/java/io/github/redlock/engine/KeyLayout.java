@@ -1,0 +1,65 @@
+package io.github.redlock.engine;
+
+/**
+ * Where a lock lives on the nodes, and which keys are acceptable. For a key {@code k} and
+ * the prefix {@code p}, each node holds {@code
+ *
+<p>
+ * lock:<k>} (the lock value, with the lease's TTL), {@code
+ *
+<p>
+ * fence:<k>} (the fencing counter, kept for the retention) and one {@code
+ *
+<p>
+ * node} marker per node, which the restart guard reads.
+ *
+ * @author redlock contributors
+ */
+final class KeyLayout {
+
+	private final String lockPrefix;
+
+	private final String fencePrefix;
+
+	private final String markerKey;
+
+	KeyLayout(String keyPrefix) {
+		this.lockPrefix = keyPrefix + "lock:";
+		this.fencePrefix = keyPrefix + "fence:";
+		this.markerKey = keyPrefix + "node";
+	}
+
+	/**
+	 * Returns the keys every lock script takes: the lock, its fencing counter, and the
+	 * node marker.
+	 */
+	String[] nodeKeys(String key) {
+		return new String[] { this.lockPrefix + key, this.fencePrefix + key, this.markerKey };
+	}
+
+	/**
+	 * Returns the key of the marker by which a node shows that it kept its data.
+	 */
+	String markerKey() {
+		return this.markerKey;
+	}
+
+	/**
+	 * Refuses a key that cannot name a lock.
+	 * @throws IllegalArgumentException naming what is wrong with it
+	 */
+	static void check(String key) {
+		if (key == null) {
+			throw new IllegalArgumentException("Lock key must not be null");
+		}
+		if (key.isEmpty()) {
+			throw new IllegalArgumentException("Lock key must not be empty");
+		}
+		if (key.length() > RedlockRegistry.MAX_KEY_LENGTH) {
+			throw new IllegalArgumentException(
+					"Lock key is " + key.length() + " characters long; the limit is " + RedlockRegistry.MAX_KEY_LENGTH
+							+ ": lock on a shorter name, such as an id or a hash of the resource");
+		}
+	}
+
+}

@@ -1,0 +1,75 @@
+package io.github.redlock.engine;
+
+import java.io.IOException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+import io.github.redlock.NodeFailure;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisNoScriptException;
+
+/**
+ * Turns what Lettuce throws for one node into a {@link NodeFailure}: timed out, refused
+ * (not connected, or the connection dropped), or an error the server answered.
+ *
+ * @author redlock contributors
+ */
+final class NodeErrors {
+
+	private final String node;
+
+	private final String timeoutDetail;
+
+	NodeErrors(String node, String timeoutDetail) {
+		this.node = node;
+		this.timeoutDetail = timeoutDetail;
+	}
+
+	NodeFailure classify(Throwable ex) {
+		Throwable cause = unwrap(ex);
+		if (cause instanceof RedisCommandTimeoutException) {
+			return new NodeFailure(this.node, NodeFailure.Kind.TIMEOUT, this.timeoutDetail);
+		}
+		if (cause instanceof RedisCommandExecutionException) {
+			return new NodeFailure(this.node, NodeFailure.Kind.ERROR, cause.getMessage());
+		}
+		if (cause instanceof RedisConnectionException || cause instanceof IOException || isDisconnected(cause)) {
+			Throwable root = cause;
+			while (root.getCause() != null && root.getCause() != root) {
+				root = root.getCause();
+			}
+			String message = (root.getMessage() != null) ? root.getMessage() : root.getClass().getSimpleName();
+			return new NodeFailure(this.node, NodeFailure.Kind.REFUSED, message);
+		}
+		return new NodeFailure(this.node, NodeFailure.Kind.ERROR,
+				(cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getSimpleName());
+	}
+
+	/**
+	 * Returns whether the server did not know a script's SHA (it restarted, or its
+	 * scripts were flushed).
+	 */
+	static boolean isNoScript(Throwable ex) {
+		Throwable cause = unwrap(ex);
+		return cause instanceof RedisNoScriptException
+				|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"));
+	}
+
+	private static boolean isDisconnected(Throwable cause) {
+		String message = cause.getMessage();
+		return message != null && (message.contains("not connected") || message.contains("Connection closed")
+				|| message.contains("Connection is closed"));
+	}
+
+	private static Throwable unwrap(Throwable ex) {
+		Throwable cause = ex;
+		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+				&& cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+}

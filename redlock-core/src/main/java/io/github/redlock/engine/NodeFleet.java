@@ -1,0 +1,255 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.LongPredicate;
+
+import io.github.redlock.RedlockException;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * The N nodes of a registry: their clients on shared Lettuce resources, the quorum
+ * ({@code N/2+1}), and the two ways of asking them: a {@link #quorumCall quorum call},
+ * decided as soon as a quorum agreed or no longer can (acquire, extend), and
+ * {@link #toEach asking each node} and gathering every answer (release, inspection, node
+ * checks).
+ *
+ * @author redlock contributors
+ */
+final class NodeFleet {
+
+	private static final Log logger = LogFactory.getLog(NodeFleet.class);
+
+	private final List<NodeClient> nodes;
+
+	private final int quorum;
+
+	private final ClientResources resources;
+
+	private final boolean ownsResources;
+
+	private final Duration connectTimeout;
+
+	private final long callBoundNanos;
+
+	private volatile CompletableFuture<Void> connected;
+
+	/**
+	 * Creates the clients; connects none of them.
+	 * @param addresses the nodes, in configuration order
+	 * @param settings the registry's settings
+	 * @param resources Lettuce resources to share, or {@code null} to create (and later
+	 * shut down) the fleet's own
+	 * @param guard how restarted nodes are kept out of quorums
+	 * @param clientOptions what to change on each node's client options
+	 */
+	NodeFleet(List<NodeAddress> addresses, RedlockSettings settings, ClientResources resources, RestartGuard guard,
+			Consumer<ClientOptions.Builder> clientOptions) {
+		this.ownsResources = resources == null;
+		this.resources = this.ownsResources ? DefaultClientResources.builder()
+			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+			.build() : resources;
+		List<NodeClient> clients = new ArrayList<>(addresses.size());
+		for (NodeAddress address : addresses) {
+			clients.add(new NodeClient(address, this.resources, settings.nodeTimeout(), settings.connectTimeout(),
+					guard, clientOptions));
+		}
+		this.nodes = List.copyOf(clients);
+		this.quorum = this.nodes.size() / 2 + 1;
+		this.connectTimeout = settings.connectTimeout();
+		this.callBoundNanos = 3 * settings.nodeTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
+	}
+
+	int size() {
+		return this.nodes.size();
+	}
+
+	int quorum() {
+		return this.quorum;
+	}
+
+	NodeClient node(int index) {
+		return this.nodes.get(index);
+	}
+
+	/**
+	 * Returns the longest a caller waits for one call to every node: the node timeout
+	 * covers a script and its NOSCRIPT reload, with a second of slack for a busy machine.
+	 */
+	long callBoundNanos() {
+		return this.callBoundNanos;
+	}
+
+	/**
+	 * Connects to every node, once; later calls return the same future.
+	 * @return a future that completes, never exceptionally, when every node answered or
+	 * gave up
+	 */
+	CompletableFuture<Void> connect() {
+		CompletableFuture<Void> ready = this.connected;
+		if (ready == null) {
+			synchronized (this) {
+				ready = this.connected;
+				if (ready == null) {
+					ready = CompletableFuture
+						.allOf(this.nodes.stream().map(NodeClient::connect).toArray(CompletableFuture[]::new));
+					this.connected = ready;
+				}
+			}
+		}
+		return ready;
+	}
+
+	/**
+	 * Runs {@code action} once every node has been tried: at once on the calling thread
+	 * when they have been already.
+	 */
+	void whenConnected(Runnable action) {
+		CompletableFuture<Void> ready = connect();
+		if (ready.isDone()) {
+			action.run();
+		}
+		else {
+			ready.thenRun(action);
+		}
+	}
+
+	/**
+	 * Connects and waits at most the connect timeout; warns when fewer than a quorum of
+	 * nodes can be reached.
+	 */
+	void start() {
+		try {
+			connect().get(this.connectTimeout.toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedlockException("Interrupted while connecting to the redlock nodes", ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.warn("Not every redlock node answered within " + this.connectTimeout);
+		}
+		long up = this.nodes.stream().filter(NodeClient::isConnected).count();
+		if (up < this.quorum) {
+			logger.warn("Only " + up + " of " + this.nodes.size() + " redlock nodes are reachable; " + this.quorum
+					+ " are needed for any lock to be acquired");
+		}
+	}
+
+	/**
+	 * Sends a script to every node, decided as soon as a quorum agreed or no longer can.
+	 * @param agrees which integer replies count as agreement
+	 * @param call the call to make on one node
+	 */
+	QuorumCall quorumCall(LongPredicate agrees, Function<NodeClient, CompletableFuture<NodeReply>> call) {
+		return QuorumCall.start(this.nodes, this.quorum, agrees, call);
+	}
+
+	/**
+	 * Asks every node at once.
+	 * @param call the call to make on the node at an index
+	 * @return one future per node, in configuration order
+	 */
+	<T> List<CompletableFuture<T>> toEach(NodeCall<T> call) {
+		List<CompletableFuture<T>> answers = new ArrayList<>(this.nodes.size());
+		for (int i = 0; i < this.nodes.size(); i++) {
+			answers.add(call.call(i, this.nodes.get(i)));
+		}
+		return answers;
+	}
+
+	/**
+	 * Asks every node at once and waits for the answers, all within one call bound; a
+	 * node that has not answered by then is described by {@code noAnswer}.
+	 * @param doing what the caller does, for the message if interrupted
+	 * @return the answers, in configuration order
+	 */
+	<T> List<T> askEveryNode(Function<NodeClient, CompletableFuture<T>> question, Function<NodeClient, T> noAnswer,
+			String doing) {
+		List<CompletableFuture<T>> answers = toEach((index, node) -> question.apply(node));
+		long deadline = System.nanoTime() + this.callBoundNanos;
+		List<T> result = new ArrayList<>(answers.size());
+		for (int i = 0; i < answers.size(); i++) {
+			try {
+				result.add(answers.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new RedlockException("Interrupted while " + doing, ex);
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				result.add(noAnswer.apply(this.nodes.get(i)));
+			}
+		}
+		return result;
+	}
+
+	/**
+	 * Deletes the lock on every node where it holds {@code value}. On each node the
+	 * release is sent only once that node has answered the acquisition, so that it can
+	 * never overtake the acquire script (as it could while a NOSCRIPT reply made the
+	 * script be sent again).
+	 * @param lockKey the lock's key on the nodes
+	 * @param value the lock value
+	 * @param acquisition the acquisition that wrote {@code value}
+	 */
+	CompletableFuture<Void> releaseEverywhere(String lockKey, String value, QuorumCall acquisition) {
+		String[] keys = { lockKey };
+		List<CompletableFuture<NodeReply>> releases = toEach((index, node) -> acquisition.replied(index)
+			.thenCompose((ignored) -> node.eval(Script.RELEASE, keys, value)));
+		return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
+	}
+
+	/**
+	 * Closes every connection, letting scripts already sent land first, and the Lettuce
+	 * resources if the fleet created them; waits a bounded time.
+	 */
+	void close() {
+		CompletableFuture<?>[] closing = this.nodes.stream()
+			.map(NodeClient::closeAsync)
+			.toArray(CompletableFuture[]::new);
+		try {
+			CompletableFuture.allOf(closing)
+				.get(this.callBoundNanos + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS);
+			if (this.ownsResources) {
+				this.resources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.debug("Redlock connections did not close cleanly", ex);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return this.nodes.toString();
+	}
+
+	/**
+	 * A call to one node of the fleet.
+	 *
+	 * @param <T> what the node answers
+	 */
+	@FunctionalInterface
+	interface NodeCall<T> {
+
+		CompletableFuture<T> call(int index, NodeClient node);
+
+	}
+
+}

@@ -1,0 +1,228 @@
+package io.github.redlock.engine;
+
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
+
+import io.github.redlock.NodeFailure;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.resource.ClientResources;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Whether one node may count toward a quorum: the restart guard, node by node. After
+ * every (re)connection the node is checked, from its uptime and the age of its redlock
+ * marker key, for a restart or a loss of data; a node that restarted or lost its data
+ * less than the guard time ago sits out until that time has passed, so that every lock it
+ * may have forgotten has expired (the spec's "delayed restart", done by the client).
+ *
+ * @author redlock contributors
+ */
+final class NodeTrust {
+
+	private static final Log logger = LogFactory.getLog(NodeTrust.class);
+
+	private final String node;
+
+	private final RestartGuard guard;
+
+	private final ClientResources resources;
+
+	private final Supplier<StatefulRedisConnection<String, String>> connection;
+
+	private final IntSupplier generation;
+
+	private final AtomicBoolean verifying = new AtomicBoolean();
+
+	private volatile boolean verified;
+
+	private volatile long guardedUntilNanos;
+
+	private volatile String guardReason;
+
+	private volatile String marker;
+
+	/**
+	 * Creates the trust of one node.
+	 * @param node the node, for messages
+	 * @param guard the registry's restart guard
+	 * @param resources where to schedule the note that the node counts again
+	 * @param connection the node's current connection, or {@code null}
+	 * @param generation how many times the node's connection has dropped
+	 */
+	NodeTrust(String node, RestartGuard guard, ClientResources resources,
+			Supplier<StatefulRedisConnection<String, String>> connection, IntSupplier generation) {
+		this.node = node;
+		this.guard = guard;
+		this.resources = resources;
+		this.connection = connection;
+		this.generation = generation;
+	}
+
+	boolean enabled() {
+		return this.guard.enabled();
+	}
+
+	/**
+	 * Forgets the last check: the connection dropped, and whatever answers after the
+	 * reconnect may be a restarted server.
+	 */
+	void reset() {
+		this.verified = false;
+	}
+
+	/**
+	 * Checks the node again: a script found its marker gone or changed.
+	 */
+	void dataLost() {
+		this.verified = false;
+		verify();
+	}
+
+	/**
+	 * Returns why this node must not count toward a quorum now, or {@code null} if it
+	 * may.
+	 */
+	NodeFailure untrusted() {
+		if (!this.verified) {
+			verify();
+			return new NodeFailure(this.node, NodeFailure.Kind.RESTARTED, "reconnected; checking whether it restarted");
+		}
+		long left = this.guardedUntilNanos - System.nanoTime();
+		if (left > 0) {
+			return new NodeFailure(this.node, NodeFailure.Kind.RESTARTED,
+					this.guardReason + "; counts again in " + TimeUnit.NANOSECONDS.toSeconds(left + 999_999_999) + "s");
+		}
+		return null;
+	}
+
+	/**
+	 * Checks whether the node restarted or lost its data, and keeps it out of quorums for
+	 * the guard time if so. Runs at most once at a time; a disconnect during the check
+	 * voids it.
+	 */
+	CompletableFuture<Void> verify() {
+		StatefulRedisConnection<String, String> current = this.connection.get();
+		if (!this.guard.enabled()) {
+			this.verified = true;
+			return CompletableFuture.completedFuture(null);
+		}
+		if (current == null || !this.verifying.compareAndSet(false, true)) {
+			return CompletableFuture.completedFuture(null);
+		}
+		int checkedGeneration = this.generation.getAsInt();
+		String[] marker = { this.guard.markerKey() };
+		String candidate = UUID.randomUUID().toString();
+		CompletableFuture<Void> check = current.async().info("server").toCompletableFuture().thenCompose((info) -> {
+			long uptimeSeconds = Long.parseLong(field(info, "uptime_in_seconds"));
+			return current.async()
+				.<List<Object>>eval(Script.MARKER.text(), ScriptOutputType.MULTI, marker, candidate)
+				.toCompletableFuture()
+				.thenAccept((reply) -> judge(uptimeSeconds, reply));
+		});
+		return check.handle((ignored, ex) -> {
+			if (ex != null) {
+				logger.debug("Could not check redlock node " + this.node + " for a restart", ex);
+			}
+			else if (this.generation.getAsInt() == checkedGeneration) {
+				this.verified = true;
+			}
+			this.verifying.set(false);
+			return null;
+		});
+	}
+
+	/**
+	 * Decides from the node's uptime and the age of its marker whether it lost its data
+	 * less than the guard time ago. The marker is created, with the node's time, by the
+	 * first client that finds it missing; every client then sees how young it is, and a
+	 * client that knew another marker sees that it changed.
+	 */
+	private void judge(long uptimeSeconds, List<Object> reply) {
+		long now = System.nanoTime();
+		String current = (String) reply.get(0);
+		long nodeMillis = Long.parseLong((String) reply.get(1)) * 1000 + Long.parseLong((String) reply.get(2)) / 1000;
+		boolean created = ((Long) reply.get(3)) == 1;
+		long markerAgeNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, nodeMillis - createdMillis(current)));
+		long uptimeNanos = TimeUnit.SECONDS.toNanos(uptimeSeconds);
+		String known = this.marker;
+		if (logger.isDebugEnabled()) {
+			logger.debug("Checked " + this.node + " at " + now + ": uptime " + uptimeSeconds + "s, marker " + current
+					+ (created ? " (created now)" : "") + ", known " + known);
+		}
+		if (uptimeNanos < this.guard.guardNanos() && uptimeNanos <= markerAgeNanos) {
+			guard(now - uptimeNanos + this.guard.guardNanos(), "restarted " + uptimeSeconds + "s ago");
+		}
+		else if (markerAgeNanos < this.guard.guardNanos()) {
+			guard(now - markerAgeNanos + this.guard.guardNanos(),
+					"lost its data " + TimeUnit.NANOSECONDS.toSeconds(markerAgeNanos)
+							+ "s ago (its redlock marker key is new: restarted without persistence, flushed, or new)");
+		}
+		else if (known != null && !known.equals(current)) {
+			guard(now + this.guard.guardNanos(), "lost its data (its redlock marker key changed)");
+		}
+		this.marker = current;
+	}
+
+	private static long createdMillis(String marker) {
+		int colon = marker.lastIndexOf(':');
+		try {
+			return Long.parseLong(marker.substring(colon + 1));
+		}
+		catch (RuntimeException ex) {
+			return Long.MAX_VALUE; // unreadable: treat as created just now
+		}
+	}
+
+	/**
+	 * Returns the marker this client last saw on the node, which the acquire script
+	 * checks; empty when the guard is off.
+	 */
+	String marker() {
+		String known = this.marker;
+		return (this.guard.enabled() && known != null) ? known : "";
+	}
+
+	private void guard(long untilNanos, String reason) {
+		if (untilNanos <= this.guardedUntilNanos) {
+			return;
+		}
+		this.guardReason = reason;
+		this.guardedUntilNanos = untilNanos;
+		if (logger.isDebugEnabled()) {
+			logger.debug("Guarding " + this.node + " until " + untilNanos + " (now " + System.nanoTime() + ")");
+		}
+		long delay = untilNanos - System.nanoTime();
+		logger.warn("Redlock node " + this.node + " " + reason + ": it counts toward no quorum for the next "
+				+ TimeUnit.NANOSECONDS.toSeconds(delay + 999_999_999)
+				+ "s, until every lock it may have forgotten has expired");
+		this.resources.eventExecutorGroup().schedule(() -> {
+			if (this.guardedUntilNanos == untilNanos) {
+				logger.info("Redlock node " + this.node + " counts toward quorums again");
+			}
+		}, delay, TimeUnit.NANOSECONDS);
+	}
+
+	private static String field(String info, String name) {
+		int start = info.indexOf(name + ":");
+		if (start < 0) {
+			throw new IllegalStateException("INFO server has no " + name);
+		}
+		int end = info.indexOf('\r', start);
+		return info.substring(start + name.length() + 1, (end < 0) ? info.length() : end).trim();
+	}
+
+	/**
+	 * Returns whether this node counts toward quorums now.
+	 */
+	boolean isTrusted() {
+		return !this.guard.enabled() || (this.verified && System.nanoTime() >= this.guardedUntilNanos);
+	}
+
+}
