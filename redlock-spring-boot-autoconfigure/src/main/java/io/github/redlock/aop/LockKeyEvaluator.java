@@ -1,7 +1,12 @@
 package io.github.redlock.aop;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -11,12 +16,13 @@ import org.springframework.context.expression.CachedExpressionEvaluator;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
+import org.springframework.util.ObjectUtils;
 
 /**
  * Evaluates lock keys the way Spring's cache abstraction evaluates cache keys: each
  * expression is parsed once per method and target class, and evaluated against the
  * method's arguments ({@code #name}, {@code #p0}, {@code #a0}), the {@code #root} object
- * and beans ({@code @name}).
+ * and beans ({@code @name}); then turns the value into the keys to lock.
  *
  * @author redlock contributors
  */
@@ -46,6 +52,53 @@ class LockKeyEvaluator extends CachedExpressionEvaluator {
 
 	private Object evaluate(EvaluationContext context, LockOperation operation) {
 		return parse(operation.keyExpression(), operation.elementKey()).getValue(context);
+	}
+
+	/**
+	 * Evaluates the key: one key, or the distinct elements of a collection or array,
+	 * sorted so that every method locks them in the same order and none can deadlock
+	 * another.
+	 * @throws IllegalArgumentException naming the method if no usable key results
+	 */
+	List<String> keys(LockOperation operation, Object[] args, Object target, Class<?> targetClass,
+			BeanFactory beanFactory) {
+		Object value = evaluate(operation, args, target, targetClass, beanFactory);
+		if (value == null) {
+			throw badKey(operation, "evaluated to null");
+		}
+		Collection<?> items;
+		if (value instanceof Collection<?> collection) {
+			items = collection;
+		}
+		else if (value.getClass().isArray()) {
+			items = Arrays.asList(ObjectUtils.toObjectArray(value));
+		}
+		else {
+			// the common case: one key, nothing to sort
+			String key = value.toString();
+			if (key.isEmpty()) {
+				throw badKey(operation, "evaluated to an empty key");
+			}
+			return List.of(key);
+		}
+		TreeSet<String> keys = new TreeSet<>();
+		for (Object item : items) {
+			String key = (item != null) ? item.toString() : null;
+			if (key == null || key.isEmpty()) {
+				throw badKey(operation,
+						(items.size() == 1) ? "evaluated to an empty key" : "contains a null or empty key");
+			}
+			keys.add(key);
+		}
+		if (keys.isEmpty()) {
+			throw badKey(operation, "evaluated to an empty collection");
+		}
+		return new ArrayList<>(keys);
+	}
+
+	private static IllegalArgumentException badKey(LockOperation operation, String problem) {
+		return new IllegalArgumentException("@DistributedLock key \"" + operation.keyExpression() + "\" of "
+				+ operation.description() + " " + problem + ": a lock needs a non-empty key");
 	}
 
 }

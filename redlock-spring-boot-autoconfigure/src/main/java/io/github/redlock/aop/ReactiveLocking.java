@@ -33,51 +33,49 @@ final class ReactiveLocking {
 	}
 
 	@SuppressWarnings("unchecked")
-	static Object lock(DistributedLockInterceptor interceptor, LockOperation operation, List<String> keys, Duration ttl,
-			Duration waitTime, Object publisher) {
+	static Object lock(MethodLocks locks, LockOperation operation, List<String> keys, Duration ttl, Duration waitTime,
+			Object publisher) {
 		if (publisher == null) {
 			return null;
 		}
-		Mono<List<Lease>> acquire = Mono.defer(() -> acquireAll(interceptor, operation, keys, ttl, waitTime));
+		Mono<List<Lease>> acquire = Mono.defer(() -> acquireAll(locks, operation, keys, ttl, waitTime));
 		if (publisher instanceof Mono<?> mono) {
 			Mono<Object> source = (Mono<Object>) mono;
 			return Mono.usingWhen(acquire,
 					(leases) -> source.contextWrite(Context.of(CurrentLease.CONTEXT_KEY, leases))
-						.flatMap((value) -> check(interceptor, operation, leases).thenReturn(value))
-						.switchIfEmpty(Mono.defer(() -> check(interceptor, operation, leases).then(Mono.empty()))),
+						.flatMap((value) -> check(locks, operation, leases).thenReturn(value))
+						.switchIfEmpty(Mono.defer(() -> check(locks, operation, leases).then(Mono.empty()))),
 					ReactiveLocking::release, (leases, ex) -> release(leases), ReactiveLocking::release);
 		}
 		Flux<Object> source = (Flux<Object>) publisher;
 		return Flux.usingWhen(acquire,
 				(leases) -> source.contextWrite(Context.of(CurrentLease.CONTEXT_KEY, leases))
-					.concatWith(Mono.defer(() -> check(interceptor, operation, leases)).then(Mono.empty())),
+					.concatWith(Mono.defer(() -> check(locks, operation, leases)).then(Mono.empty())),
 				ReactiveLocking::release, (leases, ex) -> release(leases), ReactiveLocking::release);
 	}
 
-	private static Mono<List<Lease>> acquireAll(DistributedLockInterceptor interceptor, LockOperation operation,
-			List<String> keys, Duration ttl, Duration waitTime) {
+	private static Mono<List<Lease>> acquireAll(MethodLocks locks, LockOperation operation, List<String> keys,
+			Duration ttl, Duration waitTime) {
 		long deadline = System.nanoTime() + waitTime.toNanos();
 		List<Lease> acquired = Collections.synchronizedList(new ArrayList<>());
 		return Flux.fromIterable(keys)
-			.concatMap((key) -> Mono.fromFuture(() -> interceptor.registry()
+			.concatMap((key) -> Mono.fromFuture(() -> locks.registry()
 				.acquireAsync(key, ttl, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())),
 						operation.autoExtend())))
 			.doOnNext(acquired::add)
 			.then(Mono.fromSupplier(() -> List.copyOf(acquired)))
-			.doOnError((ex) -> DistributedLockInterceptor.releaseAllAsync(List.copyOf(acquired)))
-			.doOnCancel(() -> DistributedLockInterceptor.releaseAllAsync(List.copyOf(acquired)))
+			.doOnError((ex) -> MethodLocks.releaseAllAsync(List.copyOf(acquired)))
+			.doOnCancel(() -> MethodLocks.releaseAllAsync(List.copyOf(acquired)))
 			.onErrorMap(LockAcquisitionException.class,
-					(ex) -> new LockAcquisitionException(DistributedLockInterceptor.acquisitionMessage(operation, ex),
-							ex));
+					(ex) -> new LockAcquisitionException(MethodLocks.acquisitionMessage(operation, ex), ex));
 	}
 
-	private static Mono<Void> check(DistributedLockInterceptor interceptor, LockOperation operation,
-			List<Lease> leases) {
-		LockLostException lost = interceptor.lost(operation, leases);
+	private static Mono<Void> check(MethodLocks locks, LockOperation operation, List<Lease> leases) {
+		LockLostException lost = locks.lost(operation, leases);
 		if (lost == null) {
 			return Mono.empty();
 		}
-		if (interceptor.lostLockPolicy() == LostLockPolicy.THROW) {
+		if (locks.lostLockPolicy() == LostLockPolicy.THROW) {
 			return Mono.error(lost);
 		}
 		logger.warn(lost.getMessage());
@@ -85,7 +83,7 @@ final class ReactiveLocking {
 	}
 
 	private static Mono<Void> release(List<Lease> leases) {
-		return Mono.fromFuture(() -> DistributedLockInterceptor.releaseAllAsync(leases));
+		return Mono.fromFuture(() -> MethodLocks.releaseAllAsync(leases));
 	}
 
 }

@@ -1,0 +1,66 @@
+package io.github.redlock.aop;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockLostException;
+import org.aopalliance.intercept.MethodInvocation;
+
+import org.springframework.util.ClassUtils;
+
+/**
+ * Locks around a method that returns a plain value: acquired before the call (blocking,
+ * thread-reentrant), kept extended while it runs, checked when it returns, and released
+ * after it, or after the surrounding transaction completes.
+ *
+ * @author redlock contributors
+ */
+final class BlockingLocking {
+
+	private static final boolean TRANSACTIONS_PRESENT = ClassUtils.isPresent(
+			"org.springframework.transaction.support.TransactionSynchronizationManager",
+			BlockingLocking.class.getClassLoader());
+
+	private final MethodLocks locks;
+
+	BlockingLocking(MethodLocks locks) {
+		this.locks = locks;
+	}
+
+	Object lock(MethodInvocation invocation, LockOperation operation, List<String> keys, Duration ttl,
+			Duration waitTime) throws Throwable {
+		List<Lease> leases = this.locks.acquireAll(operation, keys, ttl, waitTime);
+		CurrentLease.push(leases);
+		try {
+			Object result;
+			try {
+				result = invocation.proceed();
+			}
+			catch (Throwable ex) {
+				LockLostException lost = this.locks.lost(operation, leases);
+				if (lost != null) {
+					ex.addSuppressed(lost);
+				}
+				throw ex;
+			}
+			checkHeld(operation, leases);
+			return result;
+		}
+		finally {
+			CurrentLease.pop();
+			if (!(TRANSACTIONS_PRESENT && TransactionAwareRelease
+				.releaseAfterCompletion(() -> checkHeld(operation, leases), () -> MethodLocks.releaseAll(leases)))) {
+				MethodLocks.releaseAll(leases);
+			}
+		}
+	}
+
+	private void checkHeld(LockOperation operation, List<Lease> leases) {
+		LockLostException lost = this.locks.lost(operation, leases);
+		if (lost != null) {
+			this.locks.onLost(lost);
+		}
+	}
+
+}

@@ -1,0 +1,78 @@
+package io.github.redlock.aop;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockLostException;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Locks around a method that returns a {@code CompletionStage}: acquired before the call,
+ * held until the stage completes, then checked and released; the caller gets a stage that
+ * completes after the release.
+ *
+ * @author redlock contributors
+ */
+final class CompletionStageLocking {
+
+	private static final Log logger = LogFactory.getLog(CompletionStageLocking.class);
+
+	private final MethodLocks locks;
+
+	CompletionStageLocking(MethodLocks locks) {
+		this.locks = locks;
+	}
+
+	static boolean isCompletionStage(Class<?> type) {
+		return CompletionStage.class.isAssignableFrom(type) && type.isAssignableFrom(CompletableFuture.class);
+	}
+
+	Object lock(MethodInvocation invocation, LockOperation operation, List<String> keys, Duration ttl,
+			Duration waitTime) throws Throwable {
+		List<Lease> leases = this.locks.acquireAll(operation, keys, ttl, waitTime);
+		Object returned;
+		CurrentLease.push(leases);
+		try {
+			returned = invocation.proceed();
+		}
+		catch (Throwable ex) {
+			MethodLocks.releaseAll(leases);
+			throw ex;
+		}
+		finally {
+			CurrentLease.pop();
+		}
+		if (returned == null) {
+			MethodLocks.releaseAll(leases);
+			return null;
+		}
+		CompletableFuture<Object> result = new CompletableFuture<>();
+		((CompletionStage<?>) returned).whenComplete((value, ex) -> {
+			LockLostException lost = this.locks.lost(operation, leases);
+			MethodLocks.releaseAllAsync(leases).whenComplete((ignored, releaseEx) -> {
+				if (ex != null) {
+					if (lost != null) {
+						ex.addSuppressed(lost);
+					}
+					result.completeExceptionally(ex);
+					return;
+				}
+				if (lost != null && this.locks.lostLockPolicy() == LostLockPolicy.THROW) {
+					result.completeExceptionally(lost);
+					return;
+				}
+				if (lost != null) {
+					logger.warn(lost.getMessage());
+				}
+				result.complete(value);
+			});
+		});
+		return result;
+	}
+
+}

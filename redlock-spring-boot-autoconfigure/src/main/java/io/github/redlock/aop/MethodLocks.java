@@ -1,0 +1,156 @@
+package io.github.redlock.aop;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockLostException;
+import io.github.redlock.LockRegistry;
+import io.github.redlock.RedlockException;
+import io.github.redlock.autoconfigure.RedlockProperties;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.BeanFactory;
+
+/**
+ * What every kind of {@code @DistributedLock} method shares: the registry and settings,
+ * acquiring a method's keys in order (all or nothing), telling whether a lock was lost
+ * while the method ran, applying the {@link LostLockPolicy}, and releasing. The registry
+ * and properties are looked up on first use, so that the advisor can be created before
+ * them.
+ *
+ * @author redlock contributors
+ */
+final class MethodLocks {
+
+	private static final Log logger = LogFactory.getLog(MethodLocks.class);
+
+	private volatile BeanFactory beanFactory;
+
+	private volatile LockRegistry registry;
+
+	private volatile RedlockProperties properties;
+
+	void setBeanFactory(BeanFactory beanFactory) {
+		this.beanFactory = beanFactory;
+	}
+
+	BeanFactory beanFactory() {
+		return this.beanFactory;
+	}
+
+	LockRegistry registry() {
+		LockRegistry current = this.registry;
+		if (current == null) {
+			current = this.beanFactory.getBean(LockRegistry.class);
+			this.registry = current;
+		}
+		return current;
+	}
+
+	RedlockProperties properties() {
+		RedlockProperties current = this.properties;
+		if (current == null) {
+			current = this.beanFactory.getBeanProvider(RedlockProperties.class).getIfAvailable(RedlockProperties::new);
+			this.properties = current;
+		}
+		return current;
+	}
+
+	/**
+	 * Acquires every key in order, blocking, within one wait time for all of them; on any
+	 * failure releases those already held.
+	 */
+	List<Lease> acquireAll(LockOperation operation, List<String> keys, Duration ttl, Duration waitTime) {
+		long deadline = System.nanoTime() + waitTime.toNanos();
+		List<Lease> acquired = new ArrayList<>(keys.size());
+		String current = keys.get(0);
+		try {
+			for (String key : keys) {
+				current = key;
+				// one wait time for all the keys: later keys get what is left of it
+				Duration left = acquired.isEmpty() ? waitTime
+						: Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+				acquired.add(registry().acquire(key, ttl, left, operation.autoExtend()));
+			}
+			return acquired;
+		}
+		catch (LockAcquisitionException ex) {
+			releaseAll(acquired);
+			throw new LockAcquisitionException(acquisitionMessage(operation, ex), ex);
+		}
+		catch (InterruptedException ex) {
+			releaseAll(acquired);
+			Thread.currentThread().interrupt();
+			throw new RedlockException(
+					"Interrupted while " + operation.description() + " waited for lock '" + current + "'", ex);
+		}
+		catch (RuntimeException | Error ex) {
+			releaseAll(acquired);
+			throw ex;
+		}
+	}
+
+	static String acquisitionMessage(LockOperation operation, LockAcquisitionException ex) {
+		return "@DistributedLock on " + operation.description() + ": " + ex.getMessage();
+	}
+
+	/**
+	 * Returns an exception that says a lock was lost while the method ran, or
+	 * {@code null} if every lease is still held.
+	 */
+	LockLostException lost(LockOperation operation, List<Lease> leases) {
+		for (Lease lease : leases) {
+			if (!lease.isHeld()) {
+				return new LockLostException(lease.key(), "it was lost while " + operation.description()
+						+ " ran (it expired, or could not be extended on a quorum of nodes)");
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Applies the lost-lock policy: throws {@code lost}, or logs it.
+	 */
+	void onLost(LockLostException lost) {
+		if (lostLockPolicy() == LostLockPolicy.THROW) {
+			throw lost;
+		}
+		logger.warn(lost.getMessage());
+	}
+
+	LostLockPolicy lostLockPolicy() {
+		return properties().getLostLockPolicy();
+	}
+
+	/**
+	 * Releases the leases, blocking, in the reverse of their lock order.
+	 */
+	static void releaseAll(List<Lease> leases) {
+		for (int i = leases.size() - 1; i >= 0; i--) {
+			try {
+				leases.get(i).release();
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not release lock '" + leases.get(i).key() + "'", ex);
+			}
+		}
+	}
+
+	/**
+	 * Releases the leases without blocking.
+	 * @return a future that completes, never exceptionally, when every release ended
+	 */
+	static CompletableFuture<Void> releaseAllAsync(List<Lease> leases) {
+		CompletableFuture<?>[] releases = new CompletableFuture<?>[leases.size()];
+		for (int i = 0; i < releases.length; i++) {
+			releases[i] = leases.get(i).releaseAsync().exceptionally((ex) -> null);
+		}
+		return CompletableFuture.allOf(releases);
+	}
+
+}
