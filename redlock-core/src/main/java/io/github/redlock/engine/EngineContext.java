@@ -1,14 +1,20 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What an {@link Acquisition} and a {@link RedlockLease} work with, built once per
  * registry: its settings, the node fleet and key layout, the monotonic clock and validity
- * arithmetic, the one scheduler thread shared by retries and the watchdog, lock values,
- * listeners, the live leases, and the counters the registry reports.
+ * arithmetic, the one scheduler thread shared by retries and the watchdog, the threads
+ * that run callers' code, lock values, listeners, the live leases, and the counters the
+ * registry reports.
  *
  * @author redlock contributors
  */
@@ -29,6 +35,8 @@ final class EngineContext {
 	private final ScheduledThreadPoolExecutor scheduler;
 
 	private final Waiting waiting;
+
+	private final ExecutorService callbacks;
 
 	private final LockValues values = new LockValues();
 
@@ -57,6 +65,15 @@ final class EngineContext {
 		});
 		this.scheduler.setRemoveOnCancelPolicy(true);
 		this.waiting = new Waiting(settings, this.scheduler);
+		AtomicInteger callbackThreads = new AtomicInteger();
+		// a task that arrives after close runs on the thread that completes it, so that
+		// no caller is left waiting
+		this.callbacks = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
+				(task) -> {
+					Thread thread = new Thread(task, "redlock-callback-" + callbackThreads.incrementAndGet());
+					thread.setDaemon(true);
+					return thread;
+				}, (task, executor) -> task.run());
 		this.retentionMillis = String.valueOf(settings.fencingRetention().toMillis());
 		this.minimumTtlNanos = 3 * settings.nodeTimeout().toNanos();
 	}
@@ -90,6 +107,16 @@ final class EngineContext {
 	 */
 	ScheduledThreadPoolExecutor scheduler() {
 		return this.scheduler;
+	}
+
+	/**
+	 * Returns the threads that complete callers' futures and run their listeners: never
+	 * Lettuce's I/O threads, whose blocking would delay every node's replies (the
+	 * watchdog's extensions included), nor the scheduler thread. Threads are made as
+	 * needed and end after a minute unused.
+	 */
+	ExecutorService callbacks() {
+		return this.callbacks;
 	}
 
 	Waiting waiting() {

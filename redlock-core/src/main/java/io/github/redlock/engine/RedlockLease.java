@@ -223,8 +223,17 @@ final class RedlockLease implements Lease {
 		this.watchdog.cancel();
 		this.engine.leases().remove(this);
 		logger.warn(cause.getMessage());
-		for (LeaseListener listener : this.listeners) {
-			notify(listener, cause);
+		if (!this.listeners.isEmpty()) {
+			// off the I/O and scheduler threads: a listener may well release the lease,
+			// which waits for the nodes' replies
+			this.engine.callbacks().execute(() -> {
+				for (LeaseListener listener : this.listeners) {
+					// whoever removes a listener tells it: here, or addListener
+					if (this.listeners.remove(listener)) {
+						notify(listener, cause);
+					}
+				}
+			});
 		}
 		if (this.engine.events().any()) {
 			Duration held = heldFor();
@@ -264,7 +273,7 @@ final class RedlockLease implements Lease {
 
 	@Override
 	public void release() {
-		CompletableFuture<Void> release = releaseAsync();
+		CompletableFuture<Void> release = releaseOnNodes();
 		try {
 			release.get(this.fleet.callBoundNanos(), TimeUnit.NANOSECONDS);
 		}
@@ -278,10 +287,24 @@ final class RedlockLease implements Lease {
 	}
 
 	/**
-	 * Deletes the lock on every node where it still holds this lease's value.
+	 * Deletes the lock on every node where it still holds this lease's value, without
+	 * blocking.
+	 * @return a future that completes, off Lettuce's I/O threads, once every node
+	 * answered or timed out
 	 */
 	@Override
 	public CompletableFuture<Void> releaseAsync() {
+		CompletableFuture<Void> released = new CompletableFuture<>();
+		releaseOnNodes().whenCompleteAsync((ignored, ex) -> released.complete(null), this.engine.callbacks());
+		return released;
+	}
+
+	/**
+	 * Deletes the lock on every node where it still holds this lease's value.
+	 * @return a future that completes, on the thread of the last reply, once every node
+	 * answered or timed out
+	 */
+	private CompletableFuture<Void> releaseOnNodes() {
 		int previous = this.state.getAndSet(RELEASED);
 		if (previous == RELEASED) {
 			return CompletableFuture.completedFuture(null);

@@ -133,22 +133,25 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	public CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
 		checkAcquisition(key, ttl, waitTime);
 		CompletableFuture<RedlockLease> lease = Acquisition.start(this.engine, key, ttl, waitTime);
-		CompletableFuture<Lease> result = lease.thenApply((held) -> {
+		CompletableFuture<Lease> result = new CompletableFuture<>();
+		// completed off the I/O threads, so that the caller's continuations cannot stall
+		// the replies of every node
+		lease.whenCompleteAsync((held, ex) -> {
+			if (ex != null) {
+				result.completeExceptionally(ex);
+				return;
+			}
 			if (autoExtend) {
 				held.autoExtend(ttl);
 			}
-			return held;
-		});
-		// cancelling the caller's future abandons the attempt, and a lease that arrives
-		// as the caller gives up is released
+			if (!result.complete(held)) {
+				held.releaseAsync(); // the caller gave up meanwhile
+			}
+		}, this.engine.callbacks());
+		// cancelling the caller's future abandons the attempt
 		result.whenComplete((held, ex) -> {
 			if (ex != null) {
 				lease.cancel(false);
-			}
-		});
-		lease.thenAccept((held) -> {
-			if (result.isCancelled()) {
-				held.releaseAsync();
 			}
 		});
 		return result;
@@ -275,6 +278,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		if (this.engine.leases().close(this.fleet.callBoundNanos())) {
 			this.engine.scheduler().shutdownNow();
 			this.fleet.close();
+			this.engine.callbacks().shutdown();
 		}
 	}
 

@@ -60,7 +60,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		Duration waitTime = (operation.waitTime() != null) ? operation.waitTime() : settings.getDefaultWaitTime();
 		Class<?> returnType = invocation.getMethod().getReturnType();
 		if (REACTOR_PRESENT && ReactiveLocking.isReactive(returnType)) {
-			return ReactiveLocking.lock(this.locks, operation, keys, ttl, waitTime, invocation.proceed());
+			return ReactiveLocking.lock(this.locks, operation, keys, ttl, waitTime, invocation);
 		}
 		if (CompletionStageLocking.isCompletionStage(returnType)) {
 			return this.completionStages.lock(invocation, operation, keys, ttl, waitTime);

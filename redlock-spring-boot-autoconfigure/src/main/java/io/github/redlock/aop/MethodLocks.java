@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
@@ -84,6 +85,55 @@ final class MethodLocks {
 			throw new LockAcquisitionException(acquisitionMessage(operation, ex), ex);
 		}
 		catch (InterruptedException ex) {
+			releaseAll(acquired);
+			Thread.currentThread().interrupt();
+			throw new RedlockException(
+					"Interrupted while " + operation.description() + " waited for lock '" + current + "'", ex);
+		}
+		catch (RuntimeException | Error ex) {
+			releaseAll(acquired);
+			throw ex;
+		}
+	}
+
+	/**
+	 * Acquires every key in order, one lease per call that no other call shares (not even
+	 * on the same thread), waiting on the calling thread within one wait time for all of
+	 * them; on any failure releases those already held. For methods whose work outlives
+	 * the call, which a thread-reentrant lease would let a second call join.
+	 */
+	List<Lease> acquireAllForThisCall(LockOperation operation, List<String> keys, Duration ttl, Duration waitTime) {
+		long deadline = System.nanoTime() + waitTime.toNanos();
+		List<Lease> acquired = new ArrayList<>(keys.size());
+		String current = keys.get(0);
+		CompletableFuture<Lease> pending = null;
+		try {
+			for (String key : keys) {
+				current = key;
+				Duration left = acquired.isEmpty() ? waitTime
+						: Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+				pending = registry().acquireAsync(key, ttl, left, operation.autoExtend());
+				acquired.add(pending.get());
+				pending = null;
+			}
+			return acquired;
+		}
+		catch (ExecutionException ex) {
+			releaseAll(acquired);
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			if (cause instanceof LockAcquisitionException failure) {
+				throw new LockAcquisitionException(acquisitionMessage(operation, failure), failure);
+			}
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			throw new RedlockException("Could not acquire lock '" + current + "' for " + operation.description(),
+					cause);
+		}
+		catch (InterruptedException ex) {
+			if (pending != null) {
+				pending.cancel(false);
+			}
 			releaseAll(acquired);
 			Thread.currentThread().interrupt();
 			throw new RedlockException(

@@ -10,14 +10,20 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockLostException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
 
+import org.springframework.aop.ProxyMethodInvocation;
+
 /**
  * Locks around a {@code Mono} or {@code Flux}: acquired without blocking when it is
- * subscribed to, released when it completes, fails or is cancelled. Loaded only when
- * Reactor is present.
+ * subscribed to, released when it completes, fails or is cancelled. The method itself is
+ * called only once the locks are held, once per subscription, on a registry callback
+ * thread (never a Lettuce I/O thread). Not reentrant: every subscription takes leases of
+ * its own. Loaded only when Reactor is present.
  *
  * @author redlock contributors
  */
@@ -32,26 +38,44 @@ final class ReactiveLocking {
 		return Mono.class.isAssignableFrom(type) || Flux.class.isAssignableFrom(type);
 	}
 
-	@SuppressWarnings("unchecked")
+	/**
+	 * Returns a publisher of the declared type that, on each subscription, acquires the
+	 * leases, then calls the method and subscribes to what it returns, and releases when
+	 * that completes, fails or is cancelled. Nothing of the method runs before its locks
+	 * are held.
+	 */
 	static Object lock(MethodLocks locks, LockOperation operation, List<String> keys, Duration ttl, Duration waitTime,
-			Object publisher) {
-		if (publisher == null) {
-			return null;
-		}
+			MethodInvocation invocation) {
+		// each subscription calls the rest of the advice chain afresh
+		MethodInvocation template = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone()
+				: invocation;
 		Mono<List<Lease>> acquire = Mono.defer(() -> acquireAll(locks, operation, keys, ttl, waitTime));
-		if (publisher instanceof Mono<?> mono) {
-			Mono<Object> source = (Mono<Object>) mono;
+		if (Mono.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
 			return Mono.usingWhen(acquire,
-					(leases) -> source.contextWrite(Context.of(CurrentLease.CONTEXT_KEY, leases))
+					(leases) -> Mono.defer(() -> Mono.from(call(template)))
+						.contextWrite(Context.of(CurrentLease.CONTEXT_KEY, leases))
 						.flatMap((value) -> check(locks, operation, leases).thenReturn(value))
 						.switchIfEmpty(Mono.defer(() -> check(locks, operation, leases).then(Mono.empty()))),
 					ReactiveLocking::release, (leases, ex) -> release(leases), ReactiveLocking::release);
 		}
-		Flux<Object> source = (Flux<Object>) publisher;
 		return Flux.usingWhen(acquire,
-				(leases) -> source.contextWrite(Context.of(CurrentLease.CONTEXT_KEY, leases))
+				(leases) -> Flux.defer(() -> call(template))
+					.contextWrite(Context.of(CurrentLease.CONTEXT_KEY, leases))
 					.concatWith(Mono.defer(() -> check(locks, operation, leases)).then(Mono.empty())),
 				ReactiveLocking::release, (leases, ex) -> release(leases), ReactiveLocking::release);
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Publisher<Object> call(MethodInvocation template) {
+		MethodInvocation invocation = (template instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone()
+				: template;
+		try {
+			Object publisher = invocation.proceed();
+			return (publisher != null) ? (Publisher<Object>) publisher : Mono.empty();
+		}
+		catch (Throwable ex) {
+			return Mono.error(ex);
+		}
 	}
 
 	private static Mono<List<Lease>> acquireAll(MethodLocks locks, LockOperation operation, List<String> keys,
