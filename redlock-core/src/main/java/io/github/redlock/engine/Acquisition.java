@@ -111,8 +111,22 @@ final class Acquisition {
 	 */
 	static CompletableFuture<RedlockLease> start(EngineContext engine, String key, Duration ttl, Duration waitTime) {
 		Acquisition acquisition = new Acquisition(engine, key, ttl, waitTime);
+		if (!engine.leases().add(acquisition)) {
+			acquisition.abandonOnClose();
+			return acquisition.result;
+		}
+		acquisition.result.whenComplete((lease, ex) -> engine.leases().remove(acquisition));
 		engine.fleet().whenConnected(acquisition::attempt);
 		return acquisition.result;
+	}
+
+	/**
+	 * Fails the acquisition because the registry closed; a lease the nodes grant later is
+	 * released and handed to nobody.
+	 */
+	void abandonOnClose() {
+		this.result.completeExceptionally(new IllegalStateException("The LockRegistry was closed while acquiring lock '"
+				+ this.key + "': no lock is held; acquire through an open registry"));
 	}
 
 	/**
@@ -210,8 +224,11 @@ final class Acquisition {
 					+ " validUntil " + validUntil + " nodes " + Arrays.toString(call.agreedNodes()) + " counters "
 					+ Arrays.toString(call.agreedValues()));
 		}
-		RedlockLease lease = this.engine.leases()
-			.add(new RedlockLease(this.engine, this.key, this.keys, value, token, start, validUntil, call));
+		RedlockLease lease = new RedlockLease(this.engine, this.key, this.keys, value, token, start, validUntil, call);
+		if (!this.engine.leases().add(lease)) {
+			abandonOnClose(); // released already
+			return;
+		}
 		if (this.engine.events().any()) {
 			// told before the caller has the lease, so that its release is told after
 			Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
@@ -230,7 +247,7 @@ final class Acquisition {
 		long left = this.deadline - this.engine.clock().nanoTime();
 		if (left > 0) {
 			if (!this.engine.waiting().retryLater(this::attempt, left)) {
-				this.result.completeExceptionally(new IllegalStateException("The LockRegistry was closed"));
+				abandonOnClose();
 			}
 			return;
 		}

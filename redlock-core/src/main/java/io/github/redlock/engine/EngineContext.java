@@ -3,7 +3,7 @@ package io.github.redlock.engine;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -65,17 +65,27 @@ final class EngineContext {
 		});
 		this.scheduler.setRemoveOnCancelPolicy(true);
 		this.waiting = new Waiting(settings, this.scheduler);
-		AtomicInteger callbackThreads = new AtomicInteger();
-		// a task that arrives after close runs on the thread that completes it, so that
-		// no caller is left waiting
-		this.callbacks = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>(),
-				(task) -> {
-					Thread thread = new Thread(task, "redlock-callback-" + callbackThreads.incrementAndGet());
-					thread.setDaemon(true);
-					return thread;
-				}, (task, executor) -> task.run());
+		this.callbacks = callbackThreads();
 		this.retentionMillis = String.valueOf(settings.fencingRetention().toMillis());
 		this.minimumTtlNanos = 3 * settings.nodeTimeout().toNanos();
+	}
+
+	/**
+	 * Makes the callback threads: at most two per core however many leases there are,
+	 * made when needed and ended after a minute unused. A task that arrives after close
+	 * runs on the thread that completes it, so that no caller is left waiting.
+	 */
+	private static ExecutorService callbackThreads() {
+		int threads = Math.max(2, 2 * Runtime.getRuntime().availableProcessors());
+		AtomicInteger count = new AtomicInteger();
+		ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
+				new LinkedBlockingQueue<>(), (task) -> {
+					Thread thread = new Thread(task, "redlock-callback-" + count.incrementAndGet());
+					thread.setDaemon(true);
+					return thread;
+				}, (task, rejecting) -> task.run());
+		executor.allowCoreThreadTimeOut(true);
+		return executor;
 	}
 
 	RedlockSettings settings() {
@@ -112,8 +122,8 @@ final class EngineContext {
 	/**
 	 * Returns the threads that complete callers' futures and run their listeners: never
 	 * Lettuce's I/O threads, whose blocking would delay every node's replies (the
-	 * watchdog's extensions included), nor the scheduler thread. Threads are made as
-	 * needed and end after a minute unused.
+	 * watchdog's extensions included), nor the scheduler thread. Code that blocks for
+	 * long should move to an executor of its own.
 	 */
 	ExecutorService callbacks() {
 		return this.callbacks;

@@ -6,14 +6,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * The leases a registry holds now, and whether it is closed: closing releases them all,
- * and a lease that is granted after the close is released at once.
+ * The leases a registry holds and the acquisitions it runs now, and whether it is closed.
+ * Closing fails every pending acquisition at once and releases every lease; a lease
+ * granted after that is released and handed to nobody.
  *
  * @author redlock contributors
  */
@@ -23,21 +25,56 @@ final class LiveLeases {
 
 	private final Set<RedlockLease> leases = ConcurrentHashMap.newKeySet();
 
-	private final AtomicBoolean closed = new AtomicBoolean();
+	private final Set<Acquisition> acquisitions = ConcurrentHashMap.newKeySet();
+
+	/** Shared by those who add, taken alone by close: nothing is added after it. */
+	private final ReadWriteLock closing = new ReentrantReadWriteLock();
+
+	private volatile boolean closed;
 
 	/**
-	 * Records a granted lease; releases it at once if the registry closed meanwhile.
+	 * Records a granted lease, unless the registry closed, in which case it is released.
+	 * @return whether the lease may be handed to its caller
 	 */
-	RedlockLease add(RedlockLease lease) {
-		this.leases.add(lease);
-		if (this.closed.get()) {
-			lease.releaseAsync();
+	boolean add(RedlockLease lease) {
+		this.closing.readLock().lock();
+		try {
+			if (!this.closed) {
+				this.leases.add(lease);
+				return true;
+			}
 		}
-		return lease;
+		finally {
+			this.closing.readLock().unlock();
+		}
+		lease.releaseAsync();
+		return false;
 	}
 
 	void remove(RedlockLease lease) {
 		this.leases.remove(lease);
+	}
+
+	/**
+	 * Records an acquisition until it completes, so that closing can fail it.
+	 * @return whether it may start: {@code false} once the registry closed
+	 */
+	boolean add(Acquisition acquisition) {
+		this.closing.readLock().lock();
+		try {
+			if (this.closed) {
+				return false;
+			}
+			this.acquisitions.add(acquisition);
+			return true;
+		}
+		finally {
+			this.closing.readLock().unlock();
+		}
+	}
+
+	void remove(Acquisition acquisition) {
+		this.acquisitions.remove(acquisition);
 	}
 
 	int size() {
@@ -45,7 +82,7 @@ final class LiveLeases {
 	}
 
 	boolean isClosed() {
-		return this.closed.get();
+		return this.closed;
 	}
 
 	/**
@@ -53,21 +90,34 @@ final class LiveLeases {
 	 * @throws IllegalStateException if it is
 	 */
 	void checkOpen() {
-		if (this.closed.get()) {
+		if (this.closed) {
 			throw new IllegalStateException("This LockRegistry is closed: no lock can be acquired through it");
 		}
 	}
 
 	/**
-	 * Marks the registry closed and releases every held lease, waiting at most
-	 * {@code boundNanos}.
+	 * Marks the registry closed, fails every pending acquisition, and releases every held
+	 * lease, waiting at most {@code boundNanos} for the nodes.
 	 * @return {@code false} if it was closed already
 	 */
 	boolean close(long boundNanos) {
-		if (!this.closed.compareAndSet(false, true)) {
-			return false;
+		RedlockLease[] held;
+		Acquisition[] pending;
+		this.closing.writeLock().lock();
+		try {
+			if (this.closed) {
+				return false;
+			}
+			this.closed = true;
+			held = this.leases.toArray(RedlockLease[]::new);
+			pending = this.acquisitions.toArray(Acquisition[]::new);
 		}
-		RedlockLease[] held = this.leases.toArray(RedlockLease[]::new);
+		finally {
+			this.closing.writeLock().unlock();
+		}
+		for (Acquisition acquisition : pending) {
+			acquisition.abandonOnClose();
+		}
 		if (held.length > 0) {
 			logger.info("Releasing " + held.length + " held lock(s) as the LockRegistry closes");
 		}

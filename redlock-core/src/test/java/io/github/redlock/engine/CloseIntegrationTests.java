@@ -1,0 +1,94 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.Lease;
+import io.github.redlock.embedded.RedisFleetExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Closing a registry fails every pending acquisition at once, and never hands out a lease
+ * that the close released (issue 11, item 4). Both tests failed before the fix: the
+ * waiting acquisitions never completed (their retries were dropped with the scheduler),
+ * and an acquisition that was in flight during the close handed its caller a lease.
+ */
+class CloseIntegrationTests {
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
+
+	private final RedlockRegistry holder = registry(Duration.ofMillis(100));
+
+	private RedlockRegistry registry(Duration nodeTimeout) {
+		return RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.nodeTimeout(nodeTimeout)
+			.restartGuard(false)
+			.build()
+			.start();
+	}
+
+	@AfterEach
+	void close() {
+		this.holder.close();
+	}
+
+	@Test
+	void closingFailsWaitingAcquisitionsAtOnce() throws Exception {
+		Lease held = this.holder.acquire("busy", Duration.ofSeconds(30), Duration.ZERO);
+		RedlockRegistry registry = registry(Duration.ofMillis(100));
+		CompletableFuture<Lease> async = registry.acquireAsync("busy", Duration.ofSeconds(10), Duration.ofMinutes(1));
+		CompletableFuture<Lease> blocking = CompletableFuture.supplyAsync(() -> {
+			try {
+				return registry.acquire("busy", Duration.ofSeconds(10), Duration.ofMinutes(1));
+			}
+			catch (InterruptedException ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		Thread.sleep(300); // both are waiting between attempts now
+		registry.close();
+		for (CompletableFuture<Lease> waiter : java.util.List.of(async, blocking)) {
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> waiter.get(10, TimeUnit.SECONDS))
+				.havingRootCause()
+				.isInstanceOf(IllegalStateException.class)
+				.withMessageContaining("closed while acquiring lock 'busy'");
+		}
+		held.release();
+	}
+
+	@Test
+	void anAcquisitionInFlightDuringCloseHandsOutNoLease() throws Exception {
+		RedlockRegistry registry = registry(Duration.ofSeconds(2));
+		for (int i = 0; i < 3; i++) {
+			fleet.node(i).slow(Duration.ofMillis(500));
+		}
+		try {
+			CompletableFuture<Lease> inFlight = registry.acquireAsync("in-flight", Duration.ofSeconds(30),
+					Duration.ZERO);
+			registry.close();
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> inFlight.get(10, TimeUnit.SECONDS))
+				.havingRootCause()
+				.isInstanceOf(IllegalStateException.class)
+				.withMessageContaining("closed while acquiring lock 'in-flight'");
+		}
+		finally {
+			for (int i = 0; i < 3; i++) {
+				fleet.node(i).unslow();
+			}
+		}
+		// whatever the nodes granted meanwhile was released, or expires
+		try (Lease lease = this.holder.acquire("in-flight", Duration.ofSeconds(5), Duration.ofSeconds(40))) {
+			assertThat(lease.isHeld()).isTrue();
+		}
+	}
+
+}
