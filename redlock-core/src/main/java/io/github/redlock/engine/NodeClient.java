@@ -71,6 +71,9 @@ final class NodeClient {
 
 	private final Duration nodeTimeout;
 
+	/** A test seam: runs between the trust check and the send of a script. */
+	private volatile Runnable afterTrustCheck;
+
 	/** Scripts sent and not yet answered, so that closing can let them land. */
 	private final AtomicInteger pending = new AtomicInteger();
 
@@ -100,8 +103,8 @@ final class NodeClient {
 			@Override
 			public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
 				// whatever answers after the reconnect may be a restarted server
+				// the trust vouched for the old generation only
 				NodeClient.this.generation.incrementAndGet();
-				NodeClient.this.trust.reset();
 				if (logger.isDebugEnabled()) {
 					logger.debug("Disconnected from " + NodeClient.this.address + " at " + System.nanoTime());
 				}
@@ -162,14 +165,20 @@ final class NodeClient {
 			return CompletableFuture.completedFuture(
 					NodeReply.failed(new NodeFailure(toString(), NodeFailure.Kind.REFUSED, this.lastError)));
 		}
+		// the generation first: the trust must vouch for that connection, and a drop
+		// after this voids the reply
+		int sentOn = this.generation.get();
 		if (this.trust.enabled() && script.counts()) {
-			NodeFailure untrusted = this.trust.untrusted();
+			NodeFailure untrusted = this.trust.untrusted(sentOn);
 			if (untrusted != null) {
 				return CompletableFuture.completedFuture(NodeReply.failed(untrusted));
 			}
 		}
+		Runnable seam = this.afterTrustCheck;
+		if (seam != null) {
+			seam.run();
+		}
 		CompletableFuture<NodeReply> result = new CompletableFuture<>();
-		int sentOn = this.generation.get();
 		try {
 			this.<Long>run(current, script, ScriptOutputType.INTEGER, keys, args, (value, ex) -> {
 				if (this.generation.get() != sentOn) {
@@ -186,6 +195,14 @@ final class NodeClient {
 			result.complete(NodeReply.failed(classify(ex)));
 		}
 		return result;
+	}
+
+	/**
+	 * Runs {@code action} between the trust check and the send of every later script: a
+	 * seam for tests of what happens when the connection drops just then.
+	 */
+	void afterTrustCheck(Runnable action) {
+		this.afterTrustCheck = action;
 	}
 
 	/**
@@ -212,7 +229,7 @@ final class NodeClient {
 					return;
 				}
 				Duration latency = Duration.ofNanos(System.nanoTime() - start);
-				NodeFailure untrusted = this.trust.enabled() ? this.trust.untrusted() : null;
+				NodeFailure untrusted = this.trust.enabled() ? this.trust.untrusted(this.generation.get()) : null;
 				result.complete((untrusted != null)
 						? new NodeStatus(toString(), false, latency,
 								untrusted.kind().description() + " (" + untrusted.detail() + ")")

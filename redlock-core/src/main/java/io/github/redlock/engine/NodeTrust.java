@@ -40,7 +40,8 @@ final class NodeTrust {
 
 	private final AtomicBoolean verifying = new AtomicBoolean();
 
-	private volatile boolean verified;
+	/** The connection generation last checked and found sound; -1 for none. */
+	private volatile int verifiedGeneration = -1;
 
 	private volatile long guardedUntilNanos;
 
@@ -70,27 +71,20 @@ final class NodeTrust {
 	}
 
 	/**
-	 * Forgets the last check: the connection dropped, and whatever answers after the
-	 * reconnect may be a restarted server.
-	 */
-	void reset() {
-		this.verified = false;
-	}
-
-	/**
 	 * Checks the node again: a script found its marker gone or changed.
 	 */
 	void dataLost() {
-		this.verified = false;
+		this.verifiedGeneration = -1;
 		verify();
 	}
 
 	/**
 	 * Returns why this node must not count toward a quorum now, or {@code null} if it
-	 * may.
+	 * may: it must have been checked on the connection of the given generation, and not
+	 * be guarded.
 	 */
-	NodeFailure untrusted() {
-		if (!this.verified) {
+	NodeFailure untrusted(int generation) {
+		if (this.verifiedGeneration != generation) {
 			verify();
 			return new NodeFailure(this.node, NodeFailure.Kind.RESTARTED, "reconnected; checking whether it restarted");
 		}
@@ -104,13 +98,12 @@ final class NodeTrust {
 
 	/**
 	 * Checks whether the node restarted or lost its data, and keeps it out of quorums for
-	 * the guard time if so. Runs at most once at a time; a disconnect during the check
-	 * voids it.
+	 * the guard time if so. Runs at most once at a time; the check vouches only for the
+	 * connection it ran on.
 	 */
 	CompletableFuture<Void> verify() {
 		StatefulRedisConnection<String, String> current = this.connection.get();
 		if (!this.guard.enabled()) {
-			this.verified = true;
 			return CompletableFuture.completedFuture(null);
 		}
 		if (current == null || !this.verifying.compareAndSet(false, true)) {
@@ -130,8 +123,9 @@ final class NodeTrust {
 			if (ex != null) {
 				logger.debug("Could not check redlock node " + this.node + " for a restart", ex);
 			}
-			else if (this.generation.getAsInt() == checkedGeneration) {
-				this.verified = true;
+			else {
+				// vouches for that connection only: after a drop, the next one is checked
+				this.verifiedGeneration = checkedGeneration;
 			}
 			this.verifying.set(false);
 			return null;
@@ -222,7 +216,8 @@ final class NodeTrust {
 	 * Returns whether this node counts toward quorums now.
 	 */
 	boolean isTrusted() {
-		return !this.guard.enabled() || (this.verified && System.nanoTime() >= this.guardedUntilNanos);
+		return !this.guard.enabled() || (this.verifiedGeneration == this.generation.getAsInt()
+				&& System.nanoTime() >= this.guardedUntilNanos);
 	}
 
 }
