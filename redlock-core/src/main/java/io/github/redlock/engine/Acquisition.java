@@ -77,6 +77,8 @@ final class Acquisition {
 
 	private final String key;
 
+	private final String owner;
+
 	private final String[] keys;
 
 	private final long ttlNanos;
@@ -97,6 +99,7 @@ final class Acquisition {
 		this.engine = engine;
 		this.fleet = engine.fleet();
 		this.key = key;
+		this.owner = engine.values().owner();
 		this.keys = engine.keys().nodeKeys(key);
 		this.ttlNanos = ttl.toNanos();
 		this.ttlMillis = String.valueOf(ttl.toMillis());
@@ -160,7 +163,7 @@ final class Acquisition {
 			return;
 		}
 		this.attempts++;
-		String value = this.engine.values().next();
+		String value = this.engine.values().next(this.owner);
 		long start = this.engine.clock().nanoTime();
 		QuorumCall call = this.fleet.quorumCall((reply) -> reply > 0, (node) -> node.eval(Script.ACQUIRE, this.keys,
 				value, this.ttlMillis, this.engine.retentionMillis(), node.marker()));

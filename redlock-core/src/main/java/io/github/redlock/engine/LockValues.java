@@ -29,14 +29,27 @@ final class LockValues {
 		this.process = ":" + hostName() + ":" + ProcessHandle.current().pid() + ":";
 	}
 
-	String next() {
-		byte[] bytes = new byte[20];
-		this.random.nextBytes(bytes);
+	/**
+	 * Returns the owner identity of the current thread, {@code :host:pid:thread}: taken
+	 * on the caller's thread when an acquisition starts, since its attempts may run on
+	 * the registry's threads.
+	 */
+	String owner() {
 		String thread = Thread.currentThread().getName();
 		if (thread.length() > MAX_THREAD_NAME) {
 			thread = thread.substring(0, MAX_THREAD_NAME);
 		}
-		return ENCODER.encodeToString(bytes) + this.process + thread;
+		return this.process + thread;
+	}
+
+	/**
+	 * Returns a fresh lock value for an owner.
+	 * @param owner the owner, from {@link #owner()}
+	 */
+	String next(String owner) {
+		byte[] bytes = new byte[20];
+		this.random.nextBytes(bytes);
+		return ENCODER.encodeToString(bytes) + owner;
 	}
 
 	/**
