@@ -38,6 +38,21 @@ class LockKeyEvaluator extends CachedExpressionEvaluator {
 		return getExpression(this.keyCache, elementKey, expression);
 	}
 
+	/**
+	 * Parses a key on its own, for the check of one part of it.
+	 */
+	Expression parsePart(String expression) {
+		return getParser().parseExpression(expression);
+	}
+
+	/**
+	 * Returns the names of a method's parameters, or {@code null} if the class was
+	 * compiled without {@code -parameters}.
+	 */
+	String[] parameterNames(Method method) {
+		return getParameterNameDiscoverer().getParameterNames(method);
+	}
+
 	Object evaluate(LockOperation operation, Object[] args, Object target, Class<?> targetClass,
 			BeanFactory beanFactory) {
 		Method method = operation.method();
@@ -46,6 +61,12 @@ class LockKeyEvaluator extends CachedExpressionEvaluator {
 				getParameterNameDiscoverer());
 		if (beanFactory != null) {
 			context.setBeanResolver(new BeanFactoryResolver(beanFactory));
+		}
+		for (Expression part : operation.parts()) {
+			if (part.getValue(context) == null) {
+				throw badKey(operation, "has a null part: " + part.getExpressionString()
+						+ " evaluated to null, which would lock on the text \"null\"");
+			}
 		}
 		return evaluate(context, operation);
 	}

@@ -2,8 +2,10 @@ package io.github.redlock.aop;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.List;
 
 import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.expression.Expression;
 
 /**
  * One annotated method's lock, parsed and checked once when its bean is proxied.
@@ -15,8 +17,10 @@ import org.springframework.context.expression.AnnotatedElementKey;
  * @param ttl the TTL, or {@code null} for the default
  * @param waitTime the wait time, or {@code null} for the default
  * @param autoExtend whether to keep the lease extended
+ * @param parts the operands of a key written as a {@code +} concatenation that are not
+ * literals, each checked for {@code null} at a call; empty otherwise
  * @author redlock contributors
  */
 record LockOperation(String description, Method method, AnnotatedElementKey elementKey, String keyExpression,
-		Duration ttl, Duration waitTime, boolean autoExtend) {
+		Duration ttl, Duration waitTime, boolean autoExtend, List<Expression> parts) {
 }

@@ -2,9 +2,13 @@ package io.github.redlock.aop;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -18,7 +22,13 @@ import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.Literal;
+import org.springframework.expression.spel.ast.OpPlus;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 
 /**
  * Finds {@code @DistributedLock} on methods (directly, on an interface the class
@@ -78,13 +88,18 @@ final class LockOperationSource {
 			throw invalid(description, "key", "is empty",
 					"Give a SpEL expression such as key = \"#orderId\" or key = \"'order:' + #id\"; quote a literal: key = \"'nightly'\"");
 		}
+		Expression expression;
 		try {
-			this.evaluator.parse(key, elementKey);
+			expression = this.evaluator.parse(key, elementKey);
 		}
 		catch (ParseException ex) {
 			throw invalid(description, "key",
 					"\"" + key + "\" is not a valid SpEL expression (" + ex.getMessage() + ")",
 					"Fix the expression: arguments are #name, #p0 or #a0, beans @name, and literal text is quoted, as in \"'order:' + #id\"");
+		}
+		SpelNode ast = (expression instanceof SpelExpression spel) ? spel.getAST() : null;
+		if (ast != null) {
+			checkVariables(description, key, specific, ast);
 		}
 		Duration ttl = duration(description, "ttl", annotation.ttl());
 		Duration waitTime = duration(description, "waitTime", annotation.waitTime());
@@ -100,7 +115,88 @@ final class LockOperationSource {
 			throw invalid(description, "waitTime", "\"" + annotation.waitTime() + "\" is negative",
 					"Give a wait time such as 2s, or 0s for a single attempt");
 		}
-		return new LockOperation(description, specific, elementKey, key, ttl, waitTime, annotation.autoExtend());
+		Duration nodeTimeout = nodeTimeout();
+		if (ttl != null && nodeTimeout != null && ttl.compareTo(nodeTimeout.multipliedBy(3)) < 0) {
+			throw invalid(description, "ttl",
+					"\"" + annotation.ttl() + "\" is under 3 times redlock.node-timeout (" + nodeTimeout.toMillis()
+							+ "ms): a lock could not be valid after waiting for the nodes",
+					"Raise the ttl or lower redlock.node-timeout (at most a tenth of the ttl is best)");
+		}
+		return new LockOperation(description, specific, elementKey, key, ttl, waitTime, annotation.autoExtend(),
+				(ast != null) ? parts(ast) : List.of());
+	}
+
+	/**
+	 * Checks that every variable the key names exists when it is evaluated: a parameter
+	 * by name, {@code #p<i>} or {@code #a<i>}, or {@code #root} and {@code #this}. A
+	 * misspelled name would evaluate to {@code null}, and every call would contend for
+	 * one lock.
+	 */
+	private void checkVariables(String description, String key, Method method, SpelNode ast) {
+		String[] names = this.evaluator.parameterNames(method);
+		Set<String> known = new LinkedHashSet<>();
+		if (names != null) {
+			known.addAll(Arrays.asList(names));
+		}
+		for (int i = 0; i < method.getParameterCount(); i++) {
+			known.add("p" + i);
+			known.add("a" + i);
+		}
+		known.add("root");
+		known.add("this");
+		for (String variable : variables(ast, new LinkedHashSet<>())) {
+			if (known.contains(variable)) {
+				continue;
+			}
+			String parameters = (names != null && names.length > 0)
+					? Arrays.stream(names).map((name) -> "#" + name).collect(Collectors.joining(", "))
+					: (method.getParameterCount() == 0) ? "none" : "#p0 to #p" + (method.getParameterCount() - 1)
+							+ " (names are not available: compile with -parameters to use them)";
+			throw invalid(description, "key",
+					"\"" + key + "\" names #" + variable
+							+ ", which is neither a parameter of the method nor #root; the method's parameters are "
+							+ parameters,
+					"Name a parameter as it is declared (or by position, #p0 or #a0); a misspelled name would evaluate to null and make every call contend for one lock");
+		}
+	}
+
+	private static Set<String> variables(SpelNode node, Set<String> found) {
+		if (node instanceof VariableReference) {
+			found.add(node.toStringAST().substring(1));
+		}
+		for (int i = 0; i < node.getChildCount(); i++) {
+			variables(node.getChild(i), found);
+		}
+		return found;
+	}
+
+	/**
+	 * Returns the operands of a key written as {@code a + b + ...} that are not literals,
+	 * parsed on their own, so that a call can refuse a key with a {@code null} part.
+	 */
+	private List<Expression> parts(SpelNode ast) {
+		if (!(ast instanceof OpPlus) || ast.getChildCount() < 2) {
+			return List.of();
+		}
+		List<SpelNode> operands = new ArrayList<>();
+		flatten(ast, operands);
+		List<Expression> parts = new ArrayList<>();
+		for (SpelNode operand : operands) {
+			if (!(operand instanceof Literal)) {
+				parts.add(this.evaluator.parsePart(operand.toStringAST()));
+			}
+		}
+		return List.copyOf(parts);
+	}
+
+	private static void flatten(SpelNode node, List<SpelNode> operands) {
+		if (node instanceof OpPlus && node.getChildCount() == 2) {
+			flatten(node.getChild(0), operands);
+			flatten(node.getChild(1), operands);
+		}
+		else {
+			operands.add(node);
+		}
 	}
 
 	private Duration duration(String description, String attribute, String text) {
@@ -120,6 +216,15 @@ final class LockOperationSource {
 							+ " is not a duration",
 					"Write it as 10s, 500ms, PT10S, or a ${placeholder:default} that resolves to one");
 		}
+	}
+
+	private Duration nodeTimeout() {
+		BeanFactory factory = this.beanFactory;
+		if (factory == null) {
+			return null;
+		}
+		RedlockProperties properties = factory.getBeanProvider(RedlockProperties.class).getIfAvailable();
+		return (properties != null) ? properties.getNodeTimeout() : null;
 	}
 
 	private Duration maxTtl() {

@@ -1,0 +1,157 @@
+package io.github.redlock.aop;
+
+import io.github.redlock.annotation.DistributedLock;
+import io.github.redlock.autoconfigure.FleetProperties;
+import io.github.redlock.autoconfigure.InvalidRedlockConfigurationException;
+import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redlock.embedded.RedisFleetExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static io.github.redlock.aop.LockedServices.lockedOn;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * A key that names no parameter, a key with a null part, and an annotation TTL the node
+ * timeout leaves no room for (issue 11, items 5 and 7). Each failed before its fix: the
+ * typo'd key started and locked one global {@code order:null}, the null part did the same
+ * at call time, and the short TTL started and failed only at the first call.
+ */
+class KeyAndTtlCheckIntegrationTests {
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class))
+		.withPropertyValues(FleetProperties.of(fleet, "redlock.node-timeout=250ms"));
+
+	@BeforeEach
+	void shareFleet() {
+		LockedServices.fleet = fleet.fleet();
+	}
+
+	@Test
+	void aKeyNamingNoParameterStopsStartUpNamingTheParametersThatExist() {
+		this.contextRunner.withUserConfiguration(TypoConfig.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(InvalidRedlockConfigurationException.class)
+				.hasMessageContaining("@DistributedLock on TypoService.pay(long, String): attribute key")
+				.hasMessageContaining("#orderID")
+				.hasMessageContaining("#orderId, #currency");
+		});
+	}
+
+	@Test
+	void parameterIndexesAndRootVariablesAreAccepted() {
+		this.contextRunner.withUserConfiguration(GoodConfig.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			GoodService service = context.getBean(GoodService.class);
+			assertThat(service.indexes(7, "x")).isGreaterThanOrEqualTo(2);
+			assertThat(service.root()).isGreaterThanOrEqualTo(2);
+		});
+	}
+
+	@Test
+	void aKeyWithANullPartIsAnErrorNamingTheMethod() {
+		this.contextRunner.withUserConfiguration(GoodConfig.class).run((context) -> {
+			GoodService service = context.getBean(GoodService.class);
+			assertThatIllegalArgumentException().isThrownBy(() -> service.order(new Order(null)))
+				.withMessageContaining("GoodService.order(Order)")
+				.withMessageContaining("#order.id")
+				.withMessageContaining("null");
+			assertThat(service.order(new Order(9L))).isGreaterThanOrEqualTo(2);
+			assertThat(lockedOn("order:null")).isZero();
+		});
+	}
+
+	@Test
+	void anAnnotationTtlTheNodeTimeoutLeavesNoRoomForStopsStartUp() {
+		this.contextRunner.withUserConfiguration(ShortTtlConfig.class)
+			.withPropertyValues("redlock.node-timeout=2500ms", "redlock.default-ttl=30s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.isInstanceOf(InvalidRedlockConfigurationException.class)
+					.hasMessageContaining("@DistributedLock on ShortTtlService.run(): attribute ttl \"3s\"")
+					.hasMessageContaining("redlock.node-timeout");
+			});
+	}
+
+	record Order(Long id) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TypoConfig {
+
+		@Bean
+		TypoService typoService() {
+			return new TypoService();
+		}
+
+	}
+
+	static class TypoService {
+
+		@DistributedLock(key = "'order:' + #orderID")
+		public void pay(long orderId, String currency) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class GoodConfig {
+
+		@Bean
+		GoodService goodService() {
+			return new GoodService();
+		}
+
+	}
+
+	static class GoodService {
+
+		@DistributedLock(key = "'idx:' + #p0 + ':' + #a1")
+		public int indexes(long id, String name) {
+			return lockedOn("idx:7:x");
+		}
+
+		@DistributedLock(key = "#root.methodName + ':' + #root.targetClass.simpleName")
+		public int root() {
+			return lockedOn("root:GoodService");
+		}
+
+		@DistributedLock(key = "'order:' + #order.id")
+		public int order(Order order) {
+			return lockedOn("order:" + order.id());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ShortTtlConfig {
+
+		@Bean
+		ShortTtlService shortTtlService() {
+			return new ShortTtlService();
+		}
+
+	}
+
+	static class ShortTtlService {
+
+		@DistributedLock(key = "'short'", ttl = "3s")
+		public void run() {
+		}
+
+	}
+
+}
