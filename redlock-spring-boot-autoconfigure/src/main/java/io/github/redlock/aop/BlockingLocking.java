@@ -11,8 +11,9 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Locks around a method that returns a plain value: acquired before the call (blocking,
- * thread-reentrant), kept extended while it runs, checked when it returns, and released
- * after it, or after the surrounding transaction completes.
+ * thread-reentrant), kept extended while it runs, checked before the commit of any
+ * transaction that begins inside it and when it returns, and released after it, or after
+ * the surrounding transaction completes.
  *
  * @author redlock contributors
  */
@@ -32,6 +33,9 @@ final class BlockingLocking {
 			Duration waitTime) throws Throwable {
 		List<Lease> leases = this.locks.acquireAll(operation, keys, ttl, waitTime);
 		CurrentLease.push(leases);
+		if (TRANSACTIONS_PRESENT) {
+			TransactionAwareRelease.enter(() -> checkHeld(operation, leases));
+		}
 		try {
 			Object result;
 			try {
@@ -49,6 +53,9 @@ final class BlockingLocking {
 		}
 		finally {
 			CurrentLease.pop();
+			if (TRANSACTIONS_PRESENT) {
+				TransactionAwareRelease.exit();
+			}
 			if (!(TRANSACTIONS_PRESENT && TransactionAwareRelease
 				.releaseAfterCompletion(() -> checkHeld(operation, leases), () -> MethodLocks.releaseAll(leases)))) {
 				MethodLocks.releaseAll(leases);

@@ -1,18 +1,72 @@
 package io.github.redlock.aop;
 
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+import org.springframework.transaction.TransactionExecution;
+import org.springframework.transaction.TransactionExecutionListener;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Defers the release of a method's locks to the end of the transaction it ran in, so that
- * the lock covers the commit whatever the order of the advisors; a lock lost before the
- * commit can stop it. Loaded only when Spring's transaction support is present.
+ * Ties a method's locks to the transactions around and inside it, so that a lock lost
+ * before a commit stops it, whatever the order of the advisors:
+ * <ul>
+ * <li>a transaction already running when the locked call starts (the lock inside
+ * {@code @Transactional}) is checked just before its commit, and the locks are released
+ * only after it completes;</li>
+ * <li>a transaction that begins inside the locked call (the default order, the lock
+ * around {@code @Transactional}) is checked just before its commit too, through
+ * {@link #listener()}, registered on every transaction manager.</li>
+ * </ul>
+ * Loaded only when Spring's transaction support is present.
  *
  * @author redlock contributors
  */
 final class TransactionAwareRelease {
 
+	private static final ThreadLocal<Deque<Runnable>> CHECKS = ThreadLocal.withInitial(ArrayDeque::new);
+
+	private static final TransactionExecutionListener LISTENER = new TransactionExecutionListener() {
+
+		@Override
+		public void afterBegin(TransactionExecution transaction, Throwable beginFailure) {
+			Deque<Runnable> checks = CHECKS.get();
+			if (checks.isEmpty()) {
+				CHECKS.remove();
+				return;
+			}
+			if (beginFailure == null && transaction.isNewTransaction()
+					&& TransactionSynchronizationManager.isSynchronizationActive()) {
+				for (Runnable check : checks) {
+					TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+
+						@Override
+						public void beforeCommit(boolean readOnly) {
+							check.run();
+						}
+
+					});
+				}
+			}
+		}
+
+		@Override
+		public String toString() {
+			return "redlock: check @DistributedLock locks before a commit";
+		}
+
+	};
+
 	private TransactionAwareRelease() {
+	}
+
+	/**
+	 * Returns the listener that checks the locks of the calls running on a thread before
+	 * each transaction that begins inside them commits.
+	 */
+	static TransactionExecutionListener listener() {
+		return LISTENER;
 	}
 
 	/**
@@ -40,6 +94,49 @@ final class TransactionAwareRelease {
 
 		});
 		return true;
+	}
+
+	/**
+	 * Checks the locks of the call that starts on this thread before each transaction
+	 * that begins inside it commits, until {@link #exit()}.
+	 * @param beforeCommit the check; may throw to roll back
+	 */
+	static void enter(Runnable beforeCommit) {
+		CHECKS.get().push(new CallCheck(beforeCommit));
+	}
+
+	/**
+	 * Ends the checks of the innermost call on this thread.
+	 */
+	static void exit() {
+		Deque<Runnable> checks = CHECKS.get();
+		((CallCheck) checks.pop()).ended = true;
+		if (checks.isEmpty()) {
+			CHECKS.remove();
+		}
+	}
+
+	/**
+	 * The check of one locked call, void once the call ended: a transaction that outlives
+	 * the call is not the call's to stop.
+	 */
+	private static final class CallCheck implements Runnable {
+
+		private final Runnable check;
+
+		private volatile boolean ended;
+
+		private CallCheck(Runnable check) {
+			this.check = check;
+		}
+
+		@Override
+		public void run() {
+			if (!this.ended) {
+				this.check.run();
+			}
+		}
+
 	}
 
 }

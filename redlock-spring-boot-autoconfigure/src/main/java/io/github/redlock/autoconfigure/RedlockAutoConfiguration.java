@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.LockRegistry;
 import io.github.redlock.aop.DistributedLockAdvisor;
+import io.github.redlock.aop.LockCheckingTransactionListeners;
 import io.github.redlock.engine.InvalidOptionException;
 import io.github.redlock.engine.RedlockRegistry;
 import io.lettuce.core.RedisClient;
@@ -25,6 +26,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.transaction.ConfigurableTransactionManager;
 
 /**
  * Auto-configuration for distributed locks: a quorum {@link LockRegistry} over the
@@ -99,6 +101,22 @@ public final class RedlockAutoConfiguration {
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static DistributedLockAdvisor distributedLockAdvisor(Environment environment) {
 			return new DistributedLockAdvisor(environment.getProperty("redlock.order", Integer.class, 2147483646));
+		}
+
+	}
+
+	/**
+	 * Checks {@code @DistributedLock} locks before the commit of a transaction that
+	 * begins inside a locked method.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(ConfigurableTransactionManager.class)
+	static class LockedTransactionsConfiguration {
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static LockCheckingTransactionListeners redlockLockCheckingTransactionListeners() {
+			return new LockCheckingTransactionListeners();
 		}
 
 	}

@@ -101,6 +101,29 @@ class TransactionOrderingIntegrationTests {
 		});
 	}
 
+	@Test
+	void lockLostBeforeTheCommitRollsTheTransactionBackInTheDefaultOrder() {
+		// failed before the fix: in the default order the transaction begins and commits
+		// inside the locked call, so nothing checked the lock before the commit; the
+		// entry was written, and only then did the caller get LockLostException
+		contextRunner(TransactionsAfterTheLock.class).withPropertyValues("redlock.default-ttl=1s").run((context) -> {
+			LedgerService ledger = context.getBean(LedgerService.class);
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> ledger.write("lost", true))
+				.withMessageContaining("Lock 'ledger' was lost");
+			assertThat(ledger.rows()).isZero();
+		});
+	}
+
+	@Test
+	void aLockHeldThroughTheCommitLetsItCommitInTheDefaultOrderWithAUserTransactionManager() {
+		contextRunner(TransactionsAfterTheLock.class).run((context) -> {
+			LedgerService ledger = context.getBean(LedgerService.class);
+			assertThat(ledger.write("kept", false)).containsExactly("committed under the lock",
+					"completed under the lock");
+			assertThat(ledger.rows()).isEqualTo(1);
+		});
+	}
+
 	static class LedgerService {
 
 		private final JdbcTemplate jdbc;
