@@ -1,6 +1,8 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +25,9 @@ final class LeaseWatchdog {
 
 	private final RedlockLease lease;
 
+	/** One entry per hold that wants the lease kept extended: the TTL it asked for. */
+	private final List<long[]> demands = new CopyOnWriteArrayList<>();
+
 	private volatile long autoExtendTtlNanos;
 
 	private volatile ScheduledFuture<?> renewal;
@@ -35,17 +40,33 @@ final class LeaseWatchdog {
 	}
 
 	/**
-	 * Keeps the lease extended to {@code ttl} every third of it until released, lost, or
-	 * the maximum hold time is reached.
+	 * Keeps the lease extended every third of the longest TTL asked for, until every such
+	 * demand is withdrawn, or the lease is released, lost, or reaches the maximum hold
+	 * time.
+	 * @return withdraws this demand; the watchdog stops extending when none is left
 	 */
-	void autoExtend(Duration ttl) {
-		long ttlNanos = ttl.toNanos();
+	Runnable autoExtend(Duration ttl) {
+		long[] demand = { ttl.toNanos() };
+		this.demands.add(demand);
 		boolean first = this.autoExtendTtlNanos == 0;
-		this.autoExtendTtlNanos = Math.max(this.autoExtendTtlNanos, ttlNanos);
+		this.autoExtendTtlNanos = longestDemand();
 		if (first) {
 			scheduleRenewal(Math.min(this.autoExtendTtlNanos / 3,
 					Math.max(0, (this.lease.validUntil() - this.engine.clock().nanoTime()) / 3)));
 		}
+		return () -> {
+			if (this.demands.remove(demand)) {
+				this.autoExtendTtlNanos = longestDemand();
+			}
+		};
+	}
+
+	private long longestDemand() {
+		long longest = 0;
+		for (long[] demand : this.demands) {
+			longest = Math.max(longest, demand[0]);
+		}
+		return longest;
 	}
 
 	private void scheduleRenewal(long delayNanos) {
@@ -61,10 +82,10 @@ final class LeaseWatchdog {
 	}
 
 	private void renew() {
-		if (!this.lease.isActive()) {
-			return;
-		}
 		long ttlNanos = this.autoExtendTtlNanos;
+		if (!this.lease.isActive() || ttlNanos == 0) {
+			return; // no hold wants it extended any more: it runs out as it stands
+		}
 		this.lease.extendAsync(ttlNanos).whenComplete((outcome, ex) -> {
 			if (!this.lease.isActive()) {
 				return;

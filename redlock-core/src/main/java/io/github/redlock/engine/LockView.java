@@ -5,7 +5,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
-import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockLostException;
 
@@ -57,29 +56,30 @@ final class LockView implements Lock {
 
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
-		held(this.registry.acquire(this.key, this.registry.settings().defaultTtl(), FOREVER));
+		this.registry.acquire(this.key, this.registry.settings().defaultTtl(), FOREVER, true);
 	}
 
 	@Override
 	public boolean tryLock() {
-		return this.registry.tryAcquire(this.key, this.registry.settings().defaultTtl()).map(this::held).isPresent();
+		try {
+			return tryLock(0, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
 	}
 
 	@Override
 	public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
 		try {
-			held(this.registry.acquire(this.key, this.registry.settings().defaultTtl(),
-					Duration.ofNanos(unit.toNanos(time))));
+			this.registry.acquire(this.key, this.registry.settings().defaultTtl(), Duration.ofNanos(unit.toNanos(time)),
+					true);
 			return true;
 		}
 		catch (LockAcquisitionException ex) {
 			return false;
 		}
-	}
-
-	private Lease held(Lease lease) {
-		((ReentrantLease) lease).lease().autoExtend(this.registry.settings().defaultTtl());
-		return lease;
 	}
 
 	/**

@@ -140,17 +140,24 @@ final class RedlockLease implements Lease {
 
 	@Override
 	public boolean extend(Duration ttl) {
+		return extendNow(ttl).extended();
+	}
+
+	/**
+	 * Extends the lease on every node, waiting at most one call bound.
+	 */
+	ExtendOutcome extendNow(Duration ttl) {
 		long ttlNanos = this.engine.checkTtl(ttl).toNanos();
 		CompletableFuture<ExtendOutcome> outcome = extendAsync(ttlNanos);
 		try {
-			return outcome.get(this.fleet.callBoundNanos(), TimeUnit.NANOSECONDS).extended();
+			return outcome.get(this.fleet.callBoundNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new RedlockException("Interrupted while extending lock '" + this.key + "'", ex);
 		}
 		catch (ExecutionException | TimeoutException ex) {
-			return false;
+			return new ExtendOutcome(false, 0, "no quorum answered in time (" + ex + ")");
 		}
 	}
 
@@ -159,17 +166,17 @@ final class RedlockLease implements Lease {
 	 */
 	CompletableFuture<ExtendOutcome> extendAsync(long requestedTtlNanos) {
 		if (this.state.get() != HELD) {
-			return CompletableFuture.completedFuture(new ExtendOutcome(false, "it is no longer held"));
+			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it is no longer held"));
 		}
 		MonotonicClock clock = this.engine.clock();
 		long start = clock.nanoTime();
 		if (start >= this.validUntil) {
 			this.watchdog.checkExpiry();
-			return CompletableFuture.completedFuture(new ExtendOutcome(false, "its validity ran out"));
+			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "its validity ran out"));
 		}
 		long ttlNanos = Math.min(requestedTtlNanos, this.holdDeadline - start);
 		if (ttlNanos < this.engine.minimumTtlNanos()) {
-			return CompletableFuture.completedFuture(new ExtendOutcome(false,
+			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0,
 					"it reached the maximum hold time of " + this.engine.settings().maxHold()));
 		}
 		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
@@ -185,10 +192,11 @@ final class RedlockLease implements Lease {
 								+ now + " validUntil " + this.validUntil + " nodes "
 								+ Arrays.toString(decided.agreedNodes()));
 					}
-					return new ExtendOutcome(true, null);
+					return new ExtendOutcome(true, decided.agreedCount(), null);
 				}
 				this.watchdog.checkExpiry();
-				return new ExtendOutcome(false, "the extension reached a quorum only after the lease had expired");
+				return new ExtendOutcome(false, decided.agreedCount(),
+						"the extension reached a quorum only after the lease had expired");
 			}
 			int nodes = this.fleet.size();
 			int notOurs = decided.countAnswered((reply) -> reply == 0);
@@ -197,8 +205,8 @@ final class RedlockLease implements Lease {
 				markLost("it is no longer held on " + notOurs + " of " + nodes
 						+ " nodes (expired or taken by another owner): " + failures);
 			}
-			return new ExtendOutcome(false, decided.agreedCount() + " of " + nodes + " nodes agreed to extend it, "
-					+ this.fleet.quorum() + " needed: " + failures);
+			return new ExtendOutcome(false, decided.agreedCount(), decided.agreedCount() + " of " + nodes
+					+ " nodes agreed to extend it, " + this.fleet.quorum() + " needed: " + failures);
 		});
 	}
 
@@ -207,11 +215,13 @@ final class RedlockLease implements Lease {
 	}
 
 	/**
-	 * Keeps the lease extended to {@code ttl} every third of it until released, lost, or
-	 * the maximum hold time is reached.
+	 * Keeps the lease extended to {@code ttl} every third of it until the returned handle
+	 * withdraws the demand, or the lease is released, lost, or reaches the maximum hold
+	 * time.
+	 * @return withdraws the demand
 	 */
-	void autoExtend(Duration ttl) {
-		this.watchdog.autoExtend(ttl);
+	Runnable autoExtend(Duration ttl) {
+		return this.watchdog.autoExtend(ttl);
 	}
 
 	void markLost(String reason) {
@@ -338,9 +348,10 @@ final class RedlockLease implements Lease {
 	 * The outcome of one extension.
 	 *
 	 * @param extended whether it reached a quorum in time
+	 * @param agreed how many nodes agreed
 	 * @param failure why not, or {@code null}
 	 */
-	record ExtendOutcome(boolean extended, String failure) {
+	record ExtendOutcome(boolean extended, int agreed, String failure) {
 	}
 
 }

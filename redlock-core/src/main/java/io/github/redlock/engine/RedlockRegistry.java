@@ -88,21 +88,47 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	@Override
 	public Lease acquire(String key, Duration ttl, Duration waitTime) throws InterruptedException {
-		checkAcquisition(key, ttl, waitTime);
-		ThreadHolds.Hold hold = this.holds.reenter(key);
-		if (hold == null) {
-			hold = this.holds.first(Acquisition.await(Acquisition.start(this.engine, key, ttl, waitTime)));
-		}
-		return new ReentrantLease(this.holds, hold);
+		return acquire(key, ttl, waitTime, false);
 	}
 
 	@Override
 	public Lease acquire(String key, Duration ttl, Duration waitTime, boolean autoExtend) throws InterruptedException {
-		Lease lease = acquire(key, ttl, waitTime);
-		if (autoExtend) {
-			((ReentrantLease) lease).lease().autoExtend(ttl);
+		checkAcquisition(key, ttl, waitTime);
+		ThreadHolds.Hold hold = this.holds.reenter(key);
+		if (hold != null) {
+			joinHeld(hold, ttl, autoExtend);
+			return new ReentrantLease(this.holds, hold);
 		}
-		return lease;
+		RedlockLease lease = Acquisition.await(Acquisition.start(this.engine, key, ttl, waitTime));
+		hold = this.holds.first(lease);
+		if (autoExtend) {
+			lease.autoExtend(ttl); // for as long as the lease lives
+		}
+		return new ReentrantLease(this.holds, hold);
+	}
+
+	/**
+	 * Joins the lease the current thread holds: at once, with no waiting. The nested
+	 * hold's TTL is honoured: when the lease has less validity left than a fresh
+	 * acquisition of that TTL could guarantee after its round trip (its validity less
+	 * three node timeouts), it is extended to the TTL first. The nested hold's
+	 * auto-extension lasts until it is released.
+	 * @throws LockAcquisitionException if the lease could not be extended to the TTL
+	 */
+	private void joinHeld(ThreadHolds.Hold hold, Duration ttl, boolean autoExtend) {
+		RedlockLease lease = hold.lease();
+		long promised = this.engine.validity().validUntil(0, ttl.toNanos()) - this.engine.minimumTtlNanos();
+		if (lease.remainingValidity().toNanos() < promised) {
+			RedlockLease.ExtendOutcome outcome = lease.extendNow(ttl);
+			if (!outcome.extended()) {
+				this.holds.undoReenter(hold);
+				throw new LockAcquisitionException(lease.key(), Duration.ZERO, 1, outcome.agreed(), this.fleet.quorum(),
+						this.fleet.size(), List.of(), "this thread holds it, but it could not be extended to the "
+								+ ttl.toMillis() + "ms ttl the nested acquire asked for: " + outcome.failure());
+			}
+		}
+		hold.enterNested(autoExtend ? lease.autoExtend(ttl) : () -> {
+		});
 	}
 
 	@Override

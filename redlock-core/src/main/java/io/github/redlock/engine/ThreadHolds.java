@@ -1,13 +1,17 @@
 package io.github.redlock.engine;
 
+import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Reentrancy of the blocking API: which thread holds which key, and how many times. A
- * thread that acquires a key it holds gets the same lease again, with no round trip; the
- * lease is released on the nodes when the thread's last hold is released.
+ * thread that acquires a key it holds joins the same lease (same token, no waiting); the
+ * lease is released on the nodes when the thread's last hold is released. A nested hold
+ * may ask for more (a longer TTL, auto-extension); what it asked for is undone when it is
+ * released, innermost first.
  *
  * @author redlock contributors
  */
@@ -57,6 +61,7 @@ final class ThreadHolds {
 	 */
 	boolean release(Hold hold) {
 		if (!last(hold)) {
+			hold.leaveNested();
 			return false;
 		}
 		hold.lease.release();
@@ -67,7 +72,18 @@ final class ThreadHolds {
 	 * Counts down one hold; releases the lease, without blocking, when it was the last.
 	 */
 	CompletableFuture<Void> releaseAsync(Hold hold) {
-		return last(hold) ? hold.lease.releaseAsync() : CompletableFuture.completedFuture(null);
+		if (last(hold)) {
+			return hold.lease.releaseAsync();
+		}
+		hold.leaveNested();
+		return CompletableFuture.completedFuture(null);
+	}
+
+	/**
+	 * Takes back a {@link #reenter} whose nested acquire failed.
+	 */
+	void undoReenter(Hold hold) {
+		hold.count.decrementAndGet();
 	}
 
 	private boolean last(Hold hold) {
@@ -92,6 +108,9 @@ final class ThreadHolds {
 
 		private final AtomicInteger count = new AtomicInteger(1);
 
+		/** What to undo when each nested hold is released, innermost first. */
+		private final Deque<Runnable> nested = new ConcurrentLinkedDeque<>();
+
 		private Hold(HoldKey key, RedlockLease lease) {
 			this.key = key;
 			this.lease = lease;
@@ -99,6 +118,21 @@ final class ThreadHolds {
 
 		RedlockLease lease() {
 			return this.lease;
+		}
+
+		/**
+		 * Records a nested hold, with what its release must undo (such as the
+		 * auto-extension it asked for).
+		 */
+		void enterNested(Runnable onRelease) {
+			this.nested.push(onRelease);
+		}
+
+		private void leaveNested() {
+			Runnable onRelease = this.nested.poll();
+			if (onRelease != null) {
+				onRelease.run();
+			}
 		}
 
 	}

@@ -1,0 +1,67 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+
+import io.github.redlock.Lease;
+import io.github.redlock.embedded.RedisFleetExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The rule for a nested acquire on a thread that holds the key (issue 11, item 12): it
+ * joins the held lease at once (same token, no waiting), honours its TTL by extending the
+ * lease when less validity is left, and keeps the lease auto-extended only while the
+ * nested hold is held. The TTL and auto-extension tests failed before the fix: the nested
+ * TTL was ignored, and a nested auto-extension kept the outer lease alive for good.
+ */
+class NestedAcquireIntegrationTests {
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
+
+	private final RedlockRegistry registry = RedlockRegistry.builder()
+		.nodes(fleet.uris())
+		.restartGuard(false)
+		.build()
+		.start();
+
+	@AfterEach
+	void close() {
+		this.registry.close();
+	}
+
+	@Test
+	void aNestedAcquireJoinsTheHeldLeaseAtOnce() throws Exception {
+		try (Lease outer = this.registry.acquire("nested", Duration.ofSeconds(10), Duration.ZERO);
+				Lease inner = this.registry.acquire("nested", Duration.ofSeconds(5), Duration.ZERO)) {
+			assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+			assertThat(inner.isHeld()).isTrue();
+		}
+	}
+
+	@Test
+	void aNestedAcquireAskingForMoreValidityExtendsTheLease() throws Exception {
+		try (Lease outer = this.registry.acquire("longer", Duration.ofSeconds(1), Duration.ZERO);
+				Lease inner = this.registry.acquire("longer", Duration.ofSeconds(20), Duration.ZERO)) {
+			assertThat(inner.remainingValidity()).isGreaterThan(Duration.ofSeconds(10));
+			assertThat(outer.remainingValidity()).isGreaterThan(Duration.ofSeconds(10));
+		}
+	}
+
+	@Test
+	void aNestedAutoExtensionLastsOnlyWhileTheNestedHoldIsHeld() throws Exception {
+		Lease outer = this.registry.acquire("watchdog", Duration.ofSeconds(1), Duration.ZERO);
+		Lease inner = this.registry.acquire("watchdog", Duration.ofSeconds(1), Duration.ZERO, true);
+		Thread.sleep(2500); // holding the nested lock past the TTL: kept extended
+		assertThat(outer.isHeld()).isTrue();
+		inner.release();
+		// the outer lease had no auto-extension: it runs out
+		await().atMost(Duration.ofSeconds(5)).until(() -> !outer.isHeld());
+		outer.release();
+	}
+
+}
