@@ -65,6 +65,12 @@ final class RedlockLease implements Lease {
 
 	private final LeaseWatchdog watchdog;
 
+	/** Guards {@link #lastExtension}: extensions are sent one at a time. */
+	private final Object extensions = new Object();
+
+	/** Completes when the extension sent last has been answered by every node. */
+	private CompletableFuture<Void> lastExtension = CompletableFuture.completedFuture(null);
+
 	private volatile String lostReason;
 
 	private final long acquiredNanos;
@@ -163,25 +169,64 @@ final class RedlockLease implements Lease {
 
 	/**
 	 * Extends the lease on every node; decided as soon as a quorum agreed or cannot.
+	 * <p>
+	 * Extensions of one lease go out one at a time: each is sent once the one before has
+	 * been answered, or timed out, on every node. A node applies what it receives in
+	 * order, so the last extension sent is the last applied everywhere, and the validity
+	 * the client believes is always that of an extension a quorum applied last. Before an
+	 * extension to a shorter TTL is sent, the validity believed is lowered to it, since
+	 * nodes may apply it before the client hears back.
 	 */
 	CompletableFuture<ExtendOutcome> extendAsync(long requestedTtlNanos) {
+		CompletableFuture<Void> sent = new CompletableFuture<>();
+		CompletableFuture<Void> previous;
+		synchronized (this.extensions) {
+			previous = this.lastExtension;
+			this.lastExtension = sent;
+		}
+		return previous.thenCompose((ignored) -> {
+			CompletableFuture<ExtendOutcome> outcome;
+			try {
+				outcome = extendNext(requestedTtlNanos, sent);
+			}
+			catch (RuntimeException ex) {
+				sent.complete(null);
+				throw ex;
+			}
+			return outcome;
+		});
+	}
+
+	/**
+	 * Sends one extension, and completes {@code sent} once every node answered it or
+	 * timed out.
+	 */
+	private CompletableFuture<ExtendOutcome> extendNext(long requestedTtlNanos, CompletableFuture<Void> sent) {
 		if (this.state.get() != HELD) {
+			sent.complete(null);
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it is no longer held"));
 		}
 		MonotonicClock clock = this.engine.clock();
 		long start = clock.nanoTime();
 		if (start >= this.validUntil) {
+			sent.complete(null);
 			this.watchdog.checkExpiry();
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "its validity ran out"));
 		}
 		long ttlNanos = Math.min(requestedTtlNanos, this.holdDeadline - start);
 		if (ttlNanos < this.engine.minimumTtlNanos()) {
+			sent.complete(null);
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0,
 					"it reached the maximum hold time of " + this.engine.settings().maxHold()));
+		}
+		long lowered = this.engine.validity().validUntil(start, ttlNanos);
+		if (lowered < this.validUntil) {
+			this.validUntil = lowered; // the nodes may apply it before the client hears
 		}
 		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
 		QuorumCall call = this.fleet.quorumCall((reply) -> reply == 1,
 				(node) -> node.eval(Script.EXTEND, this.keys, this.value, ttlMillis, this.engine.retentionMillis()));
+		call.completion().whenComplete((ignored, ex) -> sent.complete(null));
 		return call.decision().thenApply((decided) -> {
 			long now = clock.nanoTime();
 			if (decided.succeeded()) {
