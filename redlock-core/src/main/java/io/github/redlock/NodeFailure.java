@@ -30,6 +30,13 @@ public record NodeFailure(String node, Kind kind, String detail) {
 		 */
 		RESTARTED("recently restarted"),
 
+		/**
+		 * The node is a server listed before under another name (the same
+		 * {@code run_id}): it counts toward no quorum, so that one server never counts
+		 * twice.
+		 */
+		DUPLICATE("listed twice"),
+
 		/** The node answered with an error. */
 		ERROR("error");
 

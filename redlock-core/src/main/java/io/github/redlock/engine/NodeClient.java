@@ -80,7 +80,7 @@ final class NodeClient {
 	private volatile CompletableFuture<Void> drained;
 
 	NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration connectTimeout,
-			RestartGuard guard, Consumer<ClientOptions.Builder> customizer) {
+			RestartGuard guard, ServerIdentities identities, Consumer<ClientOptions.Builder> customizer) {
 		this.address = address;
 		this.nodeTimeout = nodeTimeout;
 		this.uri = address.uri();
@@ -97,7 +97,8 @@ final class NodeClient {
 		customizer.accept(options);
 		this.client.setOptions(options.build());
 		this.errors = new NodeErrors(address.toString(), "after " + nodeTimeout.toMillis() + "ms");
-		this.trust = new NodeTrust(address.toString(), guard, resources, () -> this.connection, this.generation::get);
+		this.trust = new NodeTrust(address.toString(), guard, resources, () -> this.connection, this.generation::get,
+				identities);
 		this.client.addListener(new RedisConnectionStateListener() {
 
 			@Override
@@ -168,7 +169,7 @@ final class NodeClient {
 		// the generation first: the trust must vouch for that connection, and a drop
 		// after this voids the reply
 		int sentOn = this.generation.get();
-		if (this.trust.enabled() && script.counts()) {
+		if (script.counts()) {
 			NodeFailure untrusted = this.trust.untrusted(sentOn);
 			if (untrusted != null) {
 				return CompletableFuture.completedFuture(NodeReply.failed(untrusted));
@@ -229,7 +230,7 @@ final class NodeClient {
 					return;
 				}
 				Duration latency = Duration.ofNanos(System.nanoTime() - start);
-				NodeFailure untrusted = this.trust.enabled() ? this.trust.untrusted(this.generation.get()) : null;
+				NodeFailure untrusted = this.trust.untrusted(this.generation.get());
 				result.complete((untrusted != null)
 						? new NodeStatus(toString(), false, latency,
 								untrusted.kind().description() + " (" + untrusted.detail() + ")")

@@ -62,9 +62,10 @@ final class NodeFleet {
 			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
 			.build() : resources;
 		List<NodeClient> clients = new ArrayList<>(addresses.size());
+		ServerIdentities identities = new ServerIdentities();
 		for (NodeAddress address : addresses) {
 			clients.add(new NodeClient(address, this.resources, settings.nodeTimeout(), settings.connectTimeout(),
-					guard, clientOptions));
+					guard, identities, clientOptions));
 		}
 		this.nodes = List.copyOf(clients);
 		this.quorum = this.nodes.size() / 2 + 1;

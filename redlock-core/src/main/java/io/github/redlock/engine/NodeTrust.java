@@ -49,6 +49,14 @@ final class NodeTrust {
 
 	private volatile String marker;
 
+	private final ServerIdentities identities;
+
+	/** The {@code run_id} the server reported on the last check, or {@code null}. */
+	private volatile String runId;
+
+	/** The node listed first that is the same server, or {@code null}. */
+	private volatile String sameServerAs;
+
 	/**
 	 * Creates the trust of one node.
 	 * @param node the node, for messages
@@ -56,18 +64,41 @@ final class NodeTrust {
 	 * @param resources where to schedule the note that the node counts again
 	 * @param connection the node's current connection, or {@code null}
 	 * @param generation how many times the node's connection has dropped
+	 * @param identities the servers of the fleet, for duplicates
 	 */
 	NodeTrust(String node, RestartGuard guard, ClientResources resources,
-			Supplier<StatefulRedisConnection<String, String>> connection, IntSupplier generation) {
+			Supplier<StatefulRedisConnection<String, String>> connection, IntSupplier generation,
+			ServerIdentities identities) {
 		this.node = node;
 		this.guard = guard;
 		this.resources = resources;
 		this.connection = connection;
 		this.generation = generation;
+		this.identities = identities;
+		identities.register(this);
 	}
 
-	boolean enabled() {
-		return this.guard.enabled();
+	String node() {
+		return this.node;
+	}
+
+	String runId() {
+		return this.runId;
+	}
+
+	/**
+	 * Records which node listed earlier is the same server, if any; warns when it becomes
+	 * one.
+	 */
+	void sameServerAs(String other) {
+		String before = this.sameServerAs;
+		this.sameServerAs = other;
+		if (other != null && !other.equals(before)) {
+			logger.warn("Redlock node " + this.node + " is the same server as " + other + " (one run_id, "
+					+ this.runId.substring(0, Math.min(8, this.runId.length()))
+					+ "...): it counts toward no quorum, so that one server never counts twice. List each server"
+					+ " once in the nodes; the quorum is still a majority of the nodes listed");
+		}
 	}
 
 	/**
@@ -84,6 +115,17 @@ final class NodeTrust {
 	 * be guarded.
 	 */
 	NodeFailure untrusted(int generation) {
+		String twin = this.sameServerAs;
+		if (twin != null) {
+			return new NodeFailure(this.node, NodeFailure.Kind.DUPLICATE,
+					"the same server as " + twin + ", which counts for it");
+		}
+		if (!this.guard.enabled()) {
+			if (this.verifiedGeneration != generation) {
+				verify(); // which server answers after a reconnect, for duplicates
+			}
+			return null;
+		}
 		if (this.verifiedGeneration != generation) {
 			verify();
 			return new NodeFailure(this.node, NodeFailure.Kind.RESTARTED, "reconnected; checking whether it restarted");
@@ -103,9 +145,6 @@ final class NodeTrust {
 	 */
 	CompletableFuture<Void> verify() {
 		StatefulRedisConnection<String, String> current = this.connection.get();
-		if (!this.guard.enabled()) {
-			return CompletableFuture.completedFuture(null);
-		}
 		if (current == null || !this.verifying.compareAndSet(false, true)) {
 			return CompletableFuture.completedFuture(null);
 		}
@@ -113,6 +152,10 @@ final class NodeTrust {
 		String[] marker = { this.guard.markerKey() };
 		String candidate = UUID.randomUUID().toString();
 		CompletableFuture<Void> check = current.async().info("server").toCompletableFuture().thenCompose((info) -> {
+			identified(field(info, "run_id"));
+			if (!this.guard.enabled()) {
+				return CompletableFuture.completedFuture(null);
+			}
 			long uptimeSeconds = Long.parseLong(field(info, "uptime_in_seconds"));
 			return current.async()
 				.<List<Object>>eval(Script.MARKER.text(), ScriptOutputType.MULTI, marker, candidate)
@@ -130,6 +173,13 @@ final class NodeTrust {
 			this.verifying.set(false);
 			return null;
 		});
+	}
+
+	private void identified(String runId) {
+		if (!runId.equals(this.runId)) {
+			this.runId = runId;
+			this.identities.changed();
+		}
 	}
 
 	/**
@@ -216,6 +266,9 @@ final class NodeTrust {
 	 * Returns whether this node counts toward quorums now.
 	 */
 	boolean isTrusted() {
+		if (this.sameServerAs != null) {
+			return false;
+		}
 		return !this.guard.enabled() || (this.verifiedGeneration == this.generation.getAsInt()
 				&& System.nanoTime() >= this.guardedUntilNanos);
 	}
