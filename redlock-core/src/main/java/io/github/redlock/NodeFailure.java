@@ -37,6 +37,13 @@ public record NodeFailure(String node, Kind kind, String detail) {
 		 */
 		DUPLICATE("listed twice"),
 
+		/**
+		 * The node's memory policy can evict keys that carry a TTL, lock keys and fencing
+		 * counters among them: it counts toward no quorum unless the operator accepts
+		 * that.
+		 */
+		EVICTION("may evict locks"),
+
 		/** The node answered with an error. */
 		ERROR("error");
 

@@ -80,7 +80,8 @@ final class NodeClient {
 	private volatile CompletableFuture<Void> drained;
 
 	NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration connectTimeout,
-			RestartGuard guard, ServerIdentities identities, Consumer<ClientOptions.Builder> customizer) {
+			RestartGuard guard, ServerIdentities identities, boolean acceptEviction,
+			Consumer<ClientOptions.Builder> customizer) {
 		this.address = address;
 		this.nodeTimeout = nodeTimeout;
 		this.uri = address.uri();
@@ -98,7 +99,7 @@ final class NodeClient {
 		this.client.setOptions(options.build());
 		this.errors = new NodeErrors(address.toString(), "after " + nodeTimeout.toMillis() + "ms");
 		this.trust = new NodeTrust(address.toString(), guard, resources, () -> this.connection, this.generation::get,
-				identities);
+				identities, acceptEviction);
 		this.client.addListener(new RedisConnectionStateListener() {
 
 			@Override

@@ -53,10 +53,12 @@ final class NodeFleet {
 	 * @param resources Lettuce resources to share, or {@code null} to create (and later
 	 * shut down) the fleet's own
 	 * @param guard how restarted nodes are kept out of quorums
+	 * @param acceptEviction whether a node whose memory policy may evict keys still
+	 * counts
 	 * @param clientOptions what to change on each node's client options
 	 */
 	NodeFleet(List<NodeAddress> addresses, RedlockSettings settings, ClientResources resources, RestartGuard guard,
-			Consumer<ClientOptions.Builder> clientOptions) {
+			boolean acceptEviction, Consumer<ClientOptions.Builder> clientOptions) {
 		this.ownsResources = resources == null;
 		this.resources = this.ownsResources ? DefaultClientResources.builder()
 			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
@@ -65,7 +67,7 @@ final class NodeFleet {
 		ServerIdentities identities = new ServerIdentities();
 		for (NodeAddress address : addresses) {
 			clients.add(new NodeClient(address, this.resources, settings.nodeTimeout(), settings.connectTimeout(),
-					guard, identities, clientOptions));
+					guard, identities, acceptEviction, clientOptions));
 		}
 		this.nodes = List.copyOf(clients);
 		this.quorum = this.nodes.size() / 2 + 1;

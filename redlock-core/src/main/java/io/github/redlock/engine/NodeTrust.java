@@ -57,6 +57,11 @@ final class NodeTrust {
 	/** The node listed first that is the same server, or {@code null}. */
 	private volatile String sameServerAs;
 
+	private final boolean acceptEviction;
+
+	/** Why the server may evict lock keys, as of the last check, or {@code null}. */
+	private volatile String evicts;
+
 	/**
 	 * Creates the trust of one node.
 	 * @param node the node, for messages
@@ -65,16 +70,18 @@ final class NodeTrust {
 	 * @param connection the node's current connection, or {@code null}
 	 * @param generation how many times the node's connection has dropped
 	 * @param identities the servers of the fleet, for duplicates
+	 * @param acceptEviction whether a server that may evict keys still counts
 	 */
 	NodeTrust(String node, RestartGuard guard, ClientResources resources,
 			Supplier<StatefulRedisConnection<String, String>> connection, IntSupplier generation,
-			ServerIdentities identities) {
+			ServerIdentities identities, boolean acceptEviction) {
 		this.node = node;
 		this.guard = guard;
 		this.resources = resources;
 		this.connection = connection;
 		this.generation = generation;
 		this.identities = identities;
+		this.acceptEviction = acceptEviction;
 		identities.register(this);
 	}
 
@@ -120,6 +127,10 @@ final class NodeTrust {
 			return new NodeFailure(this.node, NodeFailure.Kind.DUPLICATE,
 					"the same server as " + twin + ", which counts for it");
 		}
+		String evicting = this.evicts;
+		if (evicting != null) {
+			return new NodeFailure(this.node, NodeFailure.Kind.EVICTION, evicting);
+		}
 		if (!this.guard.enabled()) {
 			if (this.verifiedGeneration != generation) {
 				verify(); // which server answers after a reconnect, for duplicates
@@ -153,6 +164,11 @@ final class NodeTrust {
 		String candidate = UUID.randomUUID().toString();
 		CompletableFuture<Void> check = current.async().info("server").toCompletableFuture().thenCompose((info) -> {
 			identified(field(info, "run_id"));
+			return current.async().info("memory").toCompletableFuture().thenApply((memory) -> {
+				evictionPolicy(memory);
+				return info;
+			});
+		}).thenCompose((info) -> {
 			if (!this.guard.enabled()) {
 				return CompletableFuture.completedFuture(null);
 			}
@@ -173,6 +189,26 @@ final class NodeTrust {
 			this.verifying.set(false);
 			return null;
 		});
+	}
+
+	/**
+	 * Reads whether the server can evict keys that carry a TTL: only with a memory limit
+	 * and a policy other than {@code noeviction}.
+	 */
+	private void evictionPolicy(String memory) {
+		long maxmemory = Long.parseLong(field(memory, "maxmemory"));
+		String policy = field(memory, "maxmemory_policy");
+		String problem = null;
+		if (!this.acceptEviction && maxmemory > 0 && !"noeviction".equals(policy)) {
+			problem = "maxmemory-policy " + policy + " with maxmemory " + maxmemory
+					+ " can evict lock keys and fencing counters; set maxmemory-policy noeviction on lock nodes,"
+					+ " or set accept-eviction if you accept the risk";
+		}
+		String before = this.evicts;
+		this.evicts = problem;
+		if (problem != null && !problem.equals(before)) {
+			logger.warn("Redlock node " + this.node + " counts toward no quorum: " + problem);
+		}
 	}
 
 	private void identified(String runId) {
@@ -254,9 +290,9 @@ final class NodeTrust {
 	}
 
 	private static String field(String info, String name) {
-		int start = info.indexOf(name + ":");
-		if (start < 0) {
-			throw new IllegalStateException("INFO server has no " + name);
+		int start = info.startsWith(name + ":") ? 0 : info.indexOf("\n" + name + ":") + 1;
+		if (start <= 0 && !info.startsWith(name + ":")) {
+			throw new IllegalStateException("INFO has no " + name);
 		}
 		int end = info.indexOf('\r', start);
 		return info.substring(start + name.length() + 1, (end < 0) ? info.length() : end).trim();
@@ -266,7 +302,7 @@ final class NodeTrust {
 	 * Returns whether this node counts toward quorums now.
 	 */
 	boolean isTrusted() {
-		if (this.sameServerAs != null) {
+		if (this.sameServerAs != null || this.evicts != null) {
 			return false;
 		}
 		return !this.guard.enabled() || (this.verifiedGeneration == this.generation.getAsInt()

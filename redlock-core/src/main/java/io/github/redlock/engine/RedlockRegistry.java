@@ -60,7 +60,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		RestartGuard guard = settings.restartGuard() ? new RestartGuard(true,
 				settings.maxTtl().toNanos() + validity.driftNanos(settings.maxTtl().toNanos()), keys.markerKey())
 				: RestartGuard.DISABLED;
-		this.fleet = new NodeFleet(addresses, settings, builder.clientResources, guard, builder.clientOptions);
+		this.fleet = new NodeFleet(addresses, settings, builder.clientResources, guard, builder.acceptEviction,
+				builder.clientOptions);
 		this.engine = new EngineContext(settings, this.fleet, keys, builder.clock, validity,
 				new RegistryEvents(builder.listeners));
 		this.diagnostics = new Diagnostics(this.fleet, keys);
@@ -342,6 +343,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 		private boolean restartGuard = true;
 
+		private boolean acceptEviction;
+
 		private Duration fencingRetention = Duration.ofDays(1);
 
 		private ClientResources clientResources;
@@ -481,6 +484,20 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 */
 		public Builder restartGuard(boolean restartGuard) {
 			this.restartGuard = restartGuard;
+			return this;
+		}
+
+		/**
+		 * Sets whether a node whose memory policy may evict keys that carry a TTL (a
+		 * {@code maxmemory} with any {@code maxmemory-policy} but {@code noeviction})
+		 * still counts toward quorums (default off: such a node counts toward none, since
+		 * an evicted lock key breaks exclusion and an evicted fencing counter can repeat
+		 * a token).
+		 * @param acceptEviction whether to accept nodes that may evict locks
+		 * @return this builder
+		 */
+		public Builder acceptEviction(boolean acceptEviction) {
+			this.acceptEviction = acceptEviction;
 			return this;
 		}
 

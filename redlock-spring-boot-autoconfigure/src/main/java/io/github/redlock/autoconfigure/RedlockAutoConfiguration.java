@@ -71,6 +71,7 @@ public final class RedlockAutoConfiguration {
 			.maxHold(properties.getMaxHold())
 			.fencingRetention(properties.getFencingRetention())
 			.restartGuard(properties.isRestartGuard())
+			.acceptEviction(properties.isAcceptEviction())
 			.clientResources(clientResources)
 			.clientOptions((options) -> clientOptionsCustomizers.orderedStream()
 				.forEach((customizer) -> customizer.customize(options)));

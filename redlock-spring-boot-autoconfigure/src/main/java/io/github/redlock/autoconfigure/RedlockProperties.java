@@ -92,6 +92,13 @@ public class RedlockProperties {
 	private boolean restartGuard = true;
 
 	/**
+	 * Whether a node whose memory policy may evict keys with a TTL (a maxmemory with any
+	 * maxmemory-policy but noeviction) still counts toward quorums; an evicted lock key
+	 * breaks exclusion.
+	 */
+	private boolean acceptEviction;
+
+	/**
 	 * What a @DistributedLock method's caller gets when the lock was lost while the
 	 * method ran: an exception, or a warning in the log and the method's result.
 	 */
@@ -213,6 +220,14 @@ public class RedlockProperties {
 
 	public void setRestartGuard(boolean restartGuard) {
 		this.restartGuard = restartGuard;
+	}
+
+	public boolean isAcceptEviction() {
+		return this.acceptEviction;
+	}
+
+	public void setAcceptEviction(boolean acceptEviction) {
+		this.acceptEviction = acceptEviction;
 	}
 
 	public LostLockPolicy getLostLockPolicy() {

@@ -41,7 +41,7 @@ class ConfigurationMetadataTests {
 		assertThat(names).contains("redlock.enabled", "redlock.nodes", "redlock.key-prefix", "redlock.default-ttl",
 				"redlock.default-wait-time", "redlock.node-timeout", "redlock.connect-timeout", "redlock.drift-factor",
 				"redlock.retry-delay", "redlock.retry-jitter", "redlock.max-ttl", "redlock.max-hold",
-				"redlock.fencing-retention", "redlock.restart-guard", "redlock.order",
+				"redlock.fencing-retention", "redlock.restart-guard", "redlock.accept-eviction", "redlock.order",
 				"management.health.redlock.enabled");
 	}
 
