@@ -283,11 +283,13 @@ class RedlockRegistryIntegrationTests {
 
 	@Test
 	void failedAttemptAgainstASlowNodeLeavesNoKeyBehind() throws Exception {
+		// connected and checked first: the attempt must meet the start of a stall, when
+		// node 4 answers only after our timeout
+		RedlockRegistry registry = registry();
 		for (int i = 0; i < 2; i++) {
 			fleet.node(i).call("SET", "redlock:lock:slow", "someone-else", "PX", "60000");
 		}
 		fleet.node(4).slow(Duration.ofMillis(400)); // answers after our timeout
-		RedlockRegistry registry = registry();
 		assertThatExceptionOfType(LockAcquisitionException.class)
 			.isThrownBy(() -> registry.acquire("slow", Duration.ofSeconds(10), Duration.ZERO));
 		fleet.node(4).unslow();
