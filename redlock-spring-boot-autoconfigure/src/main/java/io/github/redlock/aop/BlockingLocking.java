@@ -31,7 +31,7 @@ final class BlockingLocking {
 
 	Object lock(MethodInvocation invocation, LockOperation operation, List<String> keys, Duration ttl,
 			Duration waitTime) throws Throwable {
-		List<Lease> leases = this.locks.acquireAll(operation, keys, ttl, waitTime);
+		List<Lease> leases = this.locks.acquireAll(operation, keys, ttl, waitTime, false);
 		CurrentLease.push(leases);
 		if (TRANSACTIONS_PRESENT) {
 			TransactionAwareRelease.enter(() -> checkHeld(operation, leases));

@@ -34,7 +34,7 @@ final class CompletionStageLocking {
 
 	Object lock(MethodInvocation invocation, LockOperation operation, List<String> keys, Duration ttl,
 			Duration waitTime) throws Throwable {
-		List<Lease> leases = this.locks.acquireAllForThisCall(operation, keys, ttl, waitTime);
+		List<Lease> leases = this.locks.acquireAll(operation, keys, ttl, waitTime, true);
 		Object returned;
 		CurrentLease.push(leases);
 		try {

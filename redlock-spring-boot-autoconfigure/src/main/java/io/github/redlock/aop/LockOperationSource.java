@@ -219,21 +219,18 @@ final class LockOperationSource {
 	}
 
 	private Duration nodeTimeout() {
-		BeanFactory factory = this.beanFactory;
-		if (factory == null) {
-			return null;
-		}
-		RedlockProperties properties = factory.getBeanProvider(RedlockProperties.class).getIfAvailable();
+		RedlockProperties properties = properties();
 		return (properties != null) ? properties.getNodeTimeout() : null;
 	}
 
 	private Duration maxTtl() {
-		BeanFactory factory = this.beanFactory;
-		if (factory == null) {
-			return null;
-		}
-		RedlockProperties properties = factory.getBeanProvider(RedlockProperties.class).getIfAvailable();
+		RedlockProperties properties = properties();
 		return (properties != null) ? properties.getMaxTtl() : null;
+	}
+
+	private RedlockProperties properties() {
+		BeanFactory factory = this.beanFactory;
+		return (factory != null) ? factory.getBeanProvider(RedlockProperties.class).getIfAvailable() : null;
 	}
 
 	private static InvalidRedlockConfigurationException invalid(String description, String attribute, String problem,

@@ -63,10 +63,14 @@ final class MethodLocks {
 	}
 
 	/**
-	 * Acquires every key in order, blocking, within one wait time for all of them; on any
-	 * failure releases those already held.
+	 * Acquires every key in order, waiting on the calling thread within one wait time for
+	 * all of them; on any failure releases those already held.
+	 * @param forThisCall whether each lease must belong to this call alone (never shared
+	 * with a hold of the same thread), for methods whose work outlives the call, which a
+	 * thread-reentrant lease would let a second call join
 	 */
-	List<Lease> acquireAll(LockOperation operation, List<String> keys, Duration ttl, Duration waitTime) {
+	List<Lease> acquireAll(LockOperation operation, List<String> keys, Duration ttl, Duration waitTime,
+			boolean forThisCall) {
 		long deadline = System.nanoTime() + waitTime.toNanos();
 		List<Lease> acquired = new ArrayList<>(keys.size());
 		String current = keys.get(0);
@@ -76,7 +80,8 @@ final class MethodLocks {
 				// one wait time for all the keys: later keys get what is left of it
 				Duration left = acquired.isEmpty() ? waitTime
 						: Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-				acquired.add(registry().acquire(key, ttl, left, operation.autoExtend()));
+				acquired.add(forThisCall ? acquireForThisCall(key, ttl, left, operation.autoExtend())
+						: registry().acquire(key, ttl, left, operation.autoExtend()));
 			}
 			return acquired;
 		}
@@ -96,52 +101,25 @@ final class MethodLocks {
 		}
 	}
 
-	/**
-	 * Acquires every key in order, one lease per call that no other call shares (not even
-	 * on the same thread), waiting on the calling thread within one wait time for all of
-	 * them; on any failure releases those already held. For methods whose work outlives
-	 * the call, which a thread-reentrant lease would let a second call join.
-	 */
-	List<Lease> acquireAllForThisCall(LockOperation operation, List<String> keys, Duration ttl, Duration waitTime) {
-		long deadline = System.nanoTime() + waitTime.toNanos();
-		List<Lease> acquired = new ArrayList<>(keys.size());
-		String current = keys.get(0);
-		CompletableFuture<Lease> pending = null;
+	private Lease acquireForThisCall(String key, Duration ttl, Duration waitTime, boolean autoExtend)
+			throws InterruptedException {
+		CompletableFuture<Lease> pending = registry().acquireAsync(key, ttl, waitTime, autoExtend);
 		try {
-			for (String key : keys) {
-				current = key;
-				Duration left = acquired.isEmpty() ? waitTime
-						: Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-				pending = registry().acquireAsync(key, ttl, left, operation.autoExtend());
-				acquired.add(pending.get());
-				pending = null;
-			}
-			return acquired;
+			return pending.get();
+		}
+		catch (InterruptedException ex) {
+			pending.cancel(false);
+			throw ex;
 		}
 		catch (ExecutionException ex) {
-			releaseAll(acquired);
 			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-			if (cause instanceof LockAcquisitionException failure) {
-				throw new LockAcquisitionException(acquisitionMessage(operation, failure), failure);
-			}
 			if (cause instanceof RuntimeException runtime) {
 				throw runtime;
 			}
-			throw new RedlockException("Could not acquire lock '" + current + "' for " + operation.description(),
-					cause);
-		}
-		catch (InterruptedException ex) {
-			if (pending != null) {
-				pending.cancel(false);
+			if (cause instanceof Error error) {
+				throw error;
 			}
-			releaseAll(acquired);
-			Thread.currentThread().interrupt();
-			throw new RedlockException(
-					"Interrupted while " + operation.description() + " waited for lock '" + current + "'", ex);
-		}
-		catch (RuntimeException | Error ex) {
-			releaseAll(acquired);
-			throw ex;
+			throw new RedlockException("Could not acquire lock '" + key + "'", cause);
 		}
 	}
 
