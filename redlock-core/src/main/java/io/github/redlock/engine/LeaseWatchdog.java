@@ -1,11 +1,12 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -25,10 +26,16 @@ final class LeaseWatchdog {
 
 	private final RedlockLease lease;
 
-	/** One entry per hold that wants the lease kept extended: the TTL it asked for. */
-	private final List<long[]> demands = new CopyOnWriteArrayList<>();
+	/**
+	 * One entry per hold that wants the lease kept extended, the TTL it asked for; made
+	 * on the first demand, guarded by this watchdog.
+	 */
+	private List<long[]> demands;
 
 	private volatile long autoExtendTtlNanos;
+
+	/** Whether a renewal is scheduled or running: never more than one chain. */
+	private final AtomicBoolean renewing = new AtomicBoolean();
 
 	private volatile ScheduledFuture<?> renewal;
 
@@ -47,16 +54,22 @@ final class LeaseWatchdog {
 	 */
 	Runnable autoExtend(Duration ttl) {
 		long[] demand = { ttl.toNanos() };
-		this.demands.add(demand);
-		boolean first = this.autoExtendTtlNanos == 0;
-		this.autoExtendTtlNanos = longestDemand();
-		if (first) {
+		synchronized (this) {
+			if (this.demands == null) {
+				this.demands = new ArrayList<>(2);
+			}
+			this.demands.add(demand);
+			this.autoExtendTtlNanos = longestDemand();
+		}
+		if (this.renewing.compareAndSet(false, true)) {
 			scheduleRenewal(Math.min(this.autoExtendTtlNanos / 3,
 					Math.max(0, (this.lease.validUntil() - this.engine.clock().nanoTime()) / 3)));
 		}
 		return () -> {
-			if (this.demands.remove(demand)) {
-				this.autoExtendTtlNanos = longestDemand();
+			synchronized (this) {
+				if (this.demands.remove(demand)) {
+					this.autoExtendTtlNanos = longestDemand();
+				}
 			}
 		};
 	}
@@ -82,10 +95,20 @@ final class LeaseWatchdog {
 	}
 
 	private void renew() {
-		long ttlNanos = this.autoExtendTtlNanos;
-		if (!this.lease.isActive() || ttlNanos == 0) {
-			return; // no hold wants it extended any more: it runs out as it stands
+		if (!this.lease.isActive()) {
+			return;
 		}
+		long demanded = this.autoExtendTtlNanos;
+		if (demanded == 0) {
+			// no hold wants it extended any more: it runs out as it stands, unless a
+			// demand arrived meanwhile, whose autoExtend saw this chain still running
+			this.renewing.set(false);
+			demanded = this.autoExtendTtlNanos;
+			if (demanded == 0 || !this.renewing.compareAndSet(false, true)) {
+				return;
+			}
+		}
+		long ttlNanos = demanded;
 		this.lease.extendAsync(ttlNanos).whenComplete((outcome, ex) -> {
 			if (!this.lease.isActive()) {
 				return;
