@@ -6,8 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -27,28 +26,24 @@ final class LiveLeases {
 
 	private final Set<Acquisition> acquisitions = ConcurrentHashMap.newKeySet();
 
-	/** Shared by those who add, taken alone by close: nothing is added after it. */
-	private final ReadWriteLock closing = new ReentrantReadWriteLock();
-
-	private volatile boolean closed;
+	private final AtomicBoolean closed = new AtomicBoolean();
 
 	/**
 	 * Records a granted lease, unless the registry closed, in which case it is released.
+	 * Adding before reading the flag, as close sets the flag before reading the set,
+	 * means that a lease added during a close is seen by one of them at least, without a
+	 * lock on the acquire path.
 	 * @return whether the lease may be handed to its caller
 	 */
 	boolean add(RedlockLease lease) {
-		this.closing.readLock().lock();
-		try {
-			if (!this.closed) {
-				this.leases.add(lease);
-				return true;
-			}
+		this.leases.add(lease);
+		if (this.closed.get()) {
+			this.leases.remove(lease);
+			lease.releaseAsync(); // released by close too, perhaps: releasing is
+									// idempotent
+			return false;
 		}
-		finally {
-			this.closing.readLock().unlock();
-		}
-		lease.releaseAsync();
-		return false;
+		return true;
 	}
 
 	void remove(RedlockLease lease) {
@@ -60,17 +55,12 @@ final class LiveLeases {
 	 * @return whether it may start: {@code false} once the registry closed
 	 */
 	boolean add(Acquisition acquisition) {
-		this.closing.readLock().lock();
-		try {
-			if (this.closed) {
-				return false;
-			}
-			this.acquisitions.add(acquisition);
-			return true;
+		this.acquisitions.add(acquisition);
+		if (this.closed.get()) {
+			this.acquisitions.remove(acquisition);
+			return false;
 		}
-		finally {
-			this.closing.readLock().unlock();
-		}
+		return true;
 	}
 
 	void remove(Acquisition acquisition) {
@@ -82,7 +72,7 @@ final class LiveLeases {
 	}
 
 	boolean isClosed() {
-		return this.closed;
+		return this.closed.get();
 	}
 
 	/**
@@ -90,7 +80,7 @@ final class LiveLeases {
 	 * @throws IllegalStateException if it is
 	 */
 	void checkOpen() {
-		if (this.closed) {
+		if (this.closed.get()) {
 			throw new IllegalStateException("This LockRegistry is closed: no lock can be acquired through it");
 		}
 	}
@@ -101,20 +91,11 @@ final class LiveLeases {
 	 * @return {@code false} if it was closed already
 	 */
 	boolean close(long boundNanos) {
-		RedlockLease[] held;
-		Acquisition[] pending;
-		this.closing.writeLock().lock();
-		try {
-			if (this.closed) {
-				return false;
-			}
-			this.closed = true;
-			held = this.leases.toArray(RedlockLease[]::new);
-			pending = this.acquisitions.toArray(Acquisition[]::new);
+		if (!this.closed.compareAndSet(false, true)) {
+			return false;
 		}
-		finally {
-			this.closing.writeLock().unlock();
-		}
+		RedlockLease[] held = this.leases.toArray(RedlockLease[]::new);
+		Acquisition[] pending = this.acquisitions.toArray(Acquisition[]::new);
 		for (Acquisition acquisition : pending) {
 			acquisition.abandonOnClose();
 		}

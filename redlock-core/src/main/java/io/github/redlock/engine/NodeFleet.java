@@ -23,8 +23,8 @@ import org.apache.commons.logging.LogFactory;
  * The N nodes of a registry: their clients on shared Lettuce resources, the quorum
  * ({@code N/2+1}), and the two ways of asking them: a {@link #quorumCall quorum call},
  * decided as soon as a quorum agreed or no longer can (acquire, extend), and
- * {@link #toEach asking each node} and gathering every answer (release, inspection, node
- * checks).
+ * {@link #toEach asking each node} and gathering every answer (inspection, node checks; a
+ * release goes to every node too, each chained on that node's acquisition reply).
  *
  * @author redlock contributors
  */
@@ -210,9 +210,12 @@ final class NodeFleet {
 	 */
 	CompletableFuture<Void> releaseEverywhere(String lockKey, String value, QuorumCall acquisition) {
 		String[] keys = { lockKey };
-		List<CompletableFuture<NodeReply>> releases = toEach((index, node) -> acquisition.replied(index)
-			.thenCompose((ignored) -> node.eval(Script.RELEASE, keys, value)));
-		return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
+		CompletableFuture<?>[] releases = new CompletableFuture<?>[this.nodes.size()];
+		for (int i = 0; i < releases.length; i++) {
+			NodeClient node = this.nodes.get(i);
+			releases[i] = acquisition.replied(i).thenCompose((ignored) -> node.eval(Script.RELEASE, keys, value));
+		}
+		return CompletableFuture.allOf(releases);
 	}
 
 	/**

@@ -290,8 +290,9 @@ final class NodeTrust {
 	}
 
 	private static String field(String info, String name) {
-		int start = info.startsWith(name + ":") ? 0 : info.indexOf("\n" + name + ":") + 1;
-		if (start <= 0 && !info.startsWith(name + ":")) {
+		// at the start of a line: the index in "\n" + info is the field's index in info
+		int start = ("\n" + info).indexOf("\n" + name + ":");
+		if (start < 0) {
 			throw new IllegalStateException("INFO has no " + name);
 		}
 		int end = info.indexOf('\r', start);
