@@ -33,7 +33,8 @@ final class BlockingLocking {
 			Duration waitTime) throws Throwable {
 		List<Lease> leases = this.locks.acquireAll(operation, keys, ttl, waitTime, false);
 		CurrentLease.push(leases);
-		if (TRANSACTIONS_PRESENT) {
+		boolean checkInside = TRANSACTIONS_PRESENT && TransactionAwareRelease.listening();
+		if (checkInside) {
 			TransactionAwareRelease.enter(() -> checkHeld(operation, leases));
 		}
 		try {
@@ -53,7 +54,7 @@ final class BlockingLocking {
 		}
 		finally {
 			CurrentLease.pop();
-			if (TRANSACTIONS_PRESENT) {
+			if (checkInside) {
 				TransactionAwareRelease.exit();
 			}
 			if (!(TRANSACTIONS_PRESENT && TransactionAwareRelease

@@ -15,9 +15,8 @@ public final class LockCheckingTransactionListeners implements BeanPostProcessor
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		if (bean instanceof ConfigurableTransactionManager manager
-				&& !manager.getTransactionExecutionListeners().contains(TransactionAwareRelease.listener())) {
-			manager.addListener(TransactionAwareRelease.listener());
+		if (bean instanceof ConfigurableTransactionManager manager) {
+			TransactionAwareRelease.listenOn(manager);
 		}
 		return bean;
 	}

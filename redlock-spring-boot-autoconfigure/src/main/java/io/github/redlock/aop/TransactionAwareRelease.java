@@ -3,6 +3,7 @@ package io.github.redlock.aop;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
+import org.springframework.transaction.ConfigurableTransactionManager;
 import org.springframework.transaction.TransactionExecution;
 import org.springframework.transaction.TransactionExecutionListener;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -17,7 +18,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * only after it completes;</li>
  * <li>a transaction that begins inside the locked call (the default order, the lock
  * around {@code @Transactional}) is checked just before its commit too, through
- * {@link #listener()}, registered on every transaction manager.</li>
+ * {@link #listenOn}, registered on every transaction manager.</li>
  * </ul>
  * Loaded only when Spring's transaction support is present.
  *
@@ -25,15 +26,21 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 final class TransactionAwareRelease {
 
-	private static final ThreadLocal<Deque<Runnable>> CHECKS = ThreadLocal.withInitial(ArrayDeque::new);
+	/**
+	 * The checks of the locked calls running on a thread, innermost first; none if
+	 * absent.
+	 */
+	private static final ThreadLocal<Deque<Runnable>> CHECKS = new ThreadLocal<>();
+
+	/** Whether the listener is on a transaction manager, so that checks can be heard. */
+	private static volatile boolean listening;
 
 	private static final TransactionExecutionListener LISTENER = new TransactionExecutionListener() {
 
 		@Override
 		public void afterBegin(TransactionExecution transaction, Throwable beginFailure) {
 			Deque<Runnable> checks = CHECKS.get();
-			if (checks.isEmpty()) {
-				CHECKS.remove();
+			if (checks == null) {
 				return;
 			}
 			if (beginFailure == null && transaction.isNewTransaction()
@@ -62,11 +69,14 @@ final class TransactionAwareRelease {
 	}
 
 	/**
-	 * Returns the listener that checks the locks of the calls running on a thread before
-	 * each transaction that begins inside them commits.
+	 * Adds, once, the listener that checks the locks of the calls running on a thread
+	 * before each transaction that begins inside them commits.
 	 */
-	static TransactionExecutionListener listener() {
-		return LISTENER;
+	static void listenOn(ConfigurableTransactionManager manager) {
+		if (!manager.getTransactionExecutionListeners().contains(LISTENER)) {
+			manager.addListener(LISTENER);
+		}
+		listening = true;
 	}
 
 	/**
@@ -102,7 +112,12 @@ final class TransactionAwareRelease {
 	 * @param beforeCommit the check; may throw to roll back
 	 */
 	static void enter(Runnable beforeCommit) {
-		CHECKS.get().push(new CallCheck(beforeCommit));
+		Deque<Runnable> checks = CHECKS.get();
+		if (checks == null) {
+			checks = new ArrayDeque<>(2);
+			CHECKS.set(checks);
+		}
+		checks.push(new CallCheck(beforeCommit));
 	}
 
 	/**
@@ -114,6 +129,14 @@ final class TransactionAwareRelease {
 		if (checks.isEmpty()) {
 			CHECKS.remove();
 		}
+	}
+
+	/**
+	 * Returns whether a transaction manager hears the checks of {@link #enter}: without
+	 * one, no transaction can begin inside a locked call to be checked.
+	 */
+	static boolean listening() {
+		return listening;
 	}
 
 	/**
