@@ -16,11 +16,18 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Whether one node may count toward a quorum: the restart guard, node by node. After
- * every (re)connection the node is checked, from its uptime and the age of its redlock
- * marker key, for a restart or a loss of data; a node that restarted or lost its data
- * less than the guard time ago sits out until that time has passed, so that every lock it
- * may have forgotten has expired (the spec's "delayed restart", done by the client).
+ * Whether one node may count toward a quorum, checked on each connection:
+ * <ul>
+ * <li>the restart guard: from its uptime and the age of its redlock marker key, a node
+ * that restarted or lost its data less than the guard time ago sits out until that time
+ * has passed, so that every lock it may have forgotten has expired (the spec's "delayed
+ * restart", done by the client);</li>
+ * <li>which server it is, by {@code run_id}, with or without the guard, so that a server
+ * listed twice under two names counts once ({@link ServerIdentities});</li>
+ * <li>its memory policy, so that a node that may evict lock keys counts toward none
+ * unless the operator accepts it.</li>
+ * </ul>
+ * These are one check, hence one class a little over 300 lines.
  *
  * @author redlock contributors
  */

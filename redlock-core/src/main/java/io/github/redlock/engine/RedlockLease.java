@@ -28,6 +28,10 @@ import org.apache.commons.logging.LogFactory;
  * {@code start + ttl - drift} of the last acquisition or extension that reached a quorum
  * in time. An extension that reaches a quorum only after that moment does not count,
  * because another owner may have acquired the lock in between.
+ * <p>
+ * Longer than most classes of the engine because extension (one at a time, lowering the
+ * believed validity first), release and the lost signal all read and change the same
+ * state and validity, which only this class may touch.
  *
  * @author redlock contributors
  */

@@ -14,7 +14,11 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Locks around a method that returns a {@code CompletionStage}: acquired before the call,
  * held until the stage completes, then checked and released; the caller gets a stage that
- * completes after the release.
+ * completes after the release, off Lettuce's I/O threads.
+ * <p>
+ * Not reentrant: each call takes leases of its own, since its work outlives the call and
+ * a thread that calls twice (a consumer loop, a scheduler) must not run two bodies at
+ * once under one lease. A call waits for the lock on the calling thread.
  *
  * @author redlock contributors
  */
