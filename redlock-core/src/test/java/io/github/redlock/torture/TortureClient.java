@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.engine.BrokenEngines;
 import io.github.redlock.engine.RedlockRegistry;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -29,7 +30,10 @@ public final class TortureClient {
 
 	/**
 	 * Arguments: id, nodes (comma separated), store URI, keys, threads, ttl ms, max ttl
-	 * ms, stop file, seed.
+	 * ms, stop file, seed, the store's mode ({@link TortureStore#FENCED} or
+	 * {@link TortureStore#TRUSTING}), and how to break the engine: {@code none}, or
+	 * {@code broken} for a quorum of one and fencing counters reset before every
+	 * acquisition (for showing that the checker finds what that breaks).
 	 */
 	public static void main(String[] args) throws Exception {
 		String id = args[0];
@@ -41,6 +45,8 @@ public final class TortureClient {
 		Duration maxTtl = Duration.ofMillis(Long.parseLong(args[6]));
 		Path stop = Path.of(args[7]);
 		long seed = Long.parseLong(args[8]);
+		String storeMode = args[9];
+		boolean broken = args[10].equals("broken");
 		// the engine's debug log, for explaining a violation
 		java.util.logging.Logger engine = java.util.logging.Logger.getLogger("io.github.redlock.engine");
 		java.util.logging.FileHandler file = new java.util.logging.FileHandler(
@@ -60,6 +66,10 @@ public final class TortureClient {
 			.maxTtl(maxTtl)
 			.build()
 			.start()) {
+			CounterReset counterReset = broken ? CounterReset.on(nodes) : null;
+			if (broken) {
+				BrokenEngines.quorumOfOne(registry);
+			}
 			System.out.println("READY " + id);
 			System.out.flush();
 			List<Thread> workers = new ArrayList<>();
@@ -70,8 +80,13 @@ public final class TortureClient {
 				Thread worker = new Thread(() -> {
 					while (!Files.exists(stop)) {
 						String key = "k" + random.nextInt(keys);
+						String section = id + "-" + Thread.currentThread().getName() + "-" + sequence.incrementAndGet();
+						long askedAt = System.nanoTime();
 						Lease lease;
 						try {
+							if (counterReset != null) {
+								counterReset.reset(key);
+							}
 							lease = registry.acquire(key, ttl, Duration.ofSeconds(2), true);
 						}
 						catch (LockAcquisitionException ex) {
@@ -96,7 +111,7 @@ public final class TortureClient {
 								String opId = id + "-" + sequence.incrementAndGet();
 								Long accepted = commands.eval(TortureStore.WRITE, ScriptOutputType.INTEGER,
 										new String[] { TortureStore.highestKey(key), TortureStore.logKey(key) },
-										String.valueOf(token), opId);
+										String.valueOf(token), opId, section, storeMode);
 								commands.rpush(TortureStore.WRITES, opId + " " + key + " " + token + " " + send + " "
 										+ (late ? 1 : 0) + " " + accepted);
 								writes.incrementAndGet();
@@ -108,8 +123,8 @@ public final class TortureClient {
 						}
 						finally {
 							long end = System.nanoTime();
-							commands.rpush(TortureStore.SECTIONS,
-									key + " " + id + " " + token + " " + start + " " + end + " " + safeEnd);
+							commands.rpush(TortureStore.SECTIONS, key + " " + id + " " + token + " " + start + " " + end
+									+ " " + safeEnd + " " + section + " " + askedAt);
 							lease.release();
 						}
 					}
@@ -123,10 +138,47 @@ public final class TortureClient {
 		}
 		finally {
 			storeClient.shutdown();
+			CounterReset.shutdown();
 		}
 		System.out
 			.println("RESULT " + id + " acquisitions=" + acquisitions + " refused=" + refused + " writes=" + writes);
 		System.out.flush();
+	}
+
+	/**
+	 * The broken engine's second fault: sets the key's fencing counter to 0 on every node
+	 * before each acquisition, so tokens restart from 1.
+	 */
+	private static final class CounterReset {
+
+		private static final List<RedisClient> CLIENTS = new ArrayList<>();
+
+		private final List<RedisCommands<String, String>> nodes;
+
+		private CounterReset(List<RedisCommands<String, String>> nodes) {
+			this.nodes = nodes;
+		}
+
+		static CounterReset on(List<String> uris) {
+			List<RedisCommands<String, String>> nodes = new ArrayList<>();
+			for (String uri : uris) {
+				RedisClient client = RedisClient.create(uri);
+				CLIENTS.add(client);
+				nodes.add(client.connect().sync());
+			}
+			return new CounterReset(nodes);
+		}
+
+		synchronized void reset(String key) {
+			for (RedisCommands<String, String> node : this.nodes) {
+				node.set("redlock:fence:" + key, "0");
+			}
+		}
+
+		static void shutdown() {
+			CLIENTS.forEach(RedisClient::shutdown);
+		}
+
 	}
 
 }

@@ -7,13 +7,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -58,6 +57,50 @@ class TortureIntegrationTests {
 	@Test
 	void mutualExclusionAndFencingHoldUnderFaults(@TempDir Path directory) throws Exception {
 		System.out.println("torture: seed " + SEED + ", " + DURATION.toSeconds() + "s of faults");
+		Run run = run(directory, DURATION, true, TortureStore.FENCED, "none");
+		System.out.println(run.summary());
+		if (run.report.violations() > 0) {
+			// keep the clients' engine logs for the post-mortem
+			Path kept = Path.of("target", "torture-logs-" + SEED);
+			Files.createDirectories(kept);
+			try (var logs = Files.list(directory)) {
+				for (Path log : logs.filter((f) -> f.getFileName().toString().endsWith(".log")).toList()) {
+					Files.copy(log, kept.resolve(log.getFileName()));
+				}
+			}
+			System.out.println("client logs kept in " + kept.toAbsolutePath());
+		}
+		Report report = run.report;
+		assertThat(report.overlaps).as("overlapping critical sections").isEmpty();
+		assertThat(report.fencingViolations).as("writes accepted with a token not above an earlier section's")
+			.isEmpty();
+		assertThat(report.sharedTokens).as("tokens shared by two sections").isEmpty();
+		assertThat(report.tokenRegressions).as("sections whose token is not above a section that held before")
+			.isEmpty();
+		assertThat(report.sections).isGreaterThan(100);
+		assertThat(run.faults.values().stream().mapToInt(Number::intValue).sum()).isGreaterThan(20);
+	}
+
+	/**
+	 * A checker that cannot fail proves nothing: with an engine broken on purpose (a
+	 * quorum of one, fencing counters reset before every acquisition) and a store that
+	 * trusts every write, each of the four checks must find violations.
+	 */
+	@Test
+	void theCheckerFindsWhatABrokenEngineBreaks(@TempDir Path directory) throws Exception {
+		Run run = run(directory, Duration.ofSeconds(8), false, TortureStore.TRUSTING, "broken");
+		System.out.println("broken engine, trusting store: " + run.summary());
+		Report report = run.report;
+		assertThat(report.overlaps).as("overlapping critical sections").isNotEmpty();
+		assertThat(report.sharedTokens).as("tokens shared by two sections").isNotEmpty();
+		assertThat(report.tokenRegressions).as("sections whose token is not above a section that held before")
+			.isNotEmpty();
+		assertThat(report.fencingViolations).as("writes accepted with a token not above an earlier section's")
+			.isNotEmpty();
+	}
+
+	private static Run run(Path directory, Duration duration, boolean faults, String storeMode, String engine)
+			throws Exception {
 		List<Process> clients = new ArrayList<>();
 		List<String> results = Collections.synchronizedList(new ArrayList<>());
 		try (RedisFleet fleet = RedisFleet.start(5); RedisNode store = RedisNode.start("store")) {
@@ -66,50 +109,40 @@ class TortureIntegrationTests {
 			Path stop = directory.resolve("stop");
 			CountDownLatch ready = new CountDownLatch(CLIENTS);
 			for (int i = 0; i < CLIENTS; i++) {
-				clients.add(startClient("c" + i, fleet, store, stop, ready, results));
+				clients.add(startClient("c" + i, fleet.uris(), store, stop, ready, results, storeMode, engine));
 			}
 			assertThat(ready.await(2, TimeUnit.MINUTES)).as("clients ready").isTrue();
 			Nemesis nemesis = new Nemesis(fleet, clients, SEED, TTL, MAX_TTL);
-			nemesis.run(DURATION);
-			// the faults have stopped; let restarted nodes through their guard
-			Thread.sleep(MAX_TTL.plusSeconds(1).toMillis());
+			if (faults) {
+				nemesis.run(duration);
+				// the faults have stopped; let restarted nodes through their guard
+				Thread.sleep(MAX_TTL.plusSeconds(1).toMillis());
+			}
+			else {
+				Thread.sleep(duration.toMillis());
+			}
 			Files.createFile(stop);
 			for (Process client : clients) {
 				assertThat(client.waitFor(2, TimeUnit.MINUTES)).as("client exits").isTrue();
 				assertThat(client.exitValue()).isZero();
 			}
-
-			Report report = check(fleet, store);
-			System.out.println(report.summary(nemesis.faults(), results));
-			if (!report.overlaps.isEmpty()) {
-				// keep the clients' engine logs for the post-mortem
-				Path kept = Path.of("target", "torture-logs-" + SEED);
-				Files.createDirectories(kept);
-				try (var logs = Files.list(directory)) {
-					for (Path log : logs.filter((f) -> f.getFileName().toString().endsWith(".log")).toList()) {
-						Files.copy(log, kept.resolve(log.getFileName()));
-					}
-				}
-				System.out.println("client logs kept in " + kept.toAbsolutePath());
+			if (faults) {
+				checkLiveness(fleet);
 			}
-			assertThat(report.overlaps).as("overlapping critical sections").isEmpty();
-			assertThat(report.fencingViolations).as("stale writes accepted").isEmpty();
-			assertThat(report.sharedTokens).as("tokens shared by two sections").isEmpty();
-			assertThat(report.sections).isGreaterThan(100);
-			assertThat(nemesis.faults().values().stream().mapToInt((count) -> count.get()).sum()).isGreaterThan(20);
+			return new Run(check(store), nemesis.faults(), results);
 		}
 		finally {
 			clients.forEach(Process::destroyForcibly);
 		}
 	}
 
-	private static Process startClient(String id, RedisFleet fleet, RedisNode store, Path stop, CountDownLatch ready,
-			List<String> results) throws Exception {
+	private static Process startClient(String id, List<String> nodes, RedisNode store, Path stop, CountDownLatch ready,
+			List<String> results, String storeMode, String engine) throws Exception {
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 		Process process = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-				TortureClient.class.getName(), id, String.join(",", fleet.uris()), store.uri(), String.valueOf(KEYS),
+				TortureClient.class.getName(), id, String.join(",", nodes), store.uri(), String.valueOf(KEYS),
 				String.valueOf(THREADS), String.valueOf(TTL.toMillis()), String.valueOf(MAX_TTL.toMillis()),
-				stop.toString(), String.valueOf(SEED + id.hashCode()))
+				stop.toString(), String.valueOf(SEED + id.hashCode()), storeMode, engine)
 			.redirectErrorStream(true)
 			.start();
 		Thread reader = new Thread(() -> {
@@ -134,8 +167,7 @@ class TortureIntegrationTests {
 		return process;
 	}
 
-	private static Report check(RedisFleet fleet, RedisNode store) throws Exception {
-		Report report = new Report();
+	private static void checkLiveness(RedisFleet fleet) throws Exception {
 		// no deadlock: every key can be acquired again now that the faults have stopped
 		try (RedlockRegistry registry = RedlockRegistry.builder()
 			.nodes(fleet.uris())
@@ -154,93 +186,167 @@ class TortureIntegrationTests {
 		await().atMost(TTL.plusSeconds(5))
 			.untilAsserted(() -> assertThat(fleet.nodes())
 				.allSatisfy((node) -> assertThat(node.call("KEYS", "redlock:lock:*")).asList().isEmpty()));
+	}
 
-		// no two sections on a key overlap while both leases were valid
-		Map<String, List<long[]>> byKey = new TreeMap<>();
-		Map<String, Set<Long>> tokens = new HashMap<>();
-		Map<Long, String> lines = new HashMap<>();
+	/**
+	 * Reads what the clients and the store recorded and looks for violations. Nothing
+	 * here trusts the store's own rule: its decisions are checked like the engine's.
+	 */
+	static Report check(RedisNode store) {
+		Report report = new Report();
+		Map<String, List<Section>> byKey = new TreeMap<>();
 		for (Object entry : (List<?>) store.call("LRANGE", TortureStore.SECTIONS, "0", "-1")) {
-			String[] f = ((String) entry).split(" ");
-			long token = Long.parseLong(f[2]);
-			long start = Long.parseLong(f[3]);
-			long safeEnd = Math.min(Long.parseLong(f[4]), Long.parseLong(f[5]));
-			if (safeEnd > start) {
-				byKey.computeIfAbsent(f[0], (key) -> new ArrayList<>()).add(new long[] { start, safeEnd, token });
-			}
-			else {
+			Section section = Section.parse((String) entry);
+			byKey.computeIfAbsent(section.key, (key) -> new ArrayList<>()).add(section);
+			if (section.safeEnd <= section.start) {
 				// the client froze between acquiring and starting, past its lease: it
 				// never
-				// held the lock while valid, and the store rejects its writes
+				// held the lock while valid, and the fenced store rejects its writes
 				report.expiredBeforeStart++;
-			}
-			lines.put(token, (String) entry);
-			if (!tokens.computeIfAbsent(f[0], (key) -> new HashSet<>()).add(token)) {
-				report.sharedTokens.add(f[0] + " token " + token);
 			}
 			report.sections++;
 		}
-		for (Map.Entry<String, List<long[]>> key : byKey.entrySet()) {
-			List<long[]> sections = key.getValue();
-			sections.sort(Comparator.comparingLong((long[] section) -> section[0]));
-			long[] latest = null;
-			for (long[] section : sections) {
-				if (latest != null && section[0] < latest[1]) {
-					report.overlaps
-						.add(key.getKey() + ": token " + section[2] + " began " + (latest[1] - section[0]) / 1000
-								+ "us before token " + latest[2] + "'s lease ended {newer: " + lines.get(section[2])
-								+ " | older: " + lines.get(latest[2]) + "}");
-				}
-				if (latest == null || section[1] > latest[1]) {
-					latest = section;
-				}
+		for (Map.Entry<String, List<Section>> key : byKey.entrySet()) {
+			List<Section> sections = key.getValue();
+			sections.sort(Comparator.comparingLong((Section section) -> section.start));
+			checkOverlaps(key.getKey(), sections, report);
+			checkTokens(key.getKey(), sections, report);
+		}
+		for (String key : byKey.keySet()) {
+			checkStore(store, key, report);
+		}
+		return report;
+	}
+
+	// No two sections on a key overlap while both leases were valid.
+	private static void checkOverlaps(String key, List<Section> byStart, Report report) {
+		Section latest = null;
+		for (Section section : byStart) {
+			if (section.safeEnd <= section.start) {
+				continue;
+			}
+			if (latest != null && section.start < latest.safeEnd) {
+				report.overlaps.add(key + ": token " + section.token + " began "
+						+ (latest.safeEnd - section.start) / 1000 + "us before token " + latest.token
+						+ "'s lease ended {newer: " + section.line + " | older: " + latest.line + "}");
+			}
+			if (latest == null || section.safeEnd > latest.safeEnd) {
+				latest = section;
 			}
 		}
+	}
 
-		// the fenced store: no accepted write older than an earlier accepted one; late
-		// writes of paused clients rejected whenever a newer holder had written
+	// Tokens strictly increase for successive holders: no two sections share one, and a
+	// section that began asking after another held the lock has a higher token.
+	private static void checkTokens(String key, List<Section> byStart, Report report) {
+		Map<Long, Section> byToken = new HashMap<>();
+		long[] starts = new long[byStart.size()];
+		Section[] highestSoFar = new Section[byStart.size()];
+		for (int i = 0; i < byStart.size(); i++) {
+			Section section = byStart.get(i);
+			Section other = byToken.putIfAbsent(section.token, section);
+			if (other != null) {
+				report.sharedTokens
+					.add(key + " token " + section.token + " {" + other.line + " | " + section.line + "}");
+			}
+			starts[i] = section.start;
+			highestSoFar[i] = (i > 0 && highestSoFar[i - 1].token >= section.token) ? highestSoFar[i - 1] : section;
+		}
+		for (Section section : byStart) {
+			// the sections that held before this one began asking
+			int before = Arrays.binarySearch(starts, section.askedAt);
+			before = (before >= 0) ? before : -before - 1;
+			while (before > 0 && starts[before - 1] >= section.askedAt) {
+				before--;
+			}
+			if (before > 0 && highestSoFar[before - 1].token >= section.token) {
+				Section earlier = highestSoFar[before - 1];
+				report.tokenRegressions.add(key + ": token " + section.token + " asked for "
+						+ (section.askedAt - earlier.start) / 1000 + "us after token " + earlier.token + " held {"
+						+ earlier.line + " | " + section.line + "}");
+			}
+		}
+	}
+
+	// The store's log, in arrival order: no write is accepted unless its token is above
+	// that of every other section the store saw before it; writes sent after their lease
+	// expired are rejected whenever a newer holder came first.
+	private static void checkStore(RedisNode store, String key, Report report) {
 		Map<String, long[]> opPosition = new HashMap<>();
-		for (int k = 0; k < KEYS; k++) {
-			long highest = 0;
-			List<?> log = (List<?>) store.call("LRANGE", TortureStore.logKey("k" + k), "0", "-1");
-			for (int i = 0; i < log.size(); i++) {
-				String[] f = ((String) log.get(i)).split(" ");
-				long token = Long.parseLong(f[1]);
-				boolean accepted = f[2].equals("1");
-				report.operations++;
-				if (accepted && token < highest) {
-					report.fencingViolations.add("k" + k + ": accepted token " + token + " after " + highest);
-				}
-				if (!accepted) {
-					report.staleRejected++;
-				}
-				opPosition.put(f[0], new long[] { highest, accepted ? 1 : 0 });
-				if (accepted) {
-					highest = Math.max(highest, token);
-				}
+		Map<String, Long> highestBySection = new HashMap<>();
+		String first = null;
+		long firstToken = 0;
+		long secondToken = 0;
+		for (Object entry : (List<?>) store.call("LRANGE", TortureStore.logKey(key), "0", "-1")) {
+			String[] f = ((String) entry).split(" ");
+			long token = Long.parseLong(f[1]);
+			boolean accepted = f[2].equals("1");
+			String section = f[3];
+			long highestOther = section.equals(first) ? secondToken : firstToken;
+			report.operations++;
+			if (accepted && token <= highestOther) {
+				report.fencingViolations.add(key + ": accepted token " + token + " of section " + section
+						+ " after the store saw token " + highestOther);
+			}
+			if (!accepted) {
+				report.staleRejected++;
+			}
+			opPosition.put(f[0], new long[] { highestOther, accepted ? 1 : 0 });
+			long highest = highestBySection.merge(section, token, Math::max);
+			if (section.equals(first)) {
+				firstToken = highest;
+			}
+			else if (highest > firstToken) {
+				secondToken = firstToken;
+				first = section;
+				firstToken = highest;
+			}
+			else if (highest > secondToken) {
+				secondToken = highest;
 			}
 		}
 		for (Object entry : (List<?>) store.call("LRANGE", TortureStore.WRITES, "0", "-1")) {
 			String[] f = ((String) entry).split(" ");
-			if (!f[4].equals("1")) {
+			if (!f[1].equals(key) || !f[4].equals("1")) {
 				continue;
 			}
 			report.lateWrites++;
 			long token = Long.parseLong(f[2]);
 			long[] position = opPosition.get(f[0]);
-			boolean newerHolderWrote = position[0] > token;
+			boolean newerHolderCame = position[0] > token;
 			boolean accepted = position[1] == 1;
-			if (newerHolderWrote && accepted) {
+			if (newerHolderCame && accepted) {
 				report.fencingViolations
-					.add(f[0] + ": late write with token " + token + " accepted after a newer holder");
+					.add(key + ": late write with token " + token + " accepted after a newer holder");
 			}
-			else if (newerHolderWrote) {
+			else if (newerHolderCame) {
 				report.lateRejected++;
 			}
 			else {
 				report.lateUnopposed++;
 			}
 		}
-		return report;
+	}
+
+	/**
+	 * One critical section as its client recorded it.
+	 */
+	record Section(String key, long token, long start, long safeEnd, String id, long askedAt, String line) {
+
+		static Section parse(String line) {
+			String[] f = line.split(" ");
+			return new Section(f[0], Long.parseLong(f[2]), Long.parseLong(f[3]),
+					Math.min(Long.parseLong(f[4]), Long.parseLong(f[5])), f[6], Long.parseLong(f[7]), line);
+		}
+
+	}
+
+	record Run(Report report, Map<String, ? extends Number> faults, List<String> clients) {
+
+		String summary() {
+			return this.report.summary(this.faults, this.clients);
+		}
+
 	}
 
 	static final class Report {
@@ -250,6 +356,8 @@ class TortureIntegrationTests {
 		final List<String> fencingViolations = new ArrayList<>();
 
 		final List<String> sharedTokens = new ArrayList<>();
+
+		final List<String> tokenRegressions = new ArrayList<>();
 
 		int sections;
 
@@ -265,26 +373,37 @@ class TortureIntegrationTests {
 
 		int expiredBeforeStart;
 
+		int violations() {
+			return this.overlaps.size() + this.fencingViolations.size() + this.sharedTokens.size()
+					+ this.tokenRegressions.size();
+		}
+
 		String summary(Map<String, ? extends Number> faults, List<String> clients) {
-			int violations = this.overlaps.size() + this.fencingViolations.size() + this.sharedTokens.size();
-			return "TORTURE SUMMARY seed=" + SEED + " faults-for=" + DURATION.toSeconds() + "s clients=" + CLIENTS + "x"
-					+ THREADS + " keys=" + KEYS + " ttl=" + TTL.toMillis() + "ms\n  operations (fenced writes): "
-					+ this.operations + "\n  acquisitions (critical sections): " + this.sections + " ("
-					+ this.expiredBeforeStart + " found their lease already expired when they began)\n  clients: "
-					+ clients + "\n  faults injected: "
+			int violations = violations();
+			return "TORTURE SUMMARY seed=" + SEED + " clients=" + CLIENTS + "x" + THREADS + " keys=" + KEYS + " ttl="
+					+ TTL.toMillis() + "ms\n  operations (fenced writes): " + this.operations
+					+ "\n  acquisitions (critical sections): " + this.sections + " (" + this.expiredBeforeStart
+					+ " found their lease already expired when they began)\n  clients: " + clients
+					+ "\n  faults injected: "
 					+ faults.entrySet()
 						.stream()
 						.map((fault) -> fault.getKey() + "=" + fault.getValue())
 						.sorted()
 						.collect(Collectors.joining(", "))
 					+ "\n  violations: " + violations + " (overlapping sections " + this.overlaps.size()
-					+ ", stale writes accepted " + this.fencingViolations.size() + ", shared tokens "
-					+ this.sharedTokens.size() + ")"
-					+ (violations > 0 ? "\n    " + this.overlaps + this.fencingViolations + this.sharedTokens : "")
+					+ ", writes accepted with a token not above an earlier section's " + this.fencingViolations.size()
+					+ ", shared tokens " + this.sharedTokens.size() + ", token regressions "
+					+ this.tokenRegressions.size() + ")"
+					+ (violations > 0 ? "\n    first of each: " + first(this.overlaps) + first(this.fencingViolations)
+							+ first(this.sharedTokens) + first(this.tokenRegressions) : "")
 					+ "\n  stale writes rejected by the store: " + this.staleRejected
 					+ "\n  writes sent after their lease expired: " + this.lateWrites
 					+ " (rejected after a newer holder: " + this.lateRejected
 					+ ", accepted with no newer holder in between: " + this.lateUnopposed + ")";
+		}
+
+		private static String first(List<String> violations) {
+			return violations.isEmpty() ? "" : "\n    " + violations.get(0);
 		}
 
 	}

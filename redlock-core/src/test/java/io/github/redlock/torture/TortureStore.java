@@ -1,27 +1,52 @@
 package io.github.redlock.torture;
 
 /**
- * The shared resource outside the quorum: a redis-server of its own that accepts a write
- * only if its fencing token is at least the highest it has accepted for that key, and
- * logs every write, accepted or not, in arrival order.
+ * The shared resource outside the quorum: a redis-server of its own that logs every
+ * write, accepted or not, in arrival order. A fenced store accepts a write only if its
+ * token is above every token it accepted for the key before, or equal to the highest and
+ * from the same critical section (a section writes several times with one token). A
+ * trusting store accepts every write, as a resource without fencing would: the checker
+ * must then find what the fencing would have stopped.
  */
 final class TortureStore {
 
-	// KEYS[1] highest accepted token of the key, KEYS[2] the key's write log;
-	// ARGV[1] token, ARGV[2] operation id.
+	/** Accepts only writes that pass the fence. */
+	static final String FENCED = "fenced";
+
+	/** Accepts every write. */
+	static final String TRUSTING = "trusting";
+
+	// KEYS[1] "<highest accepted token> <its section>" for the key, KEYS[2] the key's
+	// write log; ARGV[1] token, ARGV[2] operation id, ARGV[3] section id, ARGV[4] FENCED
+	// or TRUSTING.
 	// Returns 1 if accepted, 0 if rejected as stale.
 	static final String WRITE = """
-			local highest = tonumber(redis.call('get', KEYS[1]) or '0')
-			local accepted = 0
-			if tonumber(ARGV[1]) >= highest then
-			  redis.call('set', KEYS[1], ARGV[1])
-			  accepted = 1
+			local token = tonumber(ARGV[1])
+			local highest, holder = 0, ''
+			local current = redis.call('get', KEYS[1])
+			if current then
+			  local space = string.find(current, ' ')
+			  highest = tonumber(string.sub(current, 1, space - 1))
+			  holder = string.sub(current, space + 1)
 			end
-			redis.call('rpush', KEYS[2], ARGV[2] .. ' ' .. ARGV[1] .. ' ' .. accepted)
+			local accepted = 0
+			if ARGV[4] == 'trusting' or token > highest or (token == highest and holder == ARGV[3]) then
+			  accepted = 1
+			  if token > highest then
+			    redis.call('set', KEYS[1], ARGV[1] .. ' ' .. ARGV[3])
+			  end
+			end
+			redis.call('rpush', KEYS[2], ARGV[2] .. ' ' .. ARGV[1] .. ' ' .. accepted .. ' ' .. ARGV[3])
 			return accepted
 			""";
 
-	/** List of every critical section: {@code key client token start end safeEnd}. */
+	/**
+	 * List of every critical section:
+	 * {@code key client token start end safeEnd section askedAt}, where {@code askedAt}
+	 * is when the client began asking for the lock and {@code start} when it held it
+	 * (both {@link System#nanoTime()}, which every JVM on one machine reads from the same
+	 * monotonic clock).
+	 */
 	static final String SECTIONS = "sections";
 
 	/**

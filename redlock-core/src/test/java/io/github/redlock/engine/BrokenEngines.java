@@ -1,0 +1,33 @@
+package io.github.redlock.engine;
+
+import java.lang.reflect.Field;
+
+/**
+ * Deliberately broken engines, for showing that a checker can fail. Test code only: the
+ * main code has no switch that breaks it.
+ */
+public final class BrokenEngines {
+
+	private BrokenEngines() {
+	}
+
+	/**
+	 * Makes the registry count a lock as held, and an extension as made, once a single
+	 * node agreed: two clients that race then both hold the lock.
+	 * @param registry the registry to break
+	 */
+	public static void quorumOfOne(RedlockRegistry registry) {
+		try {
+			Field quorum = NodeFleet.class.getDeclaredField("quorum");
+			quorum.setAccessible(true);
+			quorum.setInt(registry.fleet(), 1);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new IllegalStateException("NodeFleet has no quorum field to break", ex);
+		}
+		if (registry.quorum() != 1) {
+			throw new IllegalStateException("The quorum stayed " + registry.quorum());
+		}
+	}
+
+}
