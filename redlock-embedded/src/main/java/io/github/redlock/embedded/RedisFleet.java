@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A fleet of independent {@code redis-server} nodes on loopback ports: the quorum a lock
@@ -14,6 +15,8 @@ import java.util.concurrent.CompletableFuture;
 public final class RedisFleet implements AutoCloseable {
 
 	private final List<RedisNode> nodes;
+
+	private final List<FleetProxy> proxies = new CopyOnWriteArrayList<>();
 
 	private RedisFleet(List<RedisNode> nodes) {
 		this.nodes = Collections.unmodifiableList(nodes);
@@ -82,8 +85,22 @@ public final class RedisFleet implements AutoCloseable {
 	}
 
 	/**
-	 * Undoes every fault: thaws paused nodes, ends slowdowns and starts killed nodes
-	 * again (empty), then deletes every key on every node.
+	 * Starts a {@link FleetProxy}: a proxy in front of each node, for one client whose
+	 * links to the nodes a test cuts or delays. The fleet heals it in {@link #heal()} and
+	 * {@link #undoFaults()}, and stops it when it closes.
+	 * @param client a name for the client, for threads and messages
+	 * @return the client's view of the fleet
+	 */
+	public FleetProxy proxy(String client) {
+		FleetProxy proxy = new FleetProxy(this, client);
+		this.proxies.add(proxy);
+		return proxy;
+	}
+
+	/**
+	 * Undoes every fault: heals every {@link #proxy(String) proxy}, thaws paused nodes,
+	 * ends slowdowns and starts killed nodes again (empty), then deletes every key on
+	 * every node.
 	 */
 	public void heal() {
 		undoFaults();
@@ -91,10 +108,11 @@ public final class RedisFleet implements AutoCloseable {
 	}
 
 	/**
-	 * Undoes every fault without touching data: thaws paused nodes, ends slowdowns and
-	 * starts killed nodes again.
+	 * Undoes every fault without touching data: heals every {@link #proxy(String) proxy},
+	 * thaws paused nodes, ends slowdowns and starts killed nodes again.
 	 */
 	public void undoFaults() {
+		this.proxies.forEach(FleetProxy::heal);
 		for (RedisNode node : this.nodes) {
 			node.unslow();
 			node.resume();
@@ -114,10 +132,11 @@ public final class RedisFleet implements AutoCloseable {
 	}
 
 	/**
-	 * Stops every node and deletes its data.
+	 * Stops every proxy and every node, and deletes the nodes' data.
 	 */
 	@Override
 	public void close() {
+		this.proxies.forEach(FleetProxy::close);
 		RuntimeException failure = null;
 		for (RedisNode node : this.nodes) {
 			try {
