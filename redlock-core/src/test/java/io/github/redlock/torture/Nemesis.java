@@ -1,6 +1,8 @@
 package io.github.redlock.torture;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -10,15 +12,22 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.redlock.embedded.FleetProxy;
+import io.github.redlock.embedded.NodeProxy;
+import io.github.redlock.embedded.NodeProxy.Direction;
 import io.github.redlock.embedded.RedisFleet;
 import io.github.redlock.embedded.RedisNode;
 
 /**
  * Injects faults on a schedule drawn from a seed: kills and restarts nodes (keeping or
- * losing their data), pauses nodes (SIGSTOP/SIGCONT), slows them, and pauses client JVMs
- * for longer than their TTL. At most two nodes are disturbed at once, counting a
- * restarted node until its restart guard has let it back, so a quorum of the five always
- * exists.
+ * losing their data), pauses nodes (SIGSTOP/SIGCONT), slows them, pauses client JVMs for
+ * longer than their TTL, and disturbs the network between clients and nodes through each
+ * client's {@link FleetProxy}: partitions that give two clients majorities overlapping in
+ * one node, a client cut off from a majority, replies that never come back, and one-way
+ * delays. At most two nodes are disturbed at once by node faults, counting a restarted
+ * node until its restart guard has let it back, so a quorum of the five always exists for
+ * a client the network lets through; network faults do not count, since they lose no
+ * data, and at most one network fault touches a client at once.
  */
 final class Nemesis {
 
@@ -27,6 +36,10 @@ final class Nemesis {
 	private final RedisFleet fleet;
 
 	private final List<Process> clients;
+
+	private final List<FleetProxy> networks;
+
+	private final long[] networkBusyUntil;
 
 	private final Random random;
 
@@ -40,9 +53,12 @@ final class Nemesis {
 
 	private final ScheduledExecutorService endings = Executors.newSingleThreadScheduledExecutor();
 
-	Nemesis(RedisFleet fleet, List<Process> clients, long seed, Duration ttl, Duration maxTtl) {
+	Nemesis(RedisFleet fleet, List<Process> clients, List<FleetProxy> networks, long seed, Duration ttl,
+			Duration maxTtl) {
 		this.fleet = fleet;
 		this.clients = clients;
+		this.networks = networks;
+		this.networkBusyUntil = new long[clients.size()];
 		this.random = new Random(seed);
 		this.ttl = ttl;
 		this.guard = maxTtl.plusSeconds(1);
@@ -54,9 +70,13 @@ final class Nemesis {
 		try {
 			while (System.nanoTime() < end) {
 				Thread.sleep(300 + this.random.nextInt(500));
-				int kind = this.random.nextInt(5);
+				int kind = this.random.nextInt(8);
 				if (kind == 4) {
 					pauseClient();
+					continue;
+				}
+				if (kind > 4) {
+					disturbNetwork(kind);
 					continue;
 				}
 				int node = this.random.nextInt(this.fleet.size());
@@ -113,6 +133,57 @@ final class Nemesis {
 		signal(client, "STOP");
 		this.endings.schedule(() -> signal(client, "CONT"), pause, TimeUnit.MILLISECONDS);
 		count("client JVM paused past its TTL");
+	}
+
+	private void disturbNetwork(int kind) {
+		long now = System.nanoTime();
+		int a = this.random.nextInt(this.clients.size());
+		int b = (a + 1 + this.random.nextInt(this.clients.size() - 1)) % this.clients.size();
+		List<Integer> nodes = new ArrayList<>();
+		for (int i = 0; i < this.fleet.size(); i++) {
+			nodes.add(i);
+		}
+		Collections.shuffle(nodes, this.random);
+		long millis = 500 + this.random.nextInt(1500);
+		if (this.networkBusyUntil[a] > now || (kind == 5 && this.networkBusyUntil[b] > now)) {
+			count("skipped (client's network already disturbed)");
+			return;
+		}
+		FleetProxy network = this.networks.get(a);
+		System.out.println("NEMESIS " + now + " network kind " + kind + " clients " + a + "," + b + " nodes " + nodes
+				+ " for " + millis + "ms");
+		switch (kind) {
+			case 5 -> {
+				// a reaches the first three nodes, b the last three: one node in common
+				network.partition(nodes.get(3), nodes.get(4));
+				this.networks.get(b).partition(nodes.get(0), nodes.get(1));
+				healLater(b, millis);
+				count("partition: two clients with majorities sharing one node");
+			}
+			case 6 -> {
+				network.partition(nodes.get(0), nodes.get(1), nodes.get(2));
+				count("partition: client cut off from a majority");
+			}
+			default -> {
+				NodeProxy link = network.node(nodes.get(0));
+				if (this.random.nextBoolean()) {
+					link.cut(Direction.TO_CLIENT);
+					count("network: replies from one node cut");
+				}
+				else {
+					Direction direction = this.random.nextBoolean() ? Direction.TO_NODE : Direction.TO_CLIENT;
+					link.delay(direction, Duration.ofMillis(20 + this.random.nextInt(180)));
+					count("network: one-way delay to one node");
+				}
+			}
+		}
+		healLater(a, millis);
+	}
+
+	private void healLater(int client, long millis) {
+		this.networkBusyUntil[client] = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis + 100);
+		FleetProxy network = this.networks.get(client);
+		this.endings.schedule(network::heal, millis, TimeUnit.MILLISECONDS);
 	}
 
 	private int disturbed(long now) {

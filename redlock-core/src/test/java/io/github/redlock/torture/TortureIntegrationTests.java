@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import io.github.redlock.Lease;
+import io.github.redlock.embedded.FleetProxy;
 import io.github.redlock.embedded.RedisFleet;
 import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.engine.RedlockRegistry;
@@ -30,9 +31,13 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The torture run: client JVMs contend on a few keys while a nemesis kills, restarts,
- * pauses and slows nodes and pauses the clients themselves past their TTL. A checker then
- * looks for two critical sections that overlapped while both leases were valid, stale
- * writes that the fenced store accepted, deadlocks and leftover lock keys.
+ * pauses and slows nodes, pauses the clients themselves past their TTL, and partitions
+ * and delays the network between each client and the nodes. A checker then looks for two
+ * critical sections that overlapped while both leases were valid, two sections that
+ * shared a token, a section whose token is not above one that held before it began
+ * asking, a write the store accepted with a token not above an earlier section's,
+ * deadlocks and leftover lock keys. {@link #theCheckerFindsWhatABrokenEngineBreaks} shows
+ * that each check fails when it should.
  * <p>
  * CI size by default (about a minute of faults). Long mode:
  * {@code -Dredlock.torture.duration=PT10M}; replay a schedule with
@@ -79,6 +84,7 @@ class TortureIntegrationTests {
 			.isEmpty();
 		assertThat(report.sections).isGreaterThan(100);
 		assertThat(run.faults.values().stream().mapToInt(Number::intValue).sum()).isGreaterThan(20);
+		assertThat(run.faults.keySet()).as("faults injected").anyMatch((fault) -> fault.startsWith("partition"));
 	}
 
 	/**
@@ -108,11 +114,16 @@ class TortureIntegrationTests {
 			Thread.sleep(MAX_TTL.plusSeconds(1).toMillis());
 			Path stop = directory.resolve("stop");
 			CountDownLatch ready = new CountDownLatch(CLIENTS);
+			List<FleetProxy> networks = new ArrayList<>();
 			for (int i = 0; i < CLIENTS; i++) {
-				clients.add(startClient("c" + i, fleet.uris(), store, stop, ready, results, storeMode, engine));
+				// each client reaches the nodes through proxies of its own, so that the
+				// nemesis can partition one client from nodes another still reaches
+				FleetProxy network = fleet.proxy("c" + i);
+				networks.add(network);
+				clients.add(startClient("c" + i, network.uris(), store, stop, ready, results, storeMode, engine));
 			}
 			assertThat(ready.await(2, TimeUnit.MINUTES)).as("clients ready").isTrue();
-			Nemesis nemesis = new Nemesis(fleet, clients, SEED, TTL, MAX_TTL);
+			Nemesis nemesis = new Nemesis(fleet, clients, networks, SEED, TTL, MAX_TTL);
 			if (faults) {
 				nemesis.run(duration);
 				// the faults have stopped; let restarted nodes through their guard
