@@ -155,11 +155,12 @@ class NodeProxyIntegrationTests {
 			assertThatThrownBy(() -> connection.call("PING")).isInstanceOf(IOException.class);
 		}
 		link.close();
-		assertThatThrownBy(() -> {
+		// the listening socket closes as the accepting thread lets go of it
+		await().untilAsserted(() -> assertThatThrownBy(() -> {
 			try (Socket socket = new Socket()) {
 				socket.connect(new InetSocketAddress("127.0.0.1", port), 2_000);
 			}
-		}).isInstanceOf(IOException.class);
+		}).isInstanceOf(IOException.class));
 	}
 
 }
