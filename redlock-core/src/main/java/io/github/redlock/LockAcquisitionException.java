@@ -5,14 +5,66 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * Thrown when a lock could not be acquired within its wait time: another owner held it,
- * or too few nodes answered to make a quorum.
+ * Thrown when a lock could not be acquired within its wait time. {@link #getReason()}
+ * says why, for a program to switch on: another owner holds it ({@link Reason#HELD},
+ * worth a retry later), too few nodes are usable ({@link Reason#NO_QUORUM}, which a retry
+ * soon will not mend), the nodes answered too late ({@link Reason#VALIDITY_EXHAUSTED}),
+ * or the waiting thread was interrupted ({@link Reason#INTERRUPTED}).
  *
  * @author redlock contributors
  */
 public class LockAcquisitionException extends RedlockException {
 
 	private static final long serialVersionUID = 1L;
+
+	/**
+	 * Why a lock could not be acquired.
+	 */
+	public enum Reason {
+
+		/**
+		 * Another owner holds the lock: enough nodes answered to make a quorum, but too
+		 * many of them hold another owner's value. Wait longer or retry later (HTTP 409
+		 * with {@code Retry-After}).
+		 */
+		HELD("held by another owner"),
+
+		/**
+		 * Fewer nodes than a quorum could count: down, unreachable, kept out by the
+		 * restart guard, or refusing the commands locking needs. Retrying soon does not
+		 * help until the nodes are mended (HTTP 503).
+		 */
+		NO_QUORUM("not enough usable nodes"),
+
+		/**
+		 * A quorum agreed, but only after the whole TTL (less drift) had passed: slow
+		 * nodes, a slow network or a long pause of this process. Look for them, or use a
+		 * longer TTL (HTTP 503).
+		 */
+		VALIDITY_EXHAUSTED("validity exhausted"),
+
+		/**
+		 * The waiting thread was interrupted; no lock is held.
+		 */
+		INTERRUPTED("interrupted");
+
+		private final String description;
+
+		Reason(String description) {
+			this.description = description;
+		}
+
+		/**
+		 * Returns a short description for messages.
+		 * @return the description
+		 */
+		public String description() {
+			return this.description;
+		}
+
+	}
+
+	private final Reason reason;
 
 	private final String key;
 
@@ -37,7 +89,25 @@ public class LockAcquisitionException extends RedlockException {
 	 */
 	public LockAcquisitionException(String key, Duration waitTime, int attempts, int agreed, int required, int nodes,
 			List<NodeFailure> failures, String note) {
-		super(message(key, waitTime, attempts, agreed, required, nodes, failures, note));
+		this(reasonOf(agreed, required, failures), key, waitTime, attempts, agreed, required, nodes, failures, note);
+	}
+
+	/**
+	 * Creates an exception that describes the last attempt, with its reason.
+	 * @param reason why the lock could not be acquired
+	 * @param key the lock's key
+	 * @param waitTime how long the caller waited
+	 * @param attempts how many attempts were made
+	 * @param agreed how many nodes agreed in the last attempt
+	 * @param required how many nodes make a quorum
+	 * @param nodes how many nodes there are
+	 * @param failures why each other node did not agree in the last attempt
+	 * @param note extra explanation, or {@code null}
+	 */
+	public LockAcquisitionException(Reason reason, String key, Duration waitTime, int attempts, int agreed,
+			int required, int nodes, List<NodeFailure> failures, String note) {
+		super(message(reason, key, waitTime, attempts, agreed, required, nodes, failures, note));
+		this.reason = reason;
 		this.key = key;
 		this.agreed = agreed;
 		this.required = required;
@@ -53,6 +123,7 @@ public class LockAcquisitionException extends RedlockException {
 	 */
 	public LockAcquisitionException(String message, LockAcquisitionException cause) {
 		super(message, cause);
+		this.reason = cause.reason;
 		this.key = cause.key;
 		this.agreed = cause.agreed;
 		this.required = cause.required;
@@ -60,12 +131,44 @@ public class LockAcquisitionException extends RedlockException {
 		this.failures = cause.failures;
 	}
 
-	private static String message(String key, Duration waitTime, int attempts, int agreed, int required, int nodes,
-			List<NodeFailure> failures, String note) {
-		StringBuilder message = new StringBuilder("Could not acquire lock '").append(key).append("'");
+	/**
+	 * Creates an exception for an acquisition that was interrupted while it waited.
+	 * @param message what was waiting, for the message
+	 * @param key the lock's key
+	 * @param cause the interruption
+	 */
+	public LockAcquisitionException(String message, String key, InterruptedException cause) {
+		super(message, cause);
+		this.reason = Reason.INTERRUPTED;
+		this.key = key;
+		this.agreed = 0;
+		this.required = 0;
+		this.nodes = 0;
+		this.failures = List.of();
+	}
+
+	/**
+	 * The reason of a last attempt in which fewer than a quorum agreed: held when the
+	 * nodes that answered (agreeing or holding another owner's value) could have made a
+	 * quorum, no quorum otherwise.
+	 */
+	private static Reason reasonOf(int agreed, int required, List<NodeFailure> failures) {
+		long held = failures.stream().filter((failure) -> failure.kind() == NodeFailure.Kind.HELD).count();
+		if (agreed >= required) {
+			return Reason.VALIDITY_EXHAUSTED;
+		}
+		return (agreed + held >= required) ? Reason.HELD : Reason.NO_QUORUM;
+	}
+
+	private static String message(Reason reason, String key, Duration waitTime, int attempts, int agreed, int required,
+			int nodes, List<NodeFailure> failures, String note) {
+		StringBuilder message = new StringBuilder("Could not acquire lock '").append(LockKeys.printable(key))
+			.append("'");
 		message.append(waitTime.isZero() ? " in one attempt"
 				: " within " + format(waitTime) + " (" + attempts + ((attempts == 1) ? " attempt)" : " attempts)"));
-		message.append(": ")
+		message.append(", ")
+			.append(reason.description())
+			.append(": ")
 			.append(agreed)
 			.append(" of ")
 			.append(nodes)
@@ -78,22 +181,35 @@ public class LockAcquisitionException extends RedlockException {
 		if (!failures.isEmpty()) {
 			message.append(". ").append(failures.stream().map(NodeFailure::toString).collect(Collectors.joining("; ")));
 		}
-		boolean held = failures.stream().anyMatch((failure) -> failure.kind() == NodeFailure.Kind.HELD);
 		boolean restarted = failures.stream().anyMatch((failure) -> failure.kind() == NodeFailure.Kind.RESTARTED);
-		if (held) {
-			message.append(". Another owner holds it: wait longer or retry later.");
-		}
-		else if (restarted) {
-			message.append(". Restarted nodes count again once the maximum TTL has passed since their restart.");
-		}
-		else {
-			message.append(". Check that a majority of nodes is up and reachable.");
+		switch (reason) {
+			case HELD -> message.append(". Another owner holds it: wait longer or retry later.");
+			case VALIDITY_EXHAUSTED ->
+				message.append(". The nodes answered too late to leave the lock any validity: look for slow nodes,"
+						+ " a slow network or long pauses of this process, or use a longer ttl.");
+			case INTERRUPTED -> message.append(". The waiting thread was interrupted; no lock is held.");
+			default -> {
+				message.append(". Fewer than ").append(required).append(" of the ").append(nodes);
+				message.append(" nodes can count toward a quorum: check that a majority of nodes is up, reachable"
+						+ " and usable (the redlock health shows each node's state)");
+				message.append(restarted
+						? "; restarted, new or flushed nodes count again once the maximum TTL has passed since then."
+						: ".");
+			}
 		}
 		return message.toString();
 	}
 
 	private static String format(Duration duration) {
 		return (duration.toMillis() % 1000 == 0) ? duration.toSeconds() + "s" : duration.toMillis() + "ms";
+	}
+
+	/**
+	 * Returns why the lock could not be acquired.
+	 * @return the reason
+	 */
+	public Reason getReason() {
+		return this.reason;
 	}
 
 	/**

@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.NodeFailure;
 import io.github.redlock.RedlockException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -172,7 +173,7 @@ final class Acquisition {
 				fence(decided, value, start);
 			}
 			else {
-				failed(decided, value, null);
+				failed(decided, value, null, null);
 			}
 		});
 	}
@@ -209,7 +210,8 @@ final class Acquisition {
 				acquired(call, value, start, token);
 			}
 			else {
-				failed(call, value, "the fencing counters could not be aligned on a quorum");
+				failed(call, value, "the fencing counters could not be aligned on a quorum",
+						LockAcquisitionException.Reason.NO_QUORUM);
 			}
 		});
 	}
@@ -219,7 +221,8 @@ final class Acquisition {
 		long validUntil = this.engine.validity().validUntil(start, this.ttlNanos);
 		if (now >= validUntil) {
 			failed(call, value, "a quorum agreed only after " + TimeUnit.NANOSECONDS.toMillis(now - start)
-					+ "ms, which leaves no validity of the " + this.ttlMillis + "ms ttl once drift is allowed for");
+					+ "ms, which leaves no validity of the " + this.ttlMillis + "ms ttl once drift is allowed for",
+					LockAcquisitionException.Reason.VALIDITY_EXHAUSTED);
 			return;
 		}
 		if (logger.isDebugEnabled()) {
@@ -242,24 +245,42 @@ final class Acquisition {
 		}
 	}
 
-	private void failed(QuorumCall call, String value, String note) {
+	/**
+	 * Tries again later, or fails: once the wait time is spent, or at once when fewer
+	 * nodes than a quorum can count before it is (see
+	 * {@link NodeFleet#quorumPossibleBy}).
+	 * @param reason the reason, or {@code null} to judge it from the call's replies
+	 */
+	private void failed(QuorumCall call, String value, String note, LockAcquisitionException.Reason reason) {
 		this.fleet.releaseEverywhere(this.keys[0], value, call);
 		if (this.result.isDone()) {
 			return;
 		}
 		long left = this.deadline - this.engine.clock().nanoTime();
+		String why = note;
+		LockAcquisitionException.Reason judged = reason;
 		if (left > 0) {
-			if (!this.engine.waiting().retryLater(this::attempt, left)) {
-				abandonOnClose();
+			if (this.fleet.quorumPossibleBy(System.nanoTime() + left)) {
+				if (!this.engine.waiting().retryLater(this::attempt, left)) {
+					abandonOnClose();
+				}
+				return;
 			}
-			return;
+			judged = LockAcquisitionException.Reason.NO_QUORUM;
+			why = "fewer nodes than a quorum are usable and none is expected back within the wait time, so it"
+					+ " stopped trying " + TimeUnit.NANOSECONDS.toMillis(left) + "ms early";
 		}
 		int attemptsMade = this.attempts;
+		String finalNote = why;
+		LockAcquisitionException.Reason finalReason = judged;
 		call.completion().thenRun(() -> {
 			int agreed = call.countAnswered((reply) -> reply > 0);
-			LockAcquisitionException failure = new LockAcquisitionException(this.key, this.waitTime, attemptsMade,
-					agreed, this.fleet.quorum(), this.fleet.size(),
-					call.failures((reply) -> "by another owner for " + (-reply - 1) + "ms more"), note);
+			List<NodeFailure> failures = call.failures((reply) -> "by another owner for " + (-reply - 1) + "ms more");
+			LockAcquisitionException failure = (finalReason != null)
+					? new LockAcquisitionException(finalReason, this.key, this.waitTime, attemptsMade, agreed,
+							this.fleet.quorum(), this.fleet.size(), failures, finalNote)
+					: new LockAcquisitionException(this.key, this.waitTime, attemptsMade, agreed, this.fleet.quorum(),
+							this.fleet.size(), failures, finalNote);
 			if (!this.result.isDone() && this.engine.events().any()) {
 				Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
 				this.engine.events().tell((listener) -> listener.notAcquired(this.key, took, failure));

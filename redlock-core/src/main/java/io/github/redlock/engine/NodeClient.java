@@ -1,5 +1,6 @@
 package io.github.redlock.engine;
 
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -47,6 +48,13 @@ final class NodeClient {
 
 	private static final long RECONNECT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+	/**
+	 * How long a dropped connection may be down before the node is taken for down rather
+	 * than reconnecting: twice Lettuce's longest delay between reconnect attempts, so
+	 * that a node that restarts in a moment is waited for.
+	 */
+	private static final long RECONNECT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
 	private final NodeAddress address;
 
 	private final RedisClient client;
@@ -60,6 +68,9 @@ final class NodeClient {
 	private volatile long lastAttemptNanos;
 
 	private volatile String lastError = "not connected yet";
+
+	/** When the connection dropped, if it is down now; {@code 0} while it is up. */
+	private volatile long disconnectedSince;
 
 	private volatile boolean closed;
 
@@ -107,9 +118,17 @@ final class NodeClient {
 				// whatever answers after the reconnect may be a restarted server
 				// the trust vouched for the old generation only
 				NodeClient.this.generation.incrementAndGet();
+				if (NodeClient.this.disconnectedSince == 0) {
+					NodeClient.this.disconnectedSince = System.nanoTime() | 1;
+				}
 				if (logger.isDebugEnabled()) {
 					logger.debug("Disconnected from " + NodeClient.this.address + " at " + System.nanoTime());
 				}
+			}
+
+			@Override
+			public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
+				NodeClient.this.disconnectedSince = 0;
 			}
 
 		});
@@ -166,6 +185,10 @@ final class NodeClient {
 			}
 			return CompletableFuture.completedFuture(
 					NodeReply.failed(new NodeFailure(toString(), NodeFailure.Kind.REFUSED, this.lastError)));
+		}
+		if (!current.isOpen()) {
+			// down (Lettuce is reconnecting): that, not the trust, is what to report
+			return CompletableFuture.completedFuture(NodeReply.failed(disconnected()));
 		}
 		// the generation first: the trust must vouch for that connection, and a drop
 		// after this voids the reply
@@ -326,6 +349,10 @@ final class NodeClient {
 		return NodeReply.of(value);
 	}
 
+	private NodeFailure disconnected() {
+		return new NodeFailure(toString(), NodeFailure.Kind.REFUSED, "disconnected; reconnecting");
+	}
+
 	private NodeFailure reset() {
 		return new NodeFailure(toString(), NodeFailure.Kind.REFUSED,
 				"the connection dropped while the command was in flight");
@@ -373,6 +400,26 @@ final class NodeClient {
 	 */
 	String marker() {
 		return this.trust.marker();
+	}
+
+	/**
+	 * Returns whether this node may count toward a quorum by {@code deadline}: it is
+	 * connected, or its connection dropped so recently that Lettuce may yet reconnect (a
+	 * node that refused the first connection, or has been down for a while, is not
+	 * expected back), and its trust does not rule it out until after then.
+	 */
+	boolean mayCountBy(long deadline) {
+		StatefulRedisConnection<String, String> current = this.connection;
+		if (this.closed || current == null) {
+			return false;
+		}
+		if (!current.isOpen()) {
+			long since = this.disconnectedSince;
+			if (since == 0 || System.nanoTime() - since > RECONNECT_GRACE_NANOS) {
+				return false;
+			}
+		}
+		return this.trust.mayCountBy(deadline);
 	}
 
 	/**

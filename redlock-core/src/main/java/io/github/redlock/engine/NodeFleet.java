@@ -83,6 +83,23 @@ final class NodeFleet {
 		return this.quorum;
 	}
 
+	/**
+	 * Returns whether a quorum of nodes may count toward a quorum by {@code deadline}
+	 * ({@link System#nanoTime()}): nodes usable now, and nodes that may be soon (slow,
+	 * being checked, or kept out by the restart guard until before the deadline). Nodes
+	 * that refuse connections, are duplicates, may evict keys or lack a permission are
+	 * not expected back.
+	 */
+	boolean quorumPossibleBy(long deadline) {
+		int possible = 0;
+		for (NodeClient node : this.nodes) {
+			if (node.mayCountBy(deadline)) {
+				possible++;
+			}
+		}
+		return possible >= this.quorum;
+	}
+
 	NodeClient node(int index) {
 		return this.nodes.get(index);
 	}

@@ -157,6 +157,19 @@ final class NodeTrust {
 	}
 
 	/**
+	 * Returns whether this node may count toward a quorum by {@code deadline}
+	 * ({@link System#nanoTime()}): not a duplicate, not evicting, and, once checked, not
+	 * kept out by the guard until after the deadline.
+	 */
+	boolean mayCountBy(long deadline) {
+		if (this.sameServerAs != null || this.evicts != null) {
+			return false;
+		}
+		return !this.guard.enabled() || this.verifiedGeneration != this.generation.getAsInt()
+				|| this.guardedUntilNanos - deadline <= 0;
+	}
+
+	/**
 	 * Checks whether the node restarted or lost its data, and keeps it out of quorums for
 	 * the guard time if so. Runs at most once at a time; the check vouches only for the
 	 * connection it ran on.

@@ -159,6 +159,9 @@ class RestartGuardIntegrationTests {
 										// last writes
 		fleet.node(1).kill();
 		fleet.node(2).kill();
+		// until it has reconnected, node 0 is down, and said to be
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> registry.checkNodes().get(0).problem().contains("recently restarted"));
 		assertThatExceptionOfType(LockAcquisitionException.class)
 			.isThrownBy(() -> registry.acquire("rejoin", MAX_TTL, Duration.ZERO))
 			.withMessageContaining(fleet.node(0).uri() + " recently restarted");

@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockKeys;
 import io.github.redlock.LockLostException;
 import io.github.redlock.LockRegistry;
 import io.github.redlock.RedlockException;
@@ -92,8 +93,8 @@ final class MethodLocks {
 		catch (InterruptedException ex) {
 			releaseAll(acquired);
 			Thread.currentThread().interrupt();
-			throw new RedlockException(
-					"Interrupted while " + operation.description() + " waited for lock '" + current + "'", ex);
+			throw new LockAcquisitionException("Interrupted while " + operation.description() + " waited for lock '"
+					+ LockKeys.printable(current) + "'; no lock is held", current, ex);
 		}
 		catch (RuntimeException | Error ex) {
 			releaseAll(acquired);
@@ -119,7 +120,7 @@ final class MethodLocks {
 			if (cause instanceof Error error) {
 				throw error;
 			}
-			throw new RedlockException("Could not acquire lock '" + key + "'", cause);
+			throw new RedlockException("Could not acquire lock '" + LockKeys.printable(key) + "'", cause);
 		}
 	}
 

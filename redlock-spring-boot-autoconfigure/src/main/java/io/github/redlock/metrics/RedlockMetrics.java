@@ -1,6 +1,9 @@
 package io.github.redlock.metrics;
 
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
 
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.engine.RegistryListener;
@@ -10,8 +13,10 @@ import io.micrometer.core.instrument.Timer;
 /**
  * Records what happens to the locks in Micrometer timers:
  * <ul>
- * <li>{@code redlock.acquire}, tagged {@code result=acquired|not_acquired}: how long
- * acquiring took, retries and waits included;</li>
+ * <li>{@code redlock.acquire}, tagged {@code result=acquired|not_acquired} and
+ * {@code reason=none|held|no_quorum|validity_exhausted|interrupted} (why it was not
+ * acquired, {@link LockAcquisitionException.Reason}): how long acquiring took, retries
+ * and waits included;</li>
  * <li>{@code redlock.lease}, tagged {@code outcome=released|lost}: how long leases were
  * held, and how they ended.</li>
  * </ul>
@@ -24,7 +29,8 @@ public class RedlockMetrics implements RegistryListener {
 
 	private final Timer acquired;
 
-	private final Timer notAcquired;
+	private final Map<LockAcquisitionException.Reason, Timer> notAcquired = new EnumMap<>(
+			LockAcquisitionException.Reason.class);
 
 	private final Timer released;
 
@@ -35,16 +41,20 @@ public class RedlockMetrics implements RegistryListener {
 	 * @param meterRegistry the meter registry
 	 */
 	public RedlockMetrics(MeterRegistry meterRegistry) {
-		this.acquired = acquireTimer(meterRegistry, "acquired");
-		this.notAcquired = acquireTimer(meterRegistry, "not_acquired");
+		this.acquired = acquireTimer(meterRegistry, "acquired", "none");
+		for (LockAcquisitionException.Reason reason : LockAcquisitionException.Reason.values()) {
+			this.notAcquired.put(reason,
+					acquireTimer(meterRegistry, "not_acquired", reason.name().toLowerCase(Locale.ROOT)));
+		}
 		this.released = leaseTimer(meterRegistry, "released");
 		this.lost = leaseTimer(meterRegistry, "lost");
 	}
 
-	private static Timer acquireTimer(MeterRegistry meterRegistry, String result) {
+	private static Timer acquireTimer(MeterRegistry meterRegistry, String result, String reason) {
 		return Timer.builder("redlock.acquire")
 			.description("Time taken to acquire a distributed lock, retries included")
 			.tag("result", result)
+			.tag("reason", reason)
 			.register(meterRegistry);
 	}
 
@@ -62,7 +72,9 @@ public class RedlockMetrics implements RegistryListener {
 
 	@Override
 	public void notAcquired(String key, Duration took, LockAcquisitionException cause) {
-		this.notAcquired.record(took);
+		LockAcquisitionException.Reason reason = (cause.getReason() != null) ? cause.getReason()
+				: LockAcquisitionException.Reason.NO_QUORUM;
+		this.notAcquired.get(reason).record(took);
 	}
 
 	@Override

@@ -11,16 +11,24 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
- * Maps lock failures to HTTP: busy is 409 Conflict with Retry-After, lost is 503.
+ * Maps lock failures to HTTP: busy is 409 Conflict with Retry-After; no quorum, too slow
+ * and lost are 503.
  */
 @RestControllerAdvice
 public class LockErrors {
 
 	@ExceptionHandler(LockAcquisitionException.class)
-	public ResponseEntity<ProblemDetail> busy(LockAcquisitionException ex) {
-		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT,
-				"'" + ex.getKey() + "' is busy; retry later");
-		return ResponseEntity.status(HttpStatus.CONFLICT).header(HttpHeaders.RETRY_AFTER, "1").body(problem);
+	public ResponseEntity<ProblemDetail> notAcquired(LockAcquisitionException ex) {
+		if (ex.getReason() == LockAcquisitionException.Reason.HELD) {
+			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT,
+					"'" + ex.getKey() + "' is busy; retry later");
+			return ResponseEntity.status(HttpStatus.CONFLICT).header(HttpHeaders.RETRY_AFTER, "1").body(problem);
+		}
+		// no quorum, or the nodes too slow: locking is unavailable, the resource is not
+		// busy
+		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+			.body(ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+					"Locking is unavailable: " + ex.getReason().description()));
 	}
 
 	@ExceptionHandler(LockLostException.class)

@@ -3,6 +3,7 @@ package io.github.redlock.autoconfigure.metrics;
 import java.time.Duration;
 
 import io.github.redlock.Lease;
+import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockRegistry;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
 import io.github.redlock.autoconfigure.FleetProperties;
@@ -22,6 +23,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -58,11 +60,36 @@ class RedlockMetricsAutoConfigurationTests {
 				contender.join();
 			}
 			assertThat(timer(meters, "redlock.acquire", "result", "acquired").count()).isEqualTo(1);
-			assertThat(timer(meters, "redlock.acquire", "result", "not_acquired").count()).isEqualTo(1);
+			assertThat(
+					meters.get("redlock.acquire").tag("result", "not_acquired").tag("reason", "held").timer().count())
+				.isEqualTo(1);
+			assertThat(meters.get("redlock.acquire").tag("result", "acquired").tag("reason", "none").timer().count())
+				.isEqualTo(1);
 			assertThat(timer(meters, "redlock.lease", "outcome", "released").count()).isEqualTo(1);
 			assertThat(timer(meters, "redlock.lease", "outcome", "lost").count()).isZero();
 			assertThat(meters.get("redlock.leases.active").gauge().value()).isZero();
 			assertThat(meters.get("redlock.fencing.second.rounds").functionCounter().count()).isZero();
+		});
+	}
+
+	@Test
+	void aFailureForWantOfNodesIsTaggedNoQuorumAndAFailureForABusyLockHeld() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			LockRegistry locks = context.getBean(LockRegistry.class);
+			fleet.node(0).kill();
+			fleet.node(1).kill();
+			assertThatThrownBy(() -> locks.acquire("unreachable", Duration.ofSeconds(10), Duration.ofSeconds(1)))
+				.isInstanceOfSatisfying(LockAcquisitionException.class,
+						(ex) -> assertThat(ex.getReason()).isEqualTo(LockAcquisitionException.Reason.NO_QUORUM));
+			assertThat(meters.get("redlock.acquire")
+				.tag("result", "not_acquired")
+				.tag("reason", "no_quorum")
+				.timer()
+				.count()).isEqualTo(1);
+			assertThat(
+					meters.get("redlock.acquire").tag("result", "not_acquired").tag("reason", "held").timer().count())
+				.isZero();
 		});
 	}
 

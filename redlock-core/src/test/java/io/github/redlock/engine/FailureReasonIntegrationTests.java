@@ -1,0 +1,147 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockAcquisitionException.Reason;
+import io.github.redlock.NodeFailure;
+import io.github.redlock.embedded.RedisFleetExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A caller can tell why a lock was not acquired from the exception alone (issue 12, item
+ * 1 and 2), and an acquisition that cannot reach a quorum within its wait time stops at
+ * once instead of spending it. Before the change the exception had no reason, the
+ * no-quorum cases waited the whole wait time, and killed nodes were reported as "recently
+ * restarted" when the restart guard was on.
+ */
+class FailureReasonIntegrationTests {
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
+
+	private final List<RedlockRegistry> registries = new ArrayList<>();
+
+	@AfterEach
+	void close() {
+		this.registries.forEach(RedlockRegistry::close);
+	}
+
+	@Test
+	void aBusyLockFailsAsHeldOnceTheWaitTimeIsSpent() throws Exception {
+		RedlockRegistry registry = registry(RedlockRegistry.builder().restartGuard(false));
+		try (Lease held = registry.acquire("busy", Duration.ofSeconds(10), Duration.ZERO)) {
+			LockAcquisitionException failure = fromAnotherThread(
+					() -> registry.acquire("busy", Duration.ofSeconds(10), Duration.ofMillis(300)));
+			assertThat(failure.getReason()).isEqualTo(Reason.HELD);
+			assertThat(failure).hasMessageContaining("held by another owner")
+				.hasMessageContaining("wait longer or retry later");
+		}
+	}
+
+	@Test
+	void withAMajorityKilledItFailsFastAsNoQuorumAndTheNodesAreDownNotRestarted() throws Exception {
+		// the guard on, as in production: a killed node must read as down
+		RedlockRegistry registry = registry(RedlockRegistry.builder()
+			.restartGuard(true)
+			.defaultTtl(Duration.ofSeconds(1))
+			.maxTtl(Duration.ofSeconds(1)));
+		awaitEveryNodeUsable(registry);
+		registry.acquire("warm", Duration.ofSeconds(1), Duration.ZERO).release();
+		fleet.node(0).kill();
+		fleet.node(1).kill();
+		fleet.node(2).kill();
+		long start = System.nanoTime();
+		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.acquire("down", Duration.ofSeconds(1), Duration.ofSeconds(20)));
+		Duration took = Duration.ofNanos(System.nanoTime() - start);
+		assertThat(failure.getReason()).isEqualTo(Reason.NO_QUORUM);
+		// far below the 20 s wait time, with room for a loaded machine
+		assertThat(took).isLessThan(Duration.ofSeconds(10));
+		assertThat(failure).hasMessageContaining("not enough usable nodes")
+			.hasMessageContaining("stopped trying")
+			.hasMessageNotContaining("restarted");
+		assertThat(failure.getFailures()).filteredOn((f) -> f.kind() == NodeFailure.Kind.REFUSED).hasSize(3);
+	}
+
+	@Test
+	void nodesKeptOutByTheGuardPastTheDeadlineFailFastAndTheMessageSaysWhy() {
+		fleet.fleet().flushAll(); // every marker new: every node is kept out for the
+									// guard time
+		RedlockRegistry registry = registry(RedlockRegistry.builder()
+			.restartGuard(true)
+			.defaultTtl(Duration.ofSeconds(10))
+			.maxTtl(Duration.ofSeconds(60)));
+		long start = System.nanoTime();
+		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.acquire("guarded", Duration.ofSeconds(10), Duration.ofSeconds(20)));
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+		assertThat(failure.getReason()).isEqualTo(Reason.NO_QUORUM);
+		assertThat(failure.getFailures()).allSatisfy((f) -> assertThat(f.kind()).isEqualTo(NodeFailure.Kind.RESTARTED));
+	}
+
+	@Test
+	void aGuardThatEndsBeforeTheDeadlineIsWaitedOut() throws Exception {
+		fleet.fleet().flushAll();
+		RedlockRegistry registry = registry(RedlockRegistry.builder()
+			.restartGuard(true)
+			.defaultTtl(Duration.ofSeconds(1))
+			.maxTtl(Duration.ofSeconds(1)));
+		try (Lease lease = registry.acquire("soon", Duration.ofSeconds(1), Duration.ofSeconds(20))) {
+			assertThat(lease.isHeld()).isTrue();
+		}
+	}
+
+	@Test
+	void aQuorumThatAgreesOnlyAfterTheTtlIsValidityExhausted() {
+		// a pause of this process while the nodes answer, simulated by a clock that jumps
+		// by a TTL whenever a script is sent
+		AtomicLong offset = new AtomicLong();
+		RedlockRegistry registry = registry(
+				RedlockRegistry.builder().restartGuard(false).clock(() -> System.nanoTime() + offset.get()));
+		for (int i = 0; i < registry.fleet().size(); i++) {
+			registry.fleet().node(i).afterTrustCheck(() -> offset.addAndGet(Duration.ofSeconds(3).toNanos()));
+		}
+		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.acquire("paused", Duration.ofSeconds(2), Duration.ofSeconds(1)));
+		assertThat(failure.getReason()).isEqualTo(Reason.VALIDITY_EXHAUSTED);
+		assertThat(failure).hasMessageContaining("validity exhausted").hasMessageContaining("longer ttl");
+	}
+
+	private RedlockRegistry registry(RedlockRegistry.Builder builder) {
+		RedlockRegistry registry = builder.nodes(fleet.uris()).build().start();
+		this.registries.add(registry);
+		return registry;
+	}
+
+	private static void awaitEveryNodeUsable(RedlockRegistry registry) {
+		await().atMost(Duration.ofSeconds(15)).until(() -> registry.checkNodes().stream().allMatch(NodeStatus::usable));
+	}
+
+	private static LockAcquisitionException fromAnotherThread(ThrowingRunnable action) throws Exception {
+		LockAcquisitionException[] caught = new LockAcquisitionException[1];
+		Thread thread = new Thread(() -> caught[0] = catchThrowableOfType(LockAcquisitionException.class, action::run));
+		thread.start();
+		thread.join();
+		assertThat(caught[0]).as("a LockAcquisitionException").isNotNull();
+		return caught[0];
+	}
+
+	@FunctionalInterface
+	interface ThrowingRunnable {
+
+		void run() throws Exception;
+
+	}
+
+}
