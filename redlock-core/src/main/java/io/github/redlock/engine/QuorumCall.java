@@ -172,7 +172,23 @@ final class QuorumCall {
 	}
 
 	/**
-	 * Describes every node that has not agreed so far.
+	 * Counts the nodes that have not answered yet: none once the call is
+	 * {@link #completion() complete}, since a node that does not answer in time fails.
+	 */
+	synchronized int pending() {
+		int count = 0;
+		for (NodeReply reply : this.replies) {
+			if (reply == null) {
+				count++;
+			}
+		}
+		return count;
+	}
+
+	/**
+	 * Describes every node that answered without agreeing, or failed, so far. Nodes not
+	 * heard from yet are left out: they may be healthy and merely slower than the
+	 * failures that decided the call ({@link #pending()} counts them).
 	 * @param describe how to describe a disagreeing integer reply of a node
 	 */
 	synchronized List<NodeFailure> failures(Function<Long, String> describe) {
@@ -180,10 +196,9 @@ final class QuorumCall {
 		for (int i = 0; i < this.replies.length; i++) {
 			NodeReply reply = this.replies[i];
 			if (reply == null) {
-				failures.add(new NodeFailure(this.nodes.get(i).toString(), NodeFailure.Kind.TIMEOUT,
-						"no answer yet when the attempt ended"));
+				continue;
 			}
-			else if (!reply.answered()) {
+			if (!reply.answered()) {
 				failures.add(reply.failure());
 			}
 			else if (!this.agrees.test(reply.value())) {

@@ -249,7 +249,9 @@ final class RedlockLease implements Lease {
 			}
 			int nodes = this.fleet.size();
 			int notOurs = decided.countAnswered((reply) -> reply == 0);
-			String failures = describe(decided.failures((reply) -> "it holds another owner's value or none"));
+			int pending = decided.pending();
+			String failures = describe(decided.failures((reply) -> "it holds another owner's value or none"))
+					+ ((pending > 0) ? "; " + pending + " more not heard from when these decided it" : "");
 			if (notOurs > nodes - this.fleet.quorum()) {
 				markLost("it is no longer held on " + notOurs + " of " + nodes
 						+ " nodes (expired or taken by another owner): " + failures);

@@ -118,6 +118,26 @@ class FailureReasonIntegrationTests {
 		assertThat(failure).hasMessageContaining("validity exhausted").hasMessageContaining("longer ttl");
 	}
 
+	@Test
+	void aLeaseLostForWantOfNodesNamesTheDownNodesAndCallsNoHealthyNodeTimedOut() throws Exception {
+		// failed before the fix: the two healthy nodes, not yet heard from when the three
+		// refusals decided the extension, were reported "timed out"
+		RedlockRegistry registry = registry(
+				RedlockRegistry.builder().restartGuard(false).defaultTtl(Duration.ofSeconds(1)));
+		Lease lease = registry.acquire("lost", Duration.ofSeconds(1), Duration.ZERO, true);
+		java.util.concurrent.CompletableFuture<String> lost = new java.util.concurrent.CompletableFuture<>();
+		lease.addListener((ignored, cause) -> lost.complete(cause.getMessage()));
+		fleet.node(0).kill();
+		fleet.node(1).kill();
+		fleet.node(2).kill();
+		String message = lost.get(10, java.util.concurrent.TimeUnit.SECONDS);
+		assertThat(message).contains(fleet.node(0).uri() + " refused", fleet.node(1).uri() + " refused",
+				fleet.node(2).uri() + " refused");
+		assertThat(message).doesNotContain(fleet.node(3).uri() + " timed out")
+			.doesNotContain(fleet.node(4).uri() + " timed out");
+		lease.release();
+	}
+
 	private RedlockRegistry registry(RedlockRegistry.Builder builder) {
 		RedlockRegistry registry = builder.nodes(fleet.uris()).build().start();
 		this.registries.add(registry);
