@@ -69,6 +69,8 @@ final class NodeClient {
 
 	private volatile String lastError = "not connected yet";
 
+	private final Runnable changed;
+
 	/** When the connection dropped, if it is down now; {@code 0} while it is up. */
 	private volatile long disconnectedSince;
 
@@ -92,7 +94,8 @@ final class NodeClient {
 
 	NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration connectTimeout,
 			RestartGuard guard, ServerIdentities identities, boolean acceptEviction,
-			Consumer<ClientOptions.Builder> customizer) {
+			Consumer<ClientOptions.Builder> customizer, Runnable changed) {
+		this.changed = changed;
 		this.address = address;
 		this.nodeTimeout = nodeTimeout;
 		this.uri = address.uri();
@@ -110,7 +113,7 @@ final class NodeClient {
 		this.client.setOptions(options.build());
 		this.errors = new NodeErrors(address.toString(), "after " + nodeTimeout.toMillis() + "ms");
 		this.trust = new NodeTrust(address.toString(), guard, resources, () -> this.connection, this.generation::get,
-				identities, acceptEviction);
+				identities, acceptEviction, changed);
 		this.client.addListener(new RedisConnectionStateListener() {
 
 			@Override
@@ -121,6 +124,7 @@ final class NodeClient {
 				if (NodeClient.this.disconnectedSince == 0) {
 					NodeClient.this.disconnectedSince = System.nanoTime() | 1;
 				}
+				changed.run();
 				if (logger.isDebugEnabled()) {
 					logger.debug("Disconnected from " + NodeClient.this.address + " at " + System.nanoTime());
 				}
@@ -129,6 +133,7 @@ final class NodeClient {
 			@Override
 			public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
 				NodeClient.this.disconnectedSince = 0;
+				changed.run();
 			}
 
 		});
@@ -168,6 +173,7 @@ final class NodeClient {
 				this.lastError = error;
 			}
 			this.connecting.set(false);
+			this.changed.run();
 			return null;
 		});
 	}
@@ -420,6 +426,25 @@ final class NodeClient {
 			}
 		}
 		return this.trust.mayCountBy(deadline);
+	}
+
+	/**
+	 * Returns whether the node's connection is up now, as the last connection event said.
+	 */
+	boolean isUp() {
+		return !this.closed && this.connection != null && this.disconnectedSince == 0;
+	}
+
+	/**
+	 * Returns when this node will count again ({@link NodeTrust#countsFrom()}), or
+	 * {@link Long#MAX_VALUE} while it is down.
+	 */
+	long countsFrom() {
+		return isUp() ? this.trust.countsFrom() : Long.MAX_VALUE;
+	}
+
+	NodeTrust.GuardCause guardCause() {
+		return this.trust.guardCause();
 	}
 
 	/**

@@ -46,6 +46,8 @@ final class NodeFleet {
 
 	private volatile CompletableFuture<Void> connected;
 
+	private volatile FleetAvailability availability;
+
 	/**
 	 * Creates the clients; connects none of them.
 	 * @param addresses the nodes, in configuration order
@@ -67,12 +69,20 @@ final class NodeFleet {
 		ServerIdentities identities = new ServerIdentities();
 		for (NodeAddress address : addresses) {
 			clients.add(new NodeClient(address, this.resources, settings.nodeTimeout(), settings.connectTimeout(),
-					guard, identities, acceptEviction, clientOptions));
+					guard, identities, acceptEviction, clientOptions, this::changed));
 		}
 		this.nodes = List.copyOf(clients);
 		this.quorum = this.nodes.size() / 2 + 1;
+		this.availability = new FleetAvailability(this.nodes, this.quorum);
 		this.connectTimeout = settings.connectTimeout();
 		this.callBoundNanos = 3 * settings.nodeTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
+	}
+
+	private void changed() {
+		FleetAvailability current = this.availability;
+		if (current != null) {
+			current.changed();
+		}
 	}
 
 	int size() {
@@ -123,8 +133,17 @@ final class NodeFleet {
 			synchronized (this) {
 				ready = this.connected;
 				if (ready == null) {
+					FleetAvailability fleetAvailability = this.availability;
 					ready = CompletableFuture
-						.allOf(this.nodes.stream().map(NodeClient::connect).toArray(CompletableFuture[]::new));
+						.allOf(this.nodes.stream().map(NodeClient::connect).toArray(CompletableFuture[]::new))
+						.thenRun(() -> {
+							try {
+								fleetAvailability.start();
+							}
+							catch (RuntimeException ex) {
+								// only logging: it must never keep attempts from running
+							}
+						});
 					this.connected = ready;
 				}
 			}

@@ -52,7 +52,13 @@ final class NodeTrust {
 
 	private volatile long guardedUntilNanos;
 
-	private volatile String guardReason;
+	/** Why the node is guarded: what happened to it, and when ({@link #guardSince}). */
+	private volatile GuardCause guardCause;
+
+	private volatile long guardSince;
+
+	/** Told whenever whether the node counts may have changed. */
+	private final Runnable changed;
 
 	private volatile String marker;
 
@@ -78,10 +84,12 @@ final class NodeTrust {
 	 * @param generation how many times the node's connection has dropped
 	 * @param identities the servers of the fleet, for duplicates
 	 * @param acceptEviction whether a server that may evict keys still counts
+	 * @param changed told whenever whether the node counts may have changed
 	 */
 	NodeTrust(String node, RestartGuard guard, ClientResources resources,
 			Supplier<StatefulRedisConnection<String, String>> connection, IntSupplier generation,
-			ServerIdentities identities, boolean acceptEviction) {
+			ServerIdentities identities, boolean acceptEviction, Runnable changed) {
+		this.changed = changed;
 		this.node = node;
 		this.guard = guard;
 		this.resources = resources;
@@ -148,12 +156,66 @@ final class NodeTrust {
 			verify();
 			return new NodeFailure(this.node, NodeFailure.Kind.RESTARTED, "reconnected; checking whether it restarted");
 		}
-		long left = this.guardedUntilNanos - System.nanoTime();
+		long now = System.nanoTime();
+		long left = this.guardedUntilNanos - now;
 		if (left > 0) {
 			return new NodeFailure(this.node, NodeFailure.Kind.RESTARTED,
-					this.guardReason + "; counts again in " + TimeUnit.NANOSECONDS.toSeconds(left + 999_999_999) + "s");
+					this.guardCause.describe(now - this.guardSince) + "; counts again in "
+							+ TimeUnit.NANOSECONDS.toSeconds(left + 999_999_999) + "s");
 		}
 		return null;
+	}
+
+	/**
+	 * Returns when this node will count again, as {@link System#nanoTime()}: now or
+	 * earlier when it counts already, {@link Long#MAX_VALUE} when that is not known (not
+	 * checked yet, a duplicate, or evicting).
+	 */
+	long countsFrom() {
+		if (this.sameServerAs != null || this.evicts != null) {
+			return Long.MAX_VALUE;
+		}
+		if (!this.guard.enabled()) {
+			return Long.MIN_VALUE;
+		}
+		return (this.verifiedGeneration == this.generation.getAsInt()) ? this.guardedUntilNanos : Long.MAX_VALUE;
+	}
+
+	/**
+	 * Returns what keeps this node out of quorums, for a summary, or {@code null}.
+	 */
+	GuardCause guardCause() {
+		return (this.guardedUntilNanos - System.nanoTime() > 0) ? this.guardCause : null;
+	}
+
+	/**
+	 * What happened to a node that the restart guard keeps out, worded for operators: a
+	 * brand-new node is not said to have lost data.
+	 */
+	enum GuardCause {
+
+		/** Its uptime is below the guard time. */
+		RESTARTED,
+
+		/**
+		 * It had no redlock marker key: new, flushed, or restarted without persistence.
+		 */
+		NEW_OR_FLUSHED,
+
+		/** Its marker key is another than the one this client saw before. */
+		MARKER_CHANGED;
+
+		String describe(long agoNanos) {
+			String ago = TimeUnit.NANOSECONDS.toSeconds(Math.max(0, agoNanos)) + "s ago";
+			return switch (this) {
+				case RESTARTED -> "restarted " + ago;
+				case NEW_OR_FLUSHED -> "is new or was flushed " + ago
+						+ " (it had no redlock marker key: new, flushed, or restarted without persistence)";
+				case MARKER_CHANGED -> "lost its data " + ago
+						+ " (its redlock marker key is gone or changed: flushed, or restarted without persistence)";
+			};
+		}
+
 	}
 
 	/**
@@ -207,6 +269,7 @@ final class NodeTrust {
 				this.verifiedGeneration = checkedGeneration;
 			}
 			this.verifying.set(false);
+			this.changed.run();
 			return null;
 		});
 	}
@@ -256,16 +319,22 @@ final class NodeTrust {
 			logger.debug("Checked " + this.node + " at " + now + ": uptime " + uptimeSeconds + "s, marker " + current
 					+ (created ? " (created now)" : "") + ", known " + known);
 		}
-		if (uptimeNanos < this.guard.guardNanos() && uptimeNanos <= markerAgeNanos) {
-			guard(now - uptimeNanos + this.guard.guardNanos(), "restarted " + uptimeSeconds + "s ago");
+		long guardNanos = this.guard.guardNanos();
+		boolean lostKnownMarker = known != null && !known.equals(current);
+		if (uptimeNanos < guardNanos && uptimeNanos + TimeUnit.SECONDS.toNanos(1) <= markerAgeNanos && !created) {
+			// the marker outlived a recent restart: the data was kept, the restart is
+			// news
+			guard(now - uptimeNanos, GuardCause.RESTARTED);
 		}
-		else if (markerAgeNanos < this.guard.guardNanos()) {
-			guard(now - markerAgeNanos + this.guard.guardNanos(),
-					"lost its data " + TimeUnit.NANOSECONDS.toSeconds(markerAgeNanos)
-							+ "s ago (its redlock marker key is new: restarted without persistence, flushed, or new)");
+		else if (lostKnownMarker) {
+			// the marker this client knew is gone or replaced: it lost its data
+			// (counted from now: when it happened is not known, only that it did)
+			guard(now, GuardCause.MARKER_CHANGED);
 		}
-		else if (known != null && !known.equals(current)) {
-			guard(now + this.guard.guardNanos(), "lost its data (its redlock marker key changed)");
+		else if (markerAgeNanos < guardNanos) {
+			// first sight of a young marker: a new node, or one flushed or restarted
+			// empty
+			guard(now - Math.min(markerAgeNanos, uptimeNanos), GuardCause.NEW_OR_FLUSHED);
 		}
 		this.marker = current;
 	}
@@ -289,12 +358,15 @@ final class NodeTrust {
 		return (this.guard.enabled() && known != null) ? known : "";
 	}
 
-	private void guard(long untilNanos, String reason) {
+	private void guard(long since, GuardCause cause) {
+		long untilNanos = since + this.guard.guardNanos();
 		if (untilNanos <= this.guardedUntilNanos) {
 			return;
 		}
-		this.guardReason = reason;
+		this.guardCause = cause;
+		this.guardSince = since;
 		this.guardedUntilNanos = untilNanos;
+		String reason = cause.describe(System.nanoTime() - since);
 		if (logger.isDebugEnabled()) {
 			logger.debug("Guarding " + this.node + " until " + untilNanos + " (now " + System.nanoTime() + ")");
 		}
@@ -305,6 +377,7 @@ final class NodeTrust {
 		this.resources.eventExecutorGroup().schedule(() -> {
 			if (this.guardedUntilNanos == untilNanos) {
 				logger.info("Redlock node " + this.node + " counts toward quorums again");
+				this.changed.run();
 			}
 		}, delay, TimeUnit.NANOSECONDS);
 	}

@@ -1,0 +1,159 @@
+package io.github.redlock.engine;
+
+import java.time.LocalTime;
+import java.time.temporal.ChronoUnit;
+import java.util.Arrays;
+import java.util.List;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Says, once per change, what the fleet as a whole can do: a node going down or coming
+ * back, with how many nodes are usable and how many more the quorum tolerates, and the
+ * registry becoming unable to lock at all (and why, and until when if the restart guard
+ * is the cause), or able again. Lettuce's own lines repeat every few seconds while a node
+ * is down; these come once.
+ *
+ * @author redlock contributors
+ */
+final class FleetAvailability {
+
+	private static final Log logger = LogFactory.getLog(FleetAvailability.class);
+
+	private final List<NodeClient> nodes;
+
+	private final int quorum;
+
+	private final boolean[] up;
+
+	private boolean canLock = true;
+
+	private boolean started;
+
+	FleetAvailability(List<NodeClient> nodes, int quorum) {
+		this.nodes = nodes;
+		this.quorum = quorum;
+		this.up = new boolean[nodes.size()];
+	}
+
+	/**
+	 * Starts telling, once every node has been tried: says at once if the registry cannot
+	 * lock.
+	 */
+	synchronized void start() {
+		if (this.started) {
+			return;
+		}
+		this.started = true;
+		for (int i = 0; i < this.up.length; i++) {
+			this.up[i] = this.nodes.get(i).isUp();
+		}
+		this.canLock = true;
+		changed();
+	}
+
+	/**
+	 * Looks again after a node's connection or trust may have changed.
+	 */
+	synchronized void changed() {
+		if (!this.started) {
+			return;
+		}
+		int usable = usable();
+		for (int i = 0; i < this.up.length; i++) {
+			NodeClient node = this.nodes.get(i);
+			boolean isUp = node.isUp();
+			if (isUp == this.up[i]) {
+				continue;
+			}
+			this.up[i] = isUp;
+			if (isUp) {
+				logger.info("Redlock node " + node + " is reachable again: " + usable + " of " + this.nodes.size()
+						+ " nodes usable");
+			}
+			else {
+				logger.warn("Redlock node " + node + " is down (disconnected; reconnecting): " + tolerance(usable));
+			}
+		}
+		boolean can = usable >= this.quorum;
+		if (can == this.canLock) {
+			return;
+		}
+		this.canLock = can;
+		if (can) {
+			logger.info("Redlock can lock again: " + usable + " of " + this.nodes.size() + " nodes usable, "
+					+ this.quorum + " needed");
+		}
+		else {
+			logger.warn(unavailable(usable));
+		}
+	}
+
+	private int usable() {
+		int usable = 0;
+		for (NodeClient node : this.nodes) {
+			if (node.isUp() && node.isTrusted()) {
+				usable++;
+			}
+		}
+		return usable;
+	}
+
+	private String tolerance(int usable) {
+		String counts = usable + " of " + this.nodes.size() + " nodes usable";
+		int spare = usable - this.quorum;
+		return (spare >= 0) ? counts + ", the quorum of " + this.quorum + " tolerates " + spare + " more"
+				: counts + ", fewer than the quorum of " + this.quorum + ": no lock can be acquired";
+	}
+
+	/**
+	 * Says that no lock can be acquired, why, and until when if only the restart guard
+	 * stands in the way.
+	 */
+	String unavailable(int usable) {
+		long now = System.nanoTime();
+		long[] countsFrom = new long[this.nodes.size()];
+		int guarded = 0;
+		int newOrFlushed = 0;
+		int down = 0;
+		for (int i = 0; i < countsFrom.length; i++) {
+			NodeClient node = this.nodes.get(i);
+			countsFrom[i] = node.countsFrom();
+			if (!node.isUp()) {
+				down++;
+			}
+			NodeTrust.GuardCause cause = node.guardCause();
+			if (node.isUp() && cause != null) {
+				guarded++;
+				if (cause == NodeTrust.GuardCause.NEW_OR_FLUSHED) {
+					newOrFlushed++;
+				}
+			}
+		}
+		Arrays.sort(countsFrom);
+		long quorumFrom = countsFrom[this.quorum - 1];
+		StringBuilder message = new StringBuilder("Redlock cannot lock at all: ").append(usable)
+			.append(" of ")
+			.append(this.nodes.size())
+			.append(" nodes usable, ")
+			.append(this.quorum)
+			.append(" needed");
+		if (quorumFrom != Long.MAX_VALUE && quorumFrom - now > 0) {
+			message.append("; locking is unavailable until about ")
+				.append(LocalTime.now().plusNanos(quorumFrom - now).truncatedTo(ChronoUnit.SECONDS))
+				.append(", when the restart guard lets enough nodes back in");
+		}
+		if (guarded > 0) {
+			message.append(". ").append(guarded).append((guarded == 1) ? " node is" : " nodes are");
+			message.append((newOrFlushed == guarded) ? " new or flushed" : " restarted, new or flushed");
+			message.append(" and counts toward no quorum until the maximum TTL has passed (see redlock.restart-guard)");
+		}
+		if (down > 0) {
+			message.append(". ").append(down).append((down == 1) ? " node is" : " nodes are");
+			message.append(" down or unreachable");
+		}
+		return message.append(".").toString();
+	}
+
+}
