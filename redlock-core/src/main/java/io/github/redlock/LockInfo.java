@@ -28,6 +28,12 @@ public record LockInfo(String key, int quorum, List<NodeState> nodes) {
 		nodes = List.copyOf(nodes);
 	}
 
+	@Override
+	public String toString() {
+		return "LockInfo[key=" + LockKeys.printable(this.key) + ", quorum=" + this.quorum + ", nodes=" + this.nodes
+				+ "]";
+	}
+
 	/**
 	 * Returns the owner that holds the lock on a quorum of nodes, if any: the holder
 	 * whose lease is in force.

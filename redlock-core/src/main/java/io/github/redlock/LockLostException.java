@@ -18,7 +18,7 @@ public class LockLostException extends RedlockException {
 	 * @param reason why the lock was lost
 	 */
 	public LockLostException(String key, String reason) {
-		super("Lock '" + key + "' was lost: " + reason
+		super("Lock '" + LockKeys.printable(key) + "' was lost: " + reason
 				+ ". The integrity of data protected by this lock may have been compromised.");
 		this.key = key;
 	}

@@ -63,9 +63,17 @@ public record NodeFailure(String node, Kind kind, String detail) {
 
 	}
 
+	/**
+	 * Describes the failure without naming the node, for a display that names it already.
+	 * @return such as {@code refused (Connection refused)}
+	 */
+	public String describe() {
+		return this.kind.description() + ((this.detail != null) ? " (" + this.detail + ")" : "");
+	}
+
 	@Override
 	public String toString() {
-		return this.node + " " + this.kind.description() + ((this.detail != null) ? " (" + this.detail + ")" : "");
+		return this.node + " " + describe();
 	}
 
 }

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redlock.LockKeys;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.NodeFailure;
 import io.github.redlock.RedlockException;
@@ -130,7 +131,7 @@ final class Acquisition {
 	 */
 	void abandonOnClose() {
 		this.result.completeExceptionally(new IllegalStateException("The LockRegistry was closed while acquiring lock '"
-				+ this.key + "': no lock is held; acquire through an open registry"));
+				+ LockKeys.printable(this.key) + "': no lock is held; acquire through an open registry"));
 	}
 
 	/**
@@ -226,8 +227,8 @@ final class Acquisition {
 			return;
 		}
 		if (logger.isDebugEnabled()) {
-			logger.debug("Acquired '" + this.key + "' token " + token + " start " + start + " now " + now
-					+ " validUntil " + validUntil + " nodes " + Arrays.toString(call.agreedNodes()) + " counters "
+			logger.debug("Acquired '" + LockKeys.printable(this.key) + "' token " + token + " start " + start + " now "
+					+ now + " validUntil " + validUntil + " nodes " + Arrays.toString(call.agreedNodes()) + " counters "
 					+ Arrays.toString(call.agreedValues()));
 		}
 		RedlockLease lease = new RedlockLease(this.engine, this.key, this.keys, value, token, start, validUntil, call);

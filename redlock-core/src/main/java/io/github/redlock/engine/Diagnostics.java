@@ -3,6 +3,7 @@ package io.github.redlock.engine;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.redlock.LockKeys;
 import io.github.redlock.LockInfo;
 
 /**
@@ -30,9 +31,9 @@ final class Diagnostics {
 				(node) -> node.evalList(Script.INSPECT, nodeKeys)
 					.thenApply((reply) -> nodeState(node, reply))
 					.exceptionally((ex) -> new LockInfo.NodeState(node.toString(), null, null, null, 0,
-							node.classify(ex).toString())),
+							node.classify(ex).describe())),
 				(node) -> new LockInfo.NodeState(node.toString(), null, null, null, 0, "no answer"),
-				"inspecting lock '" + key + "'");
+				"inspecting lock '" + LockKeys.printable(key) + "'");
 		return new LockInfo(key, this.fleet.quorum(), result);
 	}
 

@@ -178,7 +178,7 @@ final class EngineContext {
 	 */
 	Duration checkTtl(Duration ttl) {
 		if (ttl == null || ttl.isNegative() || ttl.isZero()) {
-			throw new IllegalArgumentException("ttl must be positive, was " + ttl);
+			throw new IllegalArgumentException("ttl must be positive, was " + Durations.format(ttl));
 		}
 		if (ttl.toNanos() < this.minimumTtlNanos) {
 			throw new IllegalArgumentException("ttl " + ttl.toMillis() + "ms is too short: it must be at least 3 times"
@@ -186,7 +186,8 @@ final class EngineContext {
 					+ "ms) so that a lock can be valid after waiting for the nodes; raise the ttl or lower the node timeout");
 		}
 		if (ttl.compareTo(this.settings.maxTtl()) > 0) {
-			throw new IllegalArgumentException("ttl " + ttl + " is above the maximum TTL " + this.settings.maxTtl()
+			throw new IllegalArgumentException("ttl " + Durations.format(ttl) + " is above the maximum TTL "
+					+ Durations.format(this.settings.maxTtl())
 					+ ": lower the ttl (the watchdog extends a lease for as long as the work runs) or raise maxTtl,"
 					+ " which is also how long a restarted node is kept out of quorums");
 		}
@@ -198,7 +199,7 @@ final class EngineContext {
 	 */
 	static void checkWaitTime(Duration waitTime) {
 		if (waitTime == null || waitTime.isNegative()) {
-			throw new IllegalArgumentException("waitTime must be zero or positive, was " + waitTime);
+			throw new IllegalArgumentException("waitTime must be zero or positive, was " + Durations.format(waitTime));
 		}
 	}
 

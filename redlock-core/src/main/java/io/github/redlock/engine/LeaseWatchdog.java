@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.redlock.LockKeys;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -124,7 +125,7 @@ final class LeaseWatchdog {
 			long remaining = this.lease.validUntil() - now;
 			String why = (ex != null) ? ex.toString() : outcome.failure();
 			if (remaining > ttlNanos / 4) {
-				logger.debug("Could not extend lock '" + this.lease.key() + "', retrying: " + why);
+				logger.debug("Could not extend lock '" + LockKeys.printable(this.lease.key()) + "', retrying: " + why);
 				scheduleRenewal(remaining / 3);
 			}
 			else {

@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
+import io.github.redlock.LockKeys;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockLostException;
 
@@ -103,7 +104,7 @@ final class LockView implements Lock {
 
 	@Override
 	public String toString() {
-		return "DistributedLock[" + this.key + "]";
+		return "DistributedLock[" + LockKeys.printable(this.key) + "]";
 	}
 
 }

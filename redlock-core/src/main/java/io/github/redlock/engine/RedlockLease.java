@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
+import io.github.redlock.LockKeys;
 import io.github.redlock.Lease;
 import io.github.redlock.LeaseListener;
 import io.github.redlock.LockLostException;
@@ -164,7 +165,7 @@ final class RedlockLease implements Lease {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new RedlockException("Interrupted while extending lock '" + this.key + "'", ex);
+			throw new RedlockException("Interrupted while extending lock '" + LockKeys.printable(this.key) + "'", ex);
 		}
 		catch (ExecutionException | TimeoutException ex) {
 			return new ExtendOutcome(false, 0, "no quorum answered in time (" + ex + ")");
@@ -237,8 +238,8 @@ final class RedlockLease implements Lease {
 				if (now < this.validUntil && this.state.get() == HELD) {
 					this.validUntil = this.engine.validity().validUntil(start, ttlNanos);
 					if (logger.isDebugEnabled()) {
-						logger.debug("Extended '" + this.key + "' token " + this.token + " start " + start + " now "
-								+ now + " validUntil " + this.validUntil + " nodes "
+						logger.debug("Extended '" + LockKeys.printable(this.key) + "' token " + this.token + " start "
+								+ start + " now " + now + " validUntil " + this.validUntil + " nodes "
 								+ Arrays.toString(decided.agreedNodes()));
 					}
 					return new ExtendOutcome(true, decided.agreedCount(), null);
@@ -311,7 +312,7 @@ final class RedlockLease implements Lease {
 			listener.leaseLost(this, cause);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Lease listener failed for lock '" + this.key + "'", ex);
+			logger.warn("Lease listener failed for lock '" + LockKeys.printable(this.key) + "'", ex);
 		}
 	}
 
@@ -343,7 +344,7 @@ final class RedlockLease implements Lease {
 			Thread.currentThread().interrupt();
 		}
 		catch (ExecutionException | TimeoutException ex) {
-			logger.debug("Release of lock '" + this.key + "' did not complete on every node", ex);
+			logger.debug("Release of lock '" + LockKeys.printable(this.key) + "' did not complete on every node", ex);
 		}
 	}
 
@@ -392,7 +393,7 @@ final class RedlockLease implements Lease {
 			case LOST -> "lost";
 			default -> "released";
 		};
-		return "Lease[key=" + this.key + ", token=" + this.token + ", " + status + "]";
+		return "Lease[key=" + LockKeys.printable(this.key) + ", token=" + this.token + ", " + status + "]";
 	}
 
 	/**

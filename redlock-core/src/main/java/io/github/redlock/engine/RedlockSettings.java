@@ -61,11 +61,13 @@ public record RedlockSettings(Duration nodeTimeout, Duration connectTimeout, dou
 					"make the node timeout at most a tenth of the TTL, such as 50ms for a 10s TTL");
 		}
 		if (defaultTtl.compareTo(maxTtl) > 0) {
-			throw new InvalidOptionException("defaultTtl " + defaultTtl + " is above maxTtl " + maxTtl,
+			throw new InvalidOptionException(
+					"defaultTtl " + Durations.format(defaultTtl) + " is above maxTtl " + Durations.format(maxTtl),
 					"lower defaultTtl or raise maxTtl");
 		}
 		if (maxTtl.compareTo(maxHold) > 0) {
-			throw new InvalidOptionException("maxTtl " + maxTtl + " is above maxHold " + maxHold,
+			throw new InvalidOptionException(
+					"maxTtl " + Durations.format(maxTtl) + " is above maxHold " + Durations.format(maxHold),
 					"lower maxTtl or raise maxHold");
 		}
 		if (keyPrefix == null) {

@@ -1,5 +1,6 @@
 package io.github.redlock.engine;
 
+import io.github.redlock.LockKeys;
 import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,8 +50,8 @@ final class ThreadHolds {
 	Hold current(String key) {
 		Hold hold = this.holds.get(new HoldKey(Thread.currentThread(), key));
 		if (hold == null) {
-			throw new IllegalMonitorStateException(
-					"Lock '" + key + "' is not held by thread '" + Thread.currentThread().getName() + "'");
+			throw new IllegalMonitorStateException("Lock '" + LockKeys.printable(key) + "' is not held by thread '"
+					+ Thread.currentThread().getName() + "'");
 		}
 		return hold;
 	}

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
+import io.github.redlock.engine.Durations;
 import io.github.redlock.annotation.DistributedLock;
 import io.github.redlock.autoconfigure.InvalidRedlockConfigurationException;
 import io.github.redlock.autoconfigure.RedlockProperties;
@@ -108,7 +109,8 @@ final class LockOperationSource {
 		}
 		Duration maxTtl = maxTtl();
 		if (ttl != null && maxTtl != null && ttl.compareTo(maxTtl) > 0) {
-			throw invalid(description, "ttl", "\"" + annotation.ttl() + "\" is above redlock.max-ttl (" + maxTtl + ")",
+			throw invalid(description, "ttl",
+					"\"" + annotation.ttl() + "\" is above redlock.max-ttl (" + Durations.format(maxTtl) + ")",
 					"Lower the ttl (the lease is kept extended while the method runs) or raise redlock.max-ttl");
 		}
 		if (waitTime != null && waitTime.isNegative()) {

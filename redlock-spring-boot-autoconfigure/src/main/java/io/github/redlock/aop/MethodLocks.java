@@ -165,7 +165,7 @@ final class MethodLocks {
 				leases.get(i).release();
 			}
 			catch (RuntimeException ex) {
-				logger.debug("Could not release lock '" + leases.get(i).key() + "'", ex);
+				logger.debug("Could not release lock '" + LockKeys.printable(leases.get(i).key()) + "'", ex);
 			}
 		}
 	}
