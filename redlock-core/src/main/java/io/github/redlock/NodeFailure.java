@@ -44,6 +44,12 @@ public record NodeFailure(String node, Kind kind, String detail) {
 		 */
 		EVICTION("may evict locks"),
 
+		/**
+		 * The ACL user may not run a command locking needs, or touch the lock keys: the
+		 * node counts toward no quorum until its rules allow them.
+		 */
+		NOPERM("not usable: NOPERM"),
+
 		/** The node answered with an error. */
 		ERROR("error");
 

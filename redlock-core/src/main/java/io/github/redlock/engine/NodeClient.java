@@ -217,6 +217,9 @@ final class NodeClient {
 					// restarted since the command was sent, so it proves nothing
 					result.complete(NodeReply.failed(reset()));
 				}
+				else if (ex != null && Permissions.isDenied(ex)) {
+					result.complete(NodeReply.failed(this.trust.scriptDenied(script, ex)));
+				}
 				else {
 					result.complete((ex != null) ? NodeReply.failed(classify(ex)) : reply(script, value));
 				}
@@ -237,7 +240,8 @@ final class NodeClient {
 	}
 
 	/**
-	 * Says whether this node counts toward a quorum now, sending it a {@code PING}.
+	 * Says whether this node counts toward a quorum now, running a script that reads the
+	 * node marker: what locking needs of the ACL user, unlike a {@code PING}.
 	 * @return a future that completes, never exceptionally, within the node timeout
 	 */
 	CompletableFuture<NodeStatus> check() {
@@ -252,20 +256,24 @@ final class NodeClient {
 		CompletableFuture<NodeStatus> result = new CompletableFuture<>();
 		long start = System.nanoTime();
 		try {
-			current.async().ping().whenComplete((pong, ex) -> {
-				if (ex != null) {
-					NodeFailure failure = classify(ex);
-					result.complete(new NodeStatus(toString(), false, null,
-							failure.kind().description() + " (" + failure.detail() + ")"));
-					return;
-				}
-				Duration latency = Duration.ofNanos(System.nanoTime() - start);
-				NodeFailure untrusted = this.trust.untrusted(this.generation.get());
-				result.complete((untrusted != null)
-						? new NodeStatus(toString(), false, latency,
-								untrusted.kind().description() + " (" + untrusted.detail() + ")")
-						: new NodeStatus(toString(), true, latency, null));
-			});
+			// what locking needs, not a PING: a script, by SHA, reading keys under the
+			// prefix
+			String marker = this.trust.markerKey();
+			this.<List<Object>>run(current, Script.INSPECT, ScriptOutputType.MULTI, new String[] { marker, marker },
+					new String[0], (reply, ex) -> {
+						if (ex != null) {
+							NodeFailure failure = Permissions.isDenied(ex) ? this.trust.scriptDenied(Script.INSPECT, ex)
+									: classify(ex);
+							result.complete(new NodeStatus(toString(), false, null, failure.describe()));
+							return;
+						}
+						Duration latency = Duration.ofNanos(System.nanoTime() - start);
+						NodeFailure untrusted = this.trust.untrusted(this.generation.get());
+						result.complete((untrusted != null)
+								? new NodeStatus(toString(), false, latency,
+										untrusted.kind().description() + " (" + untrusted.detail() + ")")
+								: new NodeStatus(toString(), true, latency, null));
+					});
 		}
 		catch (RuntimeException ex) {
 			result.complete(new NodeStatus(toString(), false, null, classify(ex).detail()));

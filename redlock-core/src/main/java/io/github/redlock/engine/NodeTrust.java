@@ -35,6 +35,8 @@ final class NodeTrust {
 
 	private static final Log logger = LogFactory.getLog(NodeTrust.class);
 
+	private static final long RECHECK_DENIED_NANOS = TimeUnit.SECONDS.toNanos(10);
+
 	private final String node;
 
 	private final RestartGuard guard;
@@ -56,6 +58,11 @@ final class NodeTrust {
 	private volatile GuardCause guardCause;
 
 	private volatile long guardSince;
+
+	/** What the ACL user may not do of what locking needs, or {@code null}. */
+	private volatile String denied;
+
+	private volatile long deniedCheckedAt;
 
 	/** Told whenever whether the node counts may have changed. */
 	private final Runnable changed;
@@ -104,6 +111,10 @@ final class NodeTrust {
 		return this.node;
 	}
 
+	String markerKey() {
+		return this.guard.markerKey();
+	}
+
 	String runId() {
 		return this.runId;
 	}
@@ -137,6 +148,17 @@ final class NodeTrust {
 	 * be guarded.
 	 */
 	NodeFailure untrusted(int generation) {
+		String refused = this.denied;
+		if (refused != null) {
+			if (System.nanoTime() - this.deniedCheckedAt > RECHECK_DENIED_NANOS) {
+				// the operator may have changed the rules: check again, restart guard and
+				// all
+				this.deniedCheckedAt = System.nanoTime();
+				this.verifiedGeneration = -1;
+				verify();
+			}
+			return new NodeFailure(this.node, NodeFailure.Kind.NOPERM, refused);
+		}
 		String twin = this.sameServerAs;
 		if (twin != null) {
 			return new NodeFailure(this.node, NodeFailure.Kind.DUPLICATE,
@@ -172,7 +194,7 @@ final class NodeTrust {
 	 * checked yet, a duplicate, or evicting).
 	 */
 	long countsFrom() {
-		if (this.sameServerAs != null || this.evicts != null) {
+		if (this.sameServerAs != null || this.evicts != null || this.denied != null) {
 			return Long.MAX_VALUE;
 		}
 		if (!this.guard.enabled()) {
@@ -224,7 +246,7 @@ final class NodeTrust {
 	 * kept out by the guard until after the deadline.
 	 */
 	boolean mayCountBy(long deadline) {
-		if (this.sameServerAs != null || this.evicts != null) {
+		if (this.sameServerAs != null || this.evicts != null || this.denied != null) {
 			return false;
 		}
 		return !this.guard.enabled() || this.verifiedGeneration != this.generation.getAsInt()
@@ -260,18 +282,75 @@ final class NodeTrust {
 				.toCompletableFuture()
 				.thenAccept((reply) -> judge(uptimeSeconds, reply));
 		});
-		return check.handle((ignored, ex) -> {
-			if (ex != null) {
+		CompletableFuture<Void> done = new CompletableFuture<>();
+		check.whenComplete((ignored, ex) -> {
+			if (ex != null && !Permissions.isDenied(ex)) {
 				logger.debug("Could not check redlock node " + this.node + " for a restart", ex);
+				finishVerify(done, checkedGeneration, false);
+				return;
 			}
-			else {
-				// vouches for that connection only: after a drop, the next one is checked
-				this.verifiedGeneration = checkedGeneration;
-			}
-			this.verifying.set(false);
-			this.changed.run();
-			return null;
+			// the check ran, or a permission stopped it: either way, what may this user
+			// do?
+			Permissions.probe(current.async(), this.guard.markerKey()).whenComplete((detail, probeEx) -> {
+				if (detail != null) {
+					denied(detail);
+				}
+				else if (ex != null) {
+					denied("in the restart guard's check (" + Permissions.message(ex) + ")");
+				}
+				else {
+					permitted();
+				}
+				finishVerify(done, checkedGeneration, true);
+			});
 		});
+		return done;
+	}
+
+	private void finishVerify(CompletableFuture<Void> done, int checkedGeneration, boolean checked) {
+		if (checked) {
+			// vouches for that connection only: after a drop, the next one is checked
+			this.verifiedGeneration = checkedGeneration;
+		}
+		this.verifying.set(false);
+		this.changed.run();
+		done.complete(null);
+	}
+
+	/**
+	 * Notes that a script was refused a permission: the node counts toward no quorum from
+	 * now, and a check finds out which command or key it was.
+	 * @return the failure to report for this reply
+	 */
+	NodeFailure scriptDenied(Script script, Throwable ex) {
+		if (this.denied == null) {
+			this.denied = "the " + script.name()
+					+ " script uses a command or key the ACL user may not (checking which: " + Permissions.message(ex)
+					+ ")";
+			this.deniedCheckedAt = System.nanoTime();
+			this.verifiedGeneration = -1;
+			verify();
+			this.changed.run();
+		}
+		return new NodeFailure(this.node, NodeFailure.Kind.NOPERM, this.denied);
+	}
+
+	private void denied(String detail) {
+		this.deniedCheckedAt = System.nanoTime();
+		String before = this.denied;
+		this.denied = detail;
+		if (!detail.equals(before)) {
+			logger.warn("Redlock node " + this.node + " is not usable: NOPERM " + detail
+					+ ". It counts toward no quorum until the rules allow it (checked again every "
+					+ TimeUnit.NANOSECONDS.toSeconds(RECHECK_DENIED_NANOS) + "s)");
+		}
+	}
+
+	private void permitted() {
+		if (this.denied != null) {
+			this.denied = null;
+			logger.info("Redlock node " + this.node + ": the ACL user may now use everything locking needs");
+		}
 	}
 
 	/**
@@ -396,7 +475,7 @@ final class NodeTrust {
 	 * Returns whether this node counts toward quorums now.
 	 */
 	boolean isTrusted() {
-		if (this.sameServerAs != null || this.evicts != null) {
+		if (this.sameServerAs != null || this.evicts != null || this.denied != null) {
 			return false;
 		}
 		return !this.guard.enabled() || (this.verifiedGeneration == this.generation.getAsInt()

@@ -59,7 +59,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		Validity validity = new Validity(settings.driftFactor());
 		RestartGuard guard = settings.restartGuard() ? new RestartGuard(true,
 				settings.maxTtl().toNanos() + validity.driftNanos(settings.maxTtl().toNanos()), keys.markerKey())
-				: RestartGuard.DISABLED;
+				: new RestartGuard(false, 0, keys.markerKey());
 		this.fleet = new NodeFleet(addresses, settings, builder.clientResources, guard, builder.acceptEviction,
 				builder.clientOptions);
 		this.engine = new EngineContext(settings, this.fleet, keys, builder.clock, validity,

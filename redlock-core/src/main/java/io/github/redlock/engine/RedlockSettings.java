@@ -44,7 +44,8 @@ public record RedlockSettings(Duration nodeTimeout, Duration connectTimeout, dou
 		positive("fencingRetention", fencingRetention);
 		if (fencingRetention.compareTo(MIN_FENCING_RETENTION) < 0) {
 			throw new InvalidOptionException(
-					"fencingRetention " + fencingRetention + " is under " + MIN_FENCING_RETENTION.toSeconds()
+					"fencingRetention " + Durations.format(fencingRetention) + " is under "
+							+ MIN_FENCING_RETENTION.toSeconds()
 							+ "s: a counter that expires so soon could start again at the token it had",
 					"keep counters far longer than the clock skew between nodes; the default is 1 day");
 		}

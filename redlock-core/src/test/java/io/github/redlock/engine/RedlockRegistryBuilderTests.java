@@ -90,7 +90,7 @@ class RedlockRegistryBuilderTests {
 				.defaultTtl(Duration.ofMinutes(5))
 				.maxTtl(Duration.ofMinutes(1))
 				.build())
-			.withMessageContaining("defaultTtl PT5M is above maxTtl PT1M");
+			.withMessageContaining("defaultTtl 5m is above maxTtl 1m");
 	}
 
 	@Test
@@ -100,7 +100,7 @@ class RedlockRegistryBuilderTests {
 				.nodes("redis://a:6379")
 				.fencingRetention(Duration.ofMillis(1500))
 				.build())
-			.withMessageContaining("fencingRetention PT1.5S is under 2s");
+			.withMessageContaining("fencingRetention 1500ms is under 2s");
 	}
 
 	@Test

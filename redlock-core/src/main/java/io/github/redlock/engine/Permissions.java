@@ -1,0 +1,142 @@
+package io.github.redlock.engine;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Function;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+
+/**
+ * What the ACL user of a node may not do of what locking needs. A script's permission
+ * error names only the script's SHA, so when one comes, every command the scripts and
+ * checks use is tried on its own, on the node marker and a probe key beside it (written
+ * with a short expiry and deleted), and the message names each one refused and the ACL
+ * rule that allows it.
+ *
+ * @author redlock contributors
+ */
+final class Permissions {
+
+	private static final String PROBE_SCRIPT = "return 1";
+
+	private Permissions() {
+	}
+
+	/**
+	 * Returns whether an error is the server refusing a command or a key to this user.
+	 */
+	static boolean isDenied(Throwable ex) {
+		Throwable cause = ex;
+		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+				&& cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		String message = cause.getMessage();
+		return message != null && (message.startsWith("NOPERM") || message.contains("can't run this command")
+				|| message.contains("no permissions to"));
+	}
+
+	/**
+	 * Tries each command locking needs.
+	 * @param commands the node's commands
+	 * @param markerKey the node marker, under the key prefix
+	 * @return a future that completes, never exceptionally, with {@code null} when all
+	 * are allowed, else the detail of a NOPERM failure
+	 */
+	static CompletableFuture<String> probe(RedisAsyncCommands<String, String> commands, String markerKey) {
+		String probeKey = markerKey + ":acl-probe";
+		Map<String, Function<RedisAsyncCommands<String, String>, CompletionStage<?>>> probes = new LinkedHashMap<>();
+		probes.put("info", (c) -> c.info("server"));
+		probes.put("time", RedisAsyncCommands::time);
+		probes.put("get", (c) -> c.get(markerKey));
+		probes.put("exists", (c) -> c.exists(markerKey));
+		probes.put("pttl", (c) -> c.pttl(markerKey));
+		probes.put("set", (c) -> c.set(probeKey, "1", SetArgs.Builder.px(10_000)));
+		probes.put("incr", (c) -> c.incr(probeKey));
+		probes.put("pexpire", (c) -> c.pexpire(probeKey, 10_000));
+		probes.put("del", (c) -> c.del(probeKey));
+		probes.put("eval", (c) -> c.eval(PROBE_SCRIPT, ScriptOutputType.INTEGER));
+		probes.put("evalsha", (c) -> c.evalsha(Script.of("probe", PROBE_SCRIPT).sha(), ScriptOutputType.INTEGER));
+		List<String> names = new ArrayList<>(probes.keySet());
+		List<CompletableFuture<String>> refused = new ArrayList<>();
+		for (String name : names) {
+			CompletableFuture<String> outcome;
+			try {
+				outcome = probes.get(name)
+					.apply(commands)
+					.toCompletableFuture()
+					.handle((ignored, ex) -> (ex != null && isDenied(ex)) ? denial(name, ex) : null);
+			}
+			catch (RuntimeException ex) {
+				outcome = CompletableFuture.completedFuture(isDenied(ex) ? denial(name, ex) : null);
+			}
+			refused.add(outcome);
+		}
+		return CompletableFuture.allOf(refused.toArray(CompletableFuture[]::new)).handle((ignored, ex) -> {
+			List<String> commandsRefused = new ArrayList<>();
+			boolean keysRefused = false;
+			for (CompletableFuture<String> outcome : refused) {
+				String denied = outcome.getNow(null);
+				if (denied == null) {
+					continue;
+				}
+				if (denied.startsWith("~")) {
+					keysRefused = true;
+				}
+				else if (!commandsRefused.contains(denied)) {
+					commandsRefused.add(denied);
+				}
+			}
+			return describe(commandsRefused, keysRefused, markerKey);
+		});
+	}
+
+	/**
+	 * Returns the server's message of an error, without the wrappers around it.
+	 */
+	static String message(Throwable ex) {
+		Throwable cause = ex;
+		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+				&& cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return String.valueOf(cause.getMessage());
+	}
+
+	private static String denial(String command, Throwable ex) {
+		return message(ex).contains("keys") ? "~keys" : command;
+	}
+
+	private static String describe(List<String> commands, boolean keys, String markerKey) {
+		if (commands.isEmpty() && !keys) {
+			return null;
+		}
+		String prefix = markerKey.substring(0, markerKey.length() - "node".length());
+		StringBuilder detail = new StringBuilder("on ");
+		List<String> rules = new ArrayList<>();
+		if (!commands.isEmpty()) {
+			detail.append(String.join(", ", commands.stream().map((c) -> c.toUpperCase(Locale.ROOT)).toList()));
+			commands.forEach((command) -> rules.add("+" + command));
+		}
+		if (keys) {
+			detail.append(commands.isEmpty() ? "" : " and ").append("keys ").append(prefix).append("*");
+			rules.add("~" + prefix + "*");
+		}
+		return detail.append(": the ACL user may not use ")
+			.append((commands.size() + (keys ? 1 : 0) == 1) ? "it" : "them")
+			.append("; add ")
+			.append(String.join(" ", rules))
+			.append(" to its rules")
+			.toString();
+	}
+
+}

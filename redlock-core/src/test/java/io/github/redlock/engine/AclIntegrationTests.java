@@ -1,0 +1,161 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.NodeFailure;
+import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.embedded.RedisNode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * ACL users that lack a permission locking needs, and users that lack only what it does
+ * not need (issue 12, item 4). Before the change a user without {@code INFO} or
+ * {@code TIME} saw every lock fail with "recently restarted ... counts again once the
+ * maximum TTL has passed", logged only at DEBUG; health, a {@code PING}, said UP for a
+ * user refused every lock and DOWN for a user without {@code PING} whose locks worked.
+ */
+class AclIntegrationTests {
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
+
+	private final List<String> warnings = new ArrayList<>();
+
+	// held strongly: the log manager keeps loggers only weakly, with their handlers
+	private final Logger trustLogger = Logger.getLogger(NodeTrust.class.getName());
+
+	private final Handler handler = new Handler() {
+
+		@Override
+		public void publish(LogRecord record) {
+			synchronized (AclIntegrationTests.this.warnings) {
+				AclIntegrationTests.this.warnings.add(record.getLevel() + " " + record.getMessage());
+			}
+		}
+
+		@Override
+		public void flush() {
+		}
+
+		@Override
+		public void close() {
+		}
+
+	};
+
+	private RedlockRegistry registry;
+
+	@BeforeEach
+	void listen() {
+		this.trustLogger.addHandler(this.handler);
+	}
+
+	@AfterEach
+	void close() {
+		if (this.registry != null) {
+			this.registry.close();
+		}
+		this.trustLogger.removeHandler(this.handler);
+	}
+
+	@Test
+	void theCommonAllButDangerousRecipeLacksInfoAndEveryPlaceSaysSo() {
+		RedlockRegistry registry = registryAs("nodanger", "~*", "+@all", "-@dangerous");
+		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.acquire("acl", Duration.ofSeconds(1), Duration.ofSeconds(5)));
+		assertThat(failure.getReason()).isEqualTo(LockAcquisitionException.Reason.NO_QUORUM);
+		assertThat(failure.getFailures()).hasSize(3).allSatisfy((node) -> {
+			assertThat(node.kind()).isEqualTo(NodeFailure.Kind.NOPERM);
+			assertThat(node.detail()).contains("INFO").contains("add +info");
+		});
+		assertThat(failure).hasMessageContaining("not usable: NOPERM (on INFO");
+		assertThat(registry.checkNodes()).allSatisfy((status) -> {
+			assertThat(status.usable()).isFalse();
+			assertThat(status.problem()).startsWith("not usable: NOPERM (on INFO");
+		});
+		synchronized (this.warnings) {
+			for (RedisNode node : fleet.fleet().nodes()) {
+				assertThat(this.warnings)
+					.filteredOn((line) -> line.startsWith("WARNING") && line.contains("127.0.0.1:" + node.port())
+							&& line.contains("not usable: NOPERM on INFO"))
+					.hasSize(1);
+			}
+		}
+	}
+
+	@Test
+	void aUserWithoutTimeIsToldThatTimeIsMissingNotTheScriptsSha() {
+		RedlockRegistry registry = registryAs("notime", "~*", "+@all", "-time");
+		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.acquire("acl", Duration.ofSeconds(1), Duration.ofSeconds(5)));
+		assertThat(failure).hasMessageContaining("NOPERM (on TIME").hasMessageContaining("add +time");
+	}
+
+	@Test
+	void aUserWithoutIncrIsCaughtWhenItConnectsNotOnlyWhenItLocks() {
+		RedlockRegistry registry = registryAs("noincr", "~*", "+@all", "-incr");
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(registry.checkNodes())
+				.allSatisfy((status) -> assertThat(status.problem()).contains("NOPERM (on INCR")));
+	}
+
+	@Test
+	void aUserWithoutPingButWithEverythingLockingNeedsLocksAndIsHealthy() throws Exception {
+		RedlockRegistry registry = registryAs("noping", "~*", "+@all", "-ping");
+		awaitUsable(registry);
+		try (Lease lease = registry.acquire("acl", Duration.ofSeconds(1), Duration.ofSeconds(5))) {
+			assertThat(lease.isHeld()).isTrue();
+		}
+	}
+
+	@Test
+	void theLeastPrivilegeTheReadmeListsIsEnough() throws Exception {
+		RedlockRegistry registry = registryAs("least", "~redlock:*", "+eval", "+evalsha", "+get", "+set", "+exists",
+				"+incr", "+pexpire", "+pttl", "+del", "+time", "+info");
+		awaitUsable(registry);
+		try (Lease lease = registry.acquire("acl", Duration.ofSeconds(1), Duration.ofSeconds(5))) {
+			assertThat(lease.isHeld()).isTrue();
+			assertThat(lease.extend(Duration.ofSeconds(1))).isTrue();
+		}
+		assertThat(registry.inspect("acl").nodes()).allSatisfy((node) -> assertThat(node.error()).isNull());
+	}
+
+	private RedlockRegistry registryAs(String user, String... rules) {
+		List<String> uris = new ArrayList<>();
+		for (RedisNode node : fleet.fleet().nodes()) {
+			List<String> command = new ArrayList<>(List.of("ACL", "SETUSER", user, "reset", "on", ">secret-" + user));
+			command.addAll(List.of(rules));
+			node.call(command.toArray(String[]::new));
+			uris.add("redis://" + user + ":secret-" + user + "@127.0.0.1:" + node.port());
+		}
+		this.registry = RedlockRegistry.builder()
+			.nodes(uris)
+			.restartGuard(true)
+			.defaultTtl(Duration.ofSeconds(1))
+			.maxTtl(Duration.ofSeconds(1))
+			.build()
+			.start();
+		return this.registry;
+	}
+
+	private static void awaitUsable(RedlockRegistry registry) {
+		await().atMost(Duration.ofSeconds(15))
+			.untilAsserted(() -> assertThat(registry.checkNodes())
+				.allSatisfy((status) -> assertThat(status.usable()).as(String.valueOf(status.problem())).isTrue()));
+	}
+
+}
