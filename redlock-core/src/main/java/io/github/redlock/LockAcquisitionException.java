@@ -89,12 +89,14 @@ public class LockAcquisitionException extends RedlockException {
 	 */
 	public LockAcquisitionException(String key, Duration waitTime, int attempts, int agreed, int required, int nodes,
 			List<NodeFailure> failures, String note) {
-		this(reasonOf(agreed, required, failures), key, waitTime, attempts, agreed, required, nodes, failures, note);
+		this(null, key, waitTime, attempts, agreed, required, nodes, failures, note);
 	}
 
 	/**
 	 * Creates an exception that describes the last attempt, with its reason.
-	 * @param reason why the lock could not be acquired
+	 * @param reason why the lock could not be acquired, or {@code null} to judge it from
+	 * the last attempt: held when the nodes that answered could have made a quorum, no
+	 * quorum otherwise
 	 * @param key the lock's key
 	 * @param waitTime how long the caller waited
 	 * @param attempts how many attempts were made
@@ -106,8 +108,9 @@ public class LockAcquisitionException extends RedlockException {
 	 */
 	public LockAcquisitionException(Reason reason, String key, Duration waitTime, int attempts, int agreed,
 			int required, int nodes, List<NodeFailure> failures, String note) {
-		super(message(reason, key, waitTime, attempts, agreed, required, nodes, failures, note));
-		this.reason = reason;
+		super(message(reasonOf(reason, agreed, required, failures), key, waitTime, attempts, agreed, required, nodes,
+				failures, note));
+		this.reason = reasonOf(reason, agreed, required, failures);
 		this.key = key;
 		this.agreed = agreed;
 		this.required = required;
@@ -152,7 +155,10 @@ public class LockAcquisitionException extends RedlockException {
 	 * nodes that answered (agreeing or holding another owner's value) could have made a
 	 * quorum, no quorum otherwise.
 	 */
-	private static Reason reasonOf(int agreed, int required, List<NodeFailure> failures) {
+	private static Reason reasonOf(Reason given, int agreed, int required, List<NodeFailure> failures) {
+		if (given != null) {
+			return given;
+		}
 		long held = failures.stream().filter((failure) -> failure.kind() == NodeFailure.Kind.HELD).count();
 		if (agreed >= required) {
 			return Reason.VALIDITY_EXHAUSTED;
@@ -164,8 +170,8 @@ public class LockAcquisitionException extends RedlockException {
 			int nodes, List<NodeFailure> failures, String note) {
 		StringBuilder message = new StringBuilder("Could not acquire lock '").append(LockKeys.printable(key))
 			.append("'");
-		message.append(waitTime.isZero() ? " in one attempt"
-				: " within " + format(waitTime) + " (" + attempts + ((attempts == 1) ? " attempt)" : " attempts)"));
+		message.append(waitTime.isZero() ? " in one attempt" : " within " + Durations.format(waitTime) + " (" + attempts
+				+ ((attempts == 1) ? " attempt)" : " attempts)"));
 		message.append(", ")
 			.append(reason.description())
 			.append(": ")
@@ -198,10 +204,6 @@ public class LockAcquisitionException extends RedlockException {
 			}
 		}
 		return message.toString();
-	}
-
-	private static String format(Duration duration) {
-		return (duration.toMillis() % 1000 == 0) ? duration.toSeconds() + "s" : duration.toMillis() + "ms";
 	}
 
 	/**

@@ -258,30 +258,31 @@ final class Acquisition {
 			return;
 		}
 		long left = this.deadline - this.engine.clock().nanoTime();
-		String why = note;
-		LockAcquisitionException.Reason judged = reason;
-		if (left > 0) {
-			if (this.fleet.quorumPossibleBy(System.nanoTime() + left)) {
-				if (!this.engine.waiting().retryLater(this::attempt, left)) {
-					abandonOnClose();
-				}
-				return;
-			}
-			judged = LockAcquisitionException.Reason.NO_QUORUM;
-			why = "fewer nodes than a quorum are usable and none is expected back within the wait time, so it"
-					+ " stopped trying " + TimeUnit.NANOSECONDS.toMillis(left) + "ms early";
+		if (left <= 0) {
+			fail(call, note, reason);
 		}
+		else if (!this.fleet.quorumPossibleBy(System.nanoTime() + left)) {
+			fail(call,
+					"fewer nodes than a quorum are usable and none is expected back within the wait time, so it"
+							+ " stopped trying " + TimeUnit.NANOSECONDS.toMillis(left) + "ms early",
+					LockAcquisitionException.Reason.NO_QUORUM);
+		}
+		else if (!this.engine.waiting().retryLater(this::attempt, left)) {
+			abandonOnClose();
+		}
+	}
+
+	/**
+	 * Fails the acquisition once every node of its last attempt has answered.
+	 * @param reason the reason, or {@code null} to judge it from the call's replies
+	 */
+	private void fail(QuorumCall call, String note, LockAcquisitionException.Reason reason) {
 		int attemptsMade = this.attempts;
-		String finalNote = why;
-		LockAcquisitionException.Reason finalReason = judged;
 		call.completion().thenRun(() -> {
 			int agreed = call.countAnswered((reply) -> reply > 0);
 			List<NodeFailure> failures = call.failures((reply) -> "by another owner for " + (-reply - 1) + "ms more");
-			LockAcquisitionException failure = (finalReason != null)
-					? new LockAcquisitionException(finalReason, this.key, this.waitTime, attemptsMade, agreed,
-							this.fleet.quorum(), this.fleet.size(), failures, finalNote)
-					: new LockAcquisitionException(this.key, this.waitTime, attemptsMade, agreed, this.fleet.quorum(),
-							this.fleet.size(), failures, finalNote);
+			LockAcquisitionException failure = new LockAcquisitionException(reason, this.key, this.waitTime,
+					attemptsMade, agreed, this.fleet.quorum(), this.fleet.size(), failures, note);
 			if (!this.result.isDone() && this.engine.events().any()) {
 				Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
 				this.engine.events().tell((listener) -> listener.notAcquired(this.key, took, failure));

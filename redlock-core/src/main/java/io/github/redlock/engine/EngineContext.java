@@ -1,5 +1,7 @@
 package io.github.redlock.engine;
 
+import io.github.redlock.Durations;
+
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;

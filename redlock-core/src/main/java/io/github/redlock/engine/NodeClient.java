@@ -217,11 +217,8 @@ final class NodeClient {
 					// restarted since the command was sent, so it proves nothing
 					result.complete(NodeReply.failed(reset()));
 				}
-				else if (ex != null && Permissions.isDenied(ex)) {
-					result.complete(NodeReply.failed(this.trust.scriptDenied(script, ex)));
-				}
 				else {
-					result.complete((ex != null) ? NodeReply.failed(classify(ex)) : reply(script, value));
+					result.complete((ex != null) ? NodeReply.failed(failure(script, ex)) : reply(script, value));
 				}
 			});
 		}
@@ -262,21 +259,19 @@ final class NodeClient {
 			this.<List<Object>>run(current, Script.INSPECT, ScriptOutputType.MULTI, new String[] { marker, marker },
 					new String[0], (reply, ex) -> {
 						if (ex != null) {
-							NodeFailure failure = Permissions.isDenied(ex) ? this.trust.scriptDenied(Script.INSPECT, ex)
-									: classify(ex);
-							result.complete(new NodeStatus(toString(), false, null, failure.describe()));
+							result.complete(
+									new NodeStatus(toString(), false, null, failure(Script.INSPECT, ex).describe()));
 							return;
 						}
 						Duration latency = Duration.ofNanos(System.nanoTime() - start);
 						NodeFailure untrusted = this.trust.untrusted(this.generation.get());
-						result.complete((untrusted != null)
-								? new NodeStatus(toString(), false, latency,
-										untrusted.kind().description() + " (" + untrusted.detail() + ")")
-								: new NodeStatus(toString(), true, latency, null));
+						result.complete(
+								(untrusted != null) ? new NodeStatus(toString(), false, latency, untrusted.describe())
+										: new NodeStatus(toString(), true, latency, null));
 					});
 		}
 		catch (RuntimeException ex) {
-			result.complete(new NodeStatus(toString(), false, null, classify(ex).detail()));
+			result.complete(new NodeStatus(toString(), false, null, classify(ex).describe()));
 		}
 		return result;
 	}
@@ -376,9 +371,21 @@ final class NodeClient {
 		return this.errors.classify(ex);
 	}
 
+	/**
+	 * Returns whether the connection is open at this instant (unlike {@link #isUp()},
+	 * which follows connection events).
+	 */
 	boolean isConnected() {
 		StatefulRedisConnection<String, String> current = this.connection;
 		return current != null && current.isOpen();
+	}
+
+	/**
+	 * Says why a script failed; a permission refused puts the node out of quorums until
+	 * its trust finds out which one it was.
+	 */
+	private NodeFailure failure(Script script, Throwable ex) {
+		return NodeErrors.isDenied(ex) ? this.trust.scriptDenied(script, ex) : classify(ex);
 	}
 
 	/**
@@ -423,17 +430,11 @@ final class NodeClient {
 	 * expected back), and its trust does not rule it out until after then.
 	 */
 	boolean mayCountBy(long deadline) {
-		StatefulRedisConnection<String, String> current = this.connection;
-		if (this.closed || current == null) {
+		if (this.closed || this.connection == null) {
 			return false;
 		}
-		if (!current.isOpen()) {
-			long since = this.disconnectedSince;
-			if (since == 0 || System.nanoTime() - since > RECONNECT_GRACE_NANOS) {
-				return false;
-			}
-		}
-		return this.trust.mayCountBy(deadline);
+		long since = this.disconnectedSince;
+		return (since == 0 || System.nanoTime() - since <= RECONNECT_GRACE_NANOS) && this.trust.mayCountBy(deadline);
 	}
 
 	/**

@@ -57,6 +57,23 @@ final class NodeErrors {
 				|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"));
 	}
 
+	/**
+	 * Returns whether the server refused a command or a key to this user: a plain
+	 * {@code NOPERM}, or a script's error, which names only the script.
+	 */
+	static boolean isDenied(Throwable ex) {
+		String message = unwrap(ex).getMessage();
+		return message != null && (message.startsWith("NOPERM") || message.contains("can't run this command")
+				|| message.contains("no permissions to"));
+	}
+
+	/**
+	 * Returns the server's message of an error, without the wrappers around it.
+	 */
+	static String message(Throwable ex) {
+		return String.valueOf(unwrap(ex).getMessage());
+	}
+
 	private static boolean isDisconnected(Throwable cause) {
 		String message = cause.getMessage();
 		return message != null && (message.contains("not connected") || message.contains("Connection closed")

@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongPredicate;
 
+import io.github.redlock.Durations;
 import io.github.redlock.RedlockException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.resource.ClientResources;
@@ -166,8 +167,8 @@ final class NodeFleet {
 	}
 
 	/**
-	 * Connects and waits at most the connect timeout; warns when fewer than a quorum of
-	 * nodes can be reached.
+	 * Connects and waits at most the connect timeout. Whether a quorum can be reached is
+	 * {@link FleetAvailability}'s to say, once every node has been tried.
 	 */
 	void start() {
 		try {
@@ -178,12 +179,7 @@ final class NodeFleet {
 			throw new RedlockException("Interrupted while connecting to the redlock nodes", ex);
 		}
 		catch (ExecutionException | TimeoutException ex) {
-			logger.warn("Not every redlock node answered within " + this.connectTimeout);
-		}
-		long up = this.nodes.stream().filter(NodeClient::isConnected).count();
-		if (up < this.quorum) {
-			logger.warn("Only " + up + " of " + this.nodes.size() + " redlock nodes are reachable; " + this.quorum
-					+ " are needed for any lock to be acquired");
+			logger.warn("Not every redlock node answered within " + Durations.format(this.connectTimeout));
 		}
 	}
 

@@ -194,7 +194,7 @@ final class NodeTrust {
 	 * checked yet, a duplicate, or evicting).
 	 */
 	long countsFrom() {
-		if (this.sameServerAs != null || this.evicts != null || this.denied != null) {
+		if (ruledOut()) {
 			return Long.MAX_VALUE;
 		}
 		if (!this.guard.enabled()) {
@@ -241,12 +241,21 @@ final class NodeTrust {
 	}
 
 	/**
+	 * Returns whether something other than the restart guard keeps this node out, until
+	 * the operator acts: a duplicate, a memory policy that evicts, or a permission
+	 * refused.
+	 */
+	private boolean ruledOut() {
+		return this.sameServerAs != null || this.evicts != null || this.denied != null;
+	}
+
+	/**
 	 * Returns whether this node may count toward a quorum by {@code deadline}
 	 * ({@link System#nanoTime()}): not a duplicate, not evicting, and, once checked, not
 	 * kept out by the guard until after the deadline.
 	 */
 	boolean mayCountBy(long deadline) {
-		if (this.sameServerAs != null || this.evicts != null || this.denied != null) {
+		if (ruledOut()) {
 			return false;
 		}
 		return !this.guard.enabled() || this.verifiedGeneration != this.generation.getAsInt()
@@ -284,7 +293,7 @@ final class NodeTrust {
 		});
 		CompletableFuture<Void> done = new CompletableFuture<>();
 		check.whenComplete((ignored, ex) -> {
-			if (ex != null && !Permissions.isDenied(ex)) {
+			if (ex != null && !NodeErrors.isDenied(ex)) {
 				logger.debug("Could not check redlock node " + this.node + " for a restart", ex);
 				finishVerify(done, checkedGeneration, false);
 				return;
@@ -296,7 +305,7 @@ final class NodeTrust {
 					denied(detail);
 				}
 				else if (ex != null) {
-					denied("in the restart guard's check (" + Permissions.message(ex) + ")");
+					denied("in the restart guard's check (" + NodeErrors.message(ex) + ")");
 				}
 				else {
 					permitted();
@@ -325,7 +334,7 @@ final class NodeTrust {
 	NodeFailure scriptDenied(Script script, Throwable ex) {
 		if (this.denied == null) {
 			this.denied = "the " + script.name()
-					+ " script uses a command or key the ACL user may not (checking which: " + Permissions.message(ex)
+					+ " script uses a command or key the ACL user may not (checking which: " + NodeErrors.message(ex)
 					+ ")";
 			this.deniedCheckedAt = System.nanoTime();
 			this.verifiedGeneration = -1;
@@ -475,7 +484,7 @@ final class NodeTrust {
 	 * Returns whether this node counts toward quorums now.
 	 */
 	boolean isTrusted() {
-		if (this.sameServerAs != null || this.evicts != null || this.denied != null) {
+		if (ruledOut()) {
 			return false;
 		}
 		return !this.guard.enabled() || (this.verifiedGeneration == this.generation.getAsInt()

@@ -6,9 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 
 import io.lettuce.core.ScriptOutputType;
@@ -26,23 +24,9 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
  */
 final class Permissions {
 
-	private static final String PROBE_SCRIPT = "return 1";
+	private static final Script PROBE_SCRIPT = Script.of("acl-probe", "return 1");
 
 	private Permissions() {
-	}
-
-	/**
-	 * Returns whether an error is the server refusing a command or a key to this user.
-	 */
-	static boolean isDenied(Throwable ex) {
-		Throwable cause = ex;
-		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-				&& cause.getCause() != null) {
-			cause = cause.getCause();
-		}
-		String message = cause.getMessage();
-		return message != null && (message.startsWith("NOPERM") || message.contains("can't run this command")
-				|| message.contains("no permissions to"));
 	}
 
 	/**
@@ -64,8 +48,8 @@ final class Permissions {
 		probes.put("incr", (c) -> c.incr(probeKey));
 		probes.put("pexpire", (c) -> c.pexpire(probeKey, 10_000));
 		probes.put("del", (c) -> c.del(probeKey));
-		probes.put("eval", (c) -> c.eval(PROBE_SCRIPT, ScriptOutputType.INTEGER));
-		probes.put("evalsha", (c) -> c.evalsha(Script.of("probe", PROBE_SCRIPT).sha(), ScriptOutputType.INTEGER));
+		probes.put("eval", (c) -> c.eval(PROBE_SCRIPT.text(), ScriptOutputType.INTEGER));
+		probes.put("evalsha", (c) -> c.evalsha(PROBE_SCRIPT.sha(), ScriptOutputType.INTEGER));
 		List<String> names = new ArrayList<>(probes.keySet());
 		List<CompletableFuture<String>> refused = new ArrayList<>();
 		for (String name : names) {
@@ -74,10 +58,10 @@ final class Permissions {
 				outcome = probes.get(name)
 					.apply(commands)
 					.toCompletableFuture()
-					.handle((ignored, ex) -> (ex != null && isDenied(ex)) ? denial(name, ex) : null);
+					.handle((ignored, ex) -> (ex != null && NodeErrors.isDenied(ex)) ? denial(name, ex) : null);
 			}
 			catch (RuntimeException ex) {
-				outcome = CompletableFuture.completedFuture(isDenied(ex) ? denial(name, ex) : null);
+				outcome = CompletableFuture.completedFuture(NodeErrors.isDenied(ex) ? denial(name, ex) : null);
 			}
 			refused.add(outcome);
 		}
@@ -100,20 +84,8 @@ final class Permissions {
 		});
 	}
 
-	/**
-	 * Returns the server's message of an error, without the wrappers around it.
-	 */
-	static String message(Throwable ex) {
-		Throwable cause = ex;
-		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-				&& cause.getCause() != null) {
-			cause = cause.getCause();
-		}
-		return String.valueOf(cause.getMessage());
-	}
-
 	private static String denial(String command, Throwable ex) {
-		return message(ex).contains("keys") ? "~keys" : command;
+		return NodeErrors.message(ex).contains("keys") ? "~keys" : command;
 	}
 
 	private static String describe(List<String> commands, boolean keys, String markerKey) {

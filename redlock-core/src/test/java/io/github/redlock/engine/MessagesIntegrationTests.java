@@ -8,6 +8,7 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
+import io.github.redlock.Durations;
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockInfo;

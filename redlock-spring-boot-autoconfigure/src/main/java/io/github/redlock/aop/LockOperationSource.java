@@ -12,7 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
-import io.github.redlock.engine.Durations;
+import io.github.redlock.Durations;
 import io.github.redlock.annotation.DistributedLock;
 import io.github.redlock.autoconfigure.InvalidRedlockConfigurationException;
 import io.github.redlock.autoconfigure.RedlockProperties;

@@ -72,9 +72,7 @@ public class RedlockMetrics implements RegistryListener {
 
 	@Override
 	public void notAcquired(String key, Duration took, LockAcquisitionException cause) {
-		LockAcquisitionException.Reason reason = (cause.getReason() != null) ? cause.getReason()
-				: LockAcquisitionException.Reason.NO_QUORUM;
-		this.notAcquired.get(reason).record(took);
+		this.notAcquired.get(cause.getReason()).record(took);
 	}
 
 	@Override

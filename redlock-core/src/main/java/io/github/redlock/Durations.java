@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock;
 
 import java.time.Duration;
 
