@@ -3,9 +3,7 @@ package io.github.redlock.engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
+import java.util.logging.Level;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
@@ -13,7 +11,6 @@ import io.github.redlock.NodeFailure;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -33,43 +30,16 @@ class AclIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
 
-	private final List<String> warnings = new ArrayList<>();
-
-	// held strongly: the log manager keeps loggers only weakly, with their handlers
-	private final Logger trustLogger = Logger.getLogger(NodeTrust.class.getName());
-
-	private final Handler handler = new Handler() {
-
-		@Override
-		public void publish(LogRecord record) {
-			synchronized (AclIntegrationTests.this.warnings) {
-				AclIntegrationTests.this.warnings.add(record.getLevel() + " " + record.getMessage());
-			}
-		}
-
-		@Override
-		public void flush() {
-		}
-
-		@Override
-		public void close() {
-		}
-
-	};
+	private final LogCapture log = LogCapture.of(Level.INFO, NodeTrust.class);
 
 	private RedlockRegistry registry;
-
-	@BeforeEach
-	void listen() {
-		this.trustLogger.addHandler(this.handler);
-	}
 
 	@AfterEach
 	void close() {
 		if (this.registry != null) {
 			this.registry.close();
 		}
-		this.trustLogger.removeHandler(this.handler);
+		this.log.close();
 	}
 
 	@Test
@@ -87,13 +57,11 @@ class AclIntegrationTests {
 			assertThat(status.usable()).isFalse();
 			assertThat(status.problem()).startsWith("not usable: NOPERM (on INFO");
 		});
-		synchronized (this.warnings) {
-			for (RedisNode node : fleet.fleet().nodes()) {
-				assertThat(this.warnings)
-					.filteredOn((line) -> line.startsWith("WARNING") && line.contains("127.0.0.1:" + node.port())
-							&& line.contains("not usable: NOPERM on INFO"))
-					.hasSize(1);
-			}
+		for (RedisNode node : fleet.fleet().nodes()) {
+			assertThat(this.log.lines())
+				.filteredOn((line) -> line.startsWith("WARNING") && line.contains("127.0.0.1:" + node.port())
+						&& line.contains("not usable: NOPERM on INFO"))
+				.hasSize(1);
 		}
 	}
 

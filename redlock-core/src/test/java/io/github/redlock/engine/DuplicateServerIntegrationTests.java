@@ -3,9 +3,7 @@ package io.github.redlock.engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
+import java.util.logging.Level;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
@@ -29,42 +27,19 @@ class DuplicateServerIntegrationTests {
 	@RegisterExtension
 	final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
 
-	private final List<String> warnings = new ArrayList<>();
-
-	// held strongly: the log manager keeps loggers only weakly, with their handlers
-	private final Logger trustLogger = Logger.getLogger(NodeTrust.class.getName());
-
-	private final Handler handler = new Handler() {
-
-		@Override
-		public void publish(LogRecord record) {
-			synchronized (DuplicateServerIntegrationTests.this.warnings) {
-				DuplicateServerIntegrationTests.this.warnings.add(record.getLevel() + " " + record.getMessage());
-			}
-		}
-
-		@Override
-		public void flush() {
-		}
-
-		@Override
-		public void close() {
-		}
-
-	};
+	private final LogCapture log = LogCapture.of(Level.INFO, NodeTrust.class);
 
 	private RedlockRegistry registry;
 
 	@AfterEach
 	void close() {
-		this.trustLogger.removeHandler(this.handler);
+		this.log.close();
 		if (this.registry != null) {
 			this.registry.close();
 		}
 	}
 
 	private RedlockRegistry registry(boolean guard) {
-		this.trustLogger.addHandler(this.handler);
 		String twin = "redis://localhost:" + this.fleet.node(0).port();
 		List<String> nodes = new ArrayList<>(this.fleet.uris());
 		nodes.add(twin);
@@ -82,10 +57,8 @@ class DuplicateServerIntegrationTests {
 		assertThat(status.get(3).problem()).contains("listed twice")
 			.contains("the same server as " + this.fleet.node(0).uri());
 		assertThat(status.subList(0, 3)).allMatch(NodeStatus::usable);
-		synchronized (this.warnings) {
-			assertThat(this.warnings).anyMatch((line) -> line.startsWith("WARNING") && line.contains(twin)
-					&& line.contains("is the same server as " + this.fleet.node(0).uri()));
-		}
+		assertThat(this.log.lines()).anyMatch((line) -> line.startsWith("WARNING") && line.contains(twin)
+				&& line.contains("is the same server as " + this.fleet.node(0).uri()));
 		// three distinct servers agree: a quorum of the four listed
 		try (Lease lease = registry.acquire("twin", Duration.ofSeconds(10), Duration.ZERO)) {
 			assertThat(lease.isHeld()).isTrue();

@@ -3,16 +3,12 @@ package io.github.redlock.engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.github.redlock.embedded.RedisFleetExtension;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -30,47 +26,16 @@ class FleetAvailabilityIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
 
-	private final List<String> log = new ArrayList<>();
-
-	// held strongly: the log manager keeps loggers only weakly, with their handlers
-	private final List<Logger> loggers = List.of(Logger.getLogger(FleetAvailability.class.getName()),
-			Logger.getLogger(NodeTrust.class.getName()));
-
-	private final Handler handler = new Handler() {
-
-		@Override
-		public void publish(LogRecord record) {
-			synchronized (FleetAvailabilityIntegrationTests.this.log) {
-				FleetAvailabilityIntegrationTests.this.log.add(record.getLevel() + " " + record.getMessage());
-			}
-		}
-
-		@Override
-		public void flush() {
-		}
-
-		@Override
-		public void close() {
-		}
-
-	};
+	private final LogCapture log = LogCapture.of(Level.INFO, FleetAvailability.class, NodeTrust.class);
 
 	private RedlockRegistry registry;
-
-	@BeforeEach
-	void listen() {
-		this.loggers.forEach((logger) -> {
-			logger.addHandler(this.handler);
-			logger.setLevel(Level.INFO);
-		});
-	}
 
 	@AfterEach
 	void close() {
 		if (this.registry != null) {
 			this.registry.close();
 		}
-		this.loggers.forEach((logger) -> logger.removeHandler(this.handler));
+		this.log.close();
 	}
 
 	@Test
@@ -140,9 +105,7 @@ class FleetAvailabilityIntegrationTests {
 	}
 
 	private List<String> lines(String containing) {
-		synchronized (this.log) {
-			return this.log.stream().filter((line) -> line.contains(containing)).toList();
-		}
+		return this.log.lines(containing);
 	}
 
 	private static long secondsAgo(String problem) {

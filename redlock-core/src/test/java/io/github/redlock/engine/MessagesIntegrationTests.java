@@ -3,10 +3,7 @@ package io.github.redlock.engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import io.github.redlock.Durations;
 import io.github.redlock.Lease;
@@ -47,28 +44,7 @@ class MessagesIntegrationTests {
 
 	@Test
 	void controlCharactersInAKeyAreEscapedWhereverTheKeyIsShown() throws Exception {
-		List<String> debug = new ArrayList<>();
-		Logger logger = Logger.getLogger(Acquisition.class.getName());
-		Handler handler = new Handler() {
-
-			@Override
-			public void publish(LogRecord record) {
-				synchronized (debug) {
-					debug.add(record.getMessage());
-				}
-			}
-
-			@Override
-			public void flush() {
-			}
-
-			@Override
-			public void close() {
-			}
-
-		};
-		logger.addHandler(handler);
-		logger.setLevel(Level.FINE);
+		LogCapture debug = LogCapture.of(Level.FINE, Acquisition.class);
 		try (Lease lease = this.registry.acquire(FORGING_KEY, Duration.ofSeconds(10), Duration.ZERO)) {
 			assertThat(lease.key()).isEqualTo(FORGING_KEY); // the key itself is unchanged
 			LockAcquisitionException[] failure = new LockAcquisitionException[1];
@@ -82,13 +58,10 @@ class MessagesIntegrationTests {
 			assertThat(this.registry.inspect(FORGING_KEY).toString()).doesNotContain("\r", "\n");
 		}
 		finally {
-			logger.removeHandler(handler);
-			logger.setLevel(null);
+			debug.close();
 		}
-		synchronized (debug) {
-			assertThat(debug).anyMatch((line) -> line.startsWith("Acquired 'order:1\\r\\n"))
-				.allSatisfy((line) -> assertThat(line).doesNotContain("\r", "\n"));
-		}
+		assertThat(debug.lines()).anyMatch((line) -> line.startsWith("FINE Acquired 'order:1\\r\\n"))
+			.allSatisfy((line) -> assertThat(line).doesNotContain("\r", "\n"));
 		assertThat(LockKeys.printable("plain:key")).isEqualTo("plain:key");
 		assertThat(LockKeys.printable("a\tb\u2028c\u0085")).isEqualTo("a\\tb\\u2028c\\u0085");
 	}

@@ -3,9 +3,7 @@ package io.github.redlock.engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
+import java.util.logging.Level;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
@@ -34,29 +32,7 @@ class RestartGuardIntegrationTests {
 
 	private final List<RedlockRegistry> registries = new ArrayList<>();
 
-	private final List<String> log = new ArrayList<>();
-
-	// held strongly: the log manager keeps loggers only weakly, with their handlers
-	private final Logger nodeLogger = Logger.getLogger(NodeTrust.class.getName());
-
-	private final Handler handler = new Handler() {
-
-		@Override
-		public void publish(LogRecord record) {
-			synchronized (RestartGuardIntegrationTests.this.log) {
-				RestartGuardIntegrationTests.this.log.add(record.getLevel() + " " + record.getMessage());
-			}
-		}
-
-		@Override
-		public void flush() {
-		}
-
-		@Override
-		public void close() {
-		}
-
-	};
+	private final LogCapture log = LogCapture.of(Level.INFO, NodeTrust.class);
 
 	@BeforeEach
 	void establishedFleet() {
@@ -67,12 +43,11 @@ class RestartGuardIntegrationTests {
 		}
 		await().atMost(Duration.ofSeconds(30))
 			.until(() -> fleet.fleet().nodes().stream().allMatch((node) -> uptimeSeconds(node) > 3));
-		this.nodeLogger.addHandler(this.handler);
 	}
 
 	@AfterEach
 	void closeRegistries() {
-		this.nodeLogger.removeHandler(this.handler);
+		this.log.close();
 		this.registries.forEach(RedlockRegistry::close);
 	}
 
@@ -171,12 +146,11 @@ class RestartGuardIntegrationTests {
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(MAX_TTL.plusSeconds(2));
 		}
 		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-			synchronized (this.log) {
-				assertThat(this.log).anyMatch((line) -> line.startsWith("WARNING") && line.contains(fleet.node(0).uri())
+			assertThat(this.log.lines())
+				.anyMatch((line) -> line.startsWith("WARNING") && line.contains(fleet.node(0).uri())
 						&& line.contains("restarted") && line.contains("counts toward no quorum"));
-				assertThat(this.log).anyMatch((line) -> line.startsWith("INFO") && line.contains(fleet.node(0).uri())
-						&& line.contains("counts toward quorums again"));
-			}
+			assertThat(this.log.lines()).anyMatch((line) -> line.startsWith("INFO")
+					&& line.contains(fleet.node(0).uri()) && line.contains("counts toward quorums again"));
 		});
 	}
 

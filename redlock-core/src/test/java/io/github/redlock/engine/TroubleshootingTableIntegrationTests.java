@@ -6,13 +6,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.logging.Level;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -225,35 +223,9 @@ class TroubleshootingTableIntegrationTests {
 	}
 
 	private String cannotLockAtAll() {
-		List<String> log = new ArrayList<>();
-		Logger logger = Logger.getLogger(FleetAvailability.class.getName());
-		Handler handler = new Handler() {
-
-			@Override
-			public void publish(LogRecord record) {
-				synchronized (log) {
-					log.add(record.getMessage());
-				}
-			}
-
-			@Override
-			public void flush() {
-			}
-
-			@Override
-			public void close() {
-			}
-
-		};
-		logger.addHandler(handler);
-		try {
+		try (LogCapture log = LogCapture.of(Level.INFO, FleetAvailability.class)) {
 			registry(true);
-			synchronized (log) {
-				return log.stream().filter((line) -> line.contains("cannot lock")).findFirst().orElse("(none)");
-			}
-		}
-		finally {
-			logger.removeHandler(handler);
+			return log.lines("cannot lock").stream().findFirst().orElse("(none)");
 		}
 	}
 

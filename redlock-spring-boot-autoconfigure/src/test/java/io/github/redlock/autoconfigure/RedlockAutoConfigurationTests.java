@@ -40,8 +40,9 @@ import static org.assertj.core.api.Assertions.assertThatException;
 @ExtendWith(OutputCaptureExtension.class)
 class RedlockAutoConfigurationTests {
 
-	private static final String[] NODES = { "redlock.nodes[0]=redis://127.0.0.1:1",
-			"redlock.nodes[1]=redis://127.0.0.1:2", "redlock.nodes[2]=redis://127.0.0.1:3" };
+	/** Nodes that refuse connections at once. */
+	static final String[] NODES = { "redlock.nodes[0]=redis://127.0.0.1:1", "redlock.nodes[1]=redis://127.0.0.1:2",
+			"redlock.nodes[2]=redis://127.0.0.1:3" };
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class))

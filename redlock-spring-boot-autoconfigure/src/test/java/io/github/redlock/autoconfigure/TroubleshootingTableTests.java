@@ -34,8 +34,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 @ExtendWith(OutputCaptureExtension.class)
 class TroubleshootingTableTests {
 
-	private static final String[] NODES = { "redlock.nodes[0]=redis://127.0.0.1:1",
-			"redlock.nodes[1]=redis://127.0.0.1:2", "redlock.nodes[2]=redis://127.0.0.1:3" };
+	private static final String[] NODES = RedlockAutoConfigurationTests.NODES;
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class))
