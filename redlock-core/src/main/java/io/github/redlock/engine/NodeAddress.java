@@ -2,6 +2,8 @@ package io.github.redlock.engine;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -16,6 +18,8 @@ import io.lettuce.core.RedisURI;
  * @author redlock contributors
  */
 final class NodeAddress {
+
+	private static final String MASK = "******";
 
 	private final RedisURI uri;
 
@@ -80,12 +84,13 @@ final class NodeAddress {
 		catch (RuntimeException ex) {
 			throw new InvalidOptionException(
 					"Node " + index + " '" + redact(trimmed) + "' is not a valid URI ("
-							+ redact(String.valueOf(ex.getMessage())) + ")",
+							+ redact(String.valueOf(ex.getMessage()), trimmed) + ")",
 					"write it as redis://[[user]:password@]host:port[/database]");
 		}
 		catch (URISyntaxException ex) {
 			throw new InvalidOptionException(
-					"Node " + index + " '" + redact(trimmed) + "' is not a valid URI (" + ex.getReason() + ")",
+					"Node " + index + " '" + redact(trimmed) + "' is not a valid URI ("
+							+ redact(ex.getReason(), trimmed) + ")",
 					"write it as redis://[[user]:password@]host:port[/database]");
 		}
 		if (uri.getHost() == null || uri.getHost().isBlank()) {
@@ -97,10 +102,6 @@ final class NodeAddress {
 					"Redlock needs independent masters, each given as redis://host:port");
 		}
 		StringBuilder display = new StringBuilder(uri.isSsl() ? "rediss://" : "redis://");
-		String user = userName(trimmed);
-		if (!user.isEmpty()) {
-			display.append(user).append('@');
-		}
 		display.append(uri.getHost()).append(':').append(uri.getPort());
 		if (uri.getDatabase() != 0) {
 			display.append('/').append(uri.getDatabase());
@@ -108,24 +109,46 @@ final class NodeAddress {
 		return new NodeAddress(uri, display.toString());
 	}
 
-	private static String userName(String text) {
-		int start = text.indexOf("://") + 3;
-		int at = text.indexOf('@', start);
-		int slash = text.indexOf('/', start);
-		if (at < 0 || (slash >= 0 && slash < at)) {
-			return "";
-		}
-		String userInfo = text.substring(start, at);
-		int colon = userInfo.indexOf(':');
-		return (colon >= 0) ? userInfo.substring(0, colon) : userInfo;
+	/**
+	 * Masks any credentials in a URI-like text, for messages about text that did not
+	 * parse: everything between the scheme (or the start) and the last {@code @}, so that
+	 * a password holding {@code /} or {@code @}, or a URI without a scheme, is masked
+	 * too.
+	 */
+	static String redact(String text) {
+		String userInfo = userInfo(text);
+		return (userInfo != null) ? text.replace(userInfo + "@", MASK + "@") : text;
 	}
 
 	/**
-	 * Removes any password from a URI-like text, for messages about text that did not
-	 * parse.
+	 * Masks a message about a URI that did not parse: the credentials of the URI,
+	 * wherever the message repeats them, even decoded.
 	 */
-	static String redact(String text) {
-		return text.replaceAll("(://)[^@/]*@", "$1***@");
+	private static String redact(String message, String text) {
+		String userInfo = userInfo(text);
+		if (userInfo == null) {
+			return message;
+		}
+		String masked = message.replace(userInfo, MASK);
+		for (String part : userInfo.split(":", -1)) {
+			if (part.length() >= 3) {
+				masked = masked.replace(part, MASK);
+				try {
+					masked = masked.replace(URLDecoder.decode(part, StandardCharsets.UTF_8), MASK);
+				}
+				catch (IllegalArgumentException ex) {
+					// not encoded: replaced above
+				}
+			}
+		}
+		return masked;
+	}
+
+	private static String userInfo(String text) {
+		int scheme = text.indexOf("://");
+		int start = (scheme >= 0) ? scheme + 3 : 0;
+		int at = text.lastIndexOf('@');
+		return (at >= start) ? text.substring(start, at) : null;
 	}
 
 	RedisURI uri() {

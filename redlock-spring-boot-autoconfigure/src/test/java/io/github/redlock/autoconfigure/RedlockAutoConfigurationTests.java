@@ -151,8 +151,9 @@ class RedlockAutoConfigurationTests {
 	void springDataRedisUrlIsUsedAsOneNode() {
 		this.contextRunner.withPropertyValues("spring.data.redis.url=rediss://app:s3cret@127.0.0.1:5/1")
 			.run((context) -> assertThat(context.getBean(RedlockRegistry.class).toString())
-				.contains("rediss://app@127.0.0.1:5/1")
-				.doesNotContain("s3cret"));
+				.contains("rediss://127.0.0.1:5/1")
+				.doesNotContain("s3cret")
+				.doesNotContain("app@"));
 	}
 
 	@Test
