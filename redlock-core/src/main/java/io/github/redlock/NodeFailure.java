@@ -50,6 +50,12 @@ public record NodeFailure(String node, Kind kind, String detail) {
 		 */
 		NOPERM("not usable: NOPERM"),
 
+		/**
+		 * The node refused the credentials ({@code WRONGPASS}) or wants some
+		 * ({@code NOAUTH}): it counts toward no quorum until they are fixed.
+		 */
+		AUTH("not usable: authentication failed"),
+
 		/** The node answered with an error. */
 		ERROR("error");
 

@@ -25,18 +25,41 @@ final class NodeAddress {
 
 	private final String display;
 
+	private final String tlsWarning;
+
 	private NodeAddress(RedisURI uri, String display) {
 		this.uri = uri;
 		this.display = display;
+		this.tlsWarning = !uri.isSsl() ? null : switch (uri.getVerifyMode()) {
+			case FULL -> null;
+			case CA -> "TLS does not verify the host name (verifyPeer=CA): any server with a certificate from a"
+					+ " trusted CA is accepted";
+			case NONE -> "TLS verifies no certificate (verifyPeer=NONE): any server is accepted, so the connection"
+					+ " can be intercepted";
+		};
 	}
 
 	/**
-	 * Parses the nodes of a registry: at least one, each a distinct server.
+	 * What applies to every node whose URI does not say otherwise.
+	 *
+	 * @param username the user name sent with the password, or {@code null}
+	 * @param password the password for nodes whose URI has no credentials, or
+	 * {@code null}
+	 * @param ssl whether every node uses TLS
+	 */
+	record Defaults(String username, char[] password, boolean ssl) {
+
+	}
+
+	/**
+	 * Parses the nodes of a registry: at least one, each a distinct server, with the
+	 * defaults applied to each.
 	 * @param uris the URIs, in configuration order
+	 * @param defaults credentials and TLS for the nodes whose URI has none
 	 * @return the addresses, in the same order
 	 * @throws InvalidOptionException naming the node and the fix
 	 */
-	static List<NodeAddress> parseAll(List<String> uris) {
+	static List<NodeAddress> parseAll(List<String> uris, Defaults defaults) {
 		if (uris.isEmpty()) {
 			throw new InvalidOptionException("No nodes",
 					"give the URIs of independent masters, such as redis://10.0.0.1:6379 (3 or 5 of them)");
@@ -44,7 +67,7 @@ final class NodeAddress {
 		List<NodeAddress> addresses = new ArrayList<>(uris.size());
 		Set<String> seen = new HashSet<>();
 		for (int i = 0; i < uris.size(); i++) {
-			NodeAddress address = parse(i, uris.get(i));
+			NodeAddress address = parse(i, uris.get(i), defaults);
 			if (!seen.add(address.identity())) {
 				throw new InvalidOptionException("Node " + i + " '" + address + "' is listed twice",
 						"each node must be a distinct master, or one server would count twice toward the quorum");
@@ -59,10 +82,11 @@ final class NodeAddress {
 	 * {@code rediss://} for TLS.
 	 * @param index the node's position in the configuration, for messages
 	 * @param text the URI
+	 * @param defaults credentials and TLS for a URI that has none
 	 * @return the address
 	 * @throws IllegalArgumentException naming the node if the URI is malformed
 	 */
-	static NodeAddress parse(int index, String text) {
+	private static NodeAddress parse(int index, String text, Defaults defaults) {
 		if (text == null || text.isBlank()) {
 			throw new InvalidOptionException("Node " + index + " is empty", "give a URI such as redis://host:6379");
 		}
@@ -100,6 +124,18 @@ final class NodeAddress {
 		if (uri.getSentinels() != null && !uri.getSentinels().isEmpty()) {
 			throw new InvalidOptionException("Node " + index + " '" + redact(trimmed) + "' is a Sentinel URI",
 					"Redlock needs independent masters, each given as redis://host:port");
+		}
+		String userInfo = userInfo(trimmed);
+		if ((userInfo == null || userInfo.isEmpty()) && defaults.password() != null) {
+			if (defaults.username() != null) {
+				uri.setAuthentication(defaults.username(), defaults.password());
+			}
+			else {
+				uri.setAuthentication(defaults.password());
+			}
+		}
+		if (defaults.ssl()) {
+			uri.setSsl(true);
 		}
 		StringBuilder display = new StringBuilder(uri.isSsl() ? "rediss://" : "redis://");
 		display.append(uri.getHost()).append(':').append(uri.getPort());
@@ -149,6 +185,13 @@ final class NodeAddress {
 		int start = (scheme >= 0) ? scheme + 3 : 0;
 		int at = text.lastIndexOf('@');
 		return (at >= start) ? text.substring(start, at) : null;
+	}
+
+	/**
+	 * Returns why this node's TLS is weaker than full verification, or {@code null}.
+	 */
+	String tlsWarning() {
+		return this.tlsWarning;
 	}
 
 	RedisURI uri() {

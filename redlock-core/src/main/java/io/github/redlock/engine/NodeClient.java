@@ -67,7 +67,7 @@ final class NodeClient {
 
 	private volatile long lastAttemptNanos;
 
-	private volatile String lastError = "not connected yet";
+	private volatile NodeFailure lastFailure;
 
 	private final Runnable changed;
 
@@ -165,12 +165,13 @@ final class NodeClient {
 			return this.trust.verify().thenApply((ignored) -> connection);
 		}).handle((connection, ex) -> {
 			if (ex != null) {
-				String error = classify(ex).detail();
-				if (!error.equals(this.lastError)) {
-					logger.warn("Cannot connect to redlock node " + this.address + ": " + error
+				NodeFailure failure = classify(ex);
+				NodeFailure last = this.lastFailure;
+				if (last == null || !failure.detail().equals(last.detail())) {
+					logger.warn("Cannot connect to redlock node " + this.address + ": " + failure.describe()
 							+ "; it does not count toward a quorum until it can be reached");
 				}
-				this.lastError = error;
+				this.lastFailure = failure;
 			}
 			this.connecting.set(false);
 			this.changed.run();
@@ -189,8 +190,7 @@ final class NodeClient {
 			if (!this.closed && System.nanoTime() - this.lastAttemptNanos > RECONNECT_INTERVAL_NANOS) {
 				connect();
 			}
-			return CompletableFuture.completedFuture(
-					NodeReply.failed(new NodeFailure(toString(), NodeFailure.Kind.REFUSED, this.lastError)));
+			return CompletableFuture.completedFuture(NodeReply.failed(notConnected()));
 		}
 		if (!current.isOpen()) {
 			// down (Lettuce is reconnecting): that, not the trust, is what to report
@@ -247,8 +247,9 @@ final class NodeClient {
 			if (!this.closed && System.nanoTime() - this.lastAttemptNanos > RECONNECT_INTERVAL_NANOS) {
 				connect();
 			}
-			return CompletableFuture
-				.completedFuture(new NodeStatus(toString(), false, null, "not connected: " + this.lastError));
+			NodeFailure failure = notConnected();
+			return CompletableFuture.completedFuture(status(false, null, (failure.kind() == NodeFailure.Kind.REFUSED)
+					? "not connected: " + failure.detail() : failure.describe()));
 		}
 		CompletableFuture<NodeStatus> result = new CompletableFuture<>();
 		long start = System.nanoTime();
@@ -259,21 +260,28 @@ final class NodeClient {
 			this.<List<Object>>run(current, Script.INSPECT, ScriptOutputType.MULTI, new String[] { marker, marker },
 					new String[0], (reply, ex) -> {
 						if (ex != null) {
-							result.complete(
-									new NodeStatus(toString(), false, null, failure(Script.INSPECT, ex).describe()));
+							result.complete(status(false, null, failure(Script.INSPECT, ex).describe()));
 							return;
 						}
 						Duration latency = Duration.ofNanos(System.nanoTime() - start);
 						NodeFailure untrusted = this.trust.untrusted(this.generation.get());
-						result.complete(
-								(untrusted != null) ? new NodeStatus(toString(), false, latency, untrusted.describe())
-										: new NodeStatus(toString(), true, latency, null));
+						result.complete((untrusted != null) ? status(false, latency, untrusted.describe())
+								: status(true, latency, null));
 					});
 		}
 		catch (RuntimeException ex) {
-			result.complete(new NodeStatus(toString(), false, null, classify(ex).describe()));
+			result.complete(status(false, null, classify(ex).describe()));
 		}
 		return result;
+	}
+
+	private NodeFailure notConnected() {
+		NodeFailure failure = this.lastFailure;
+		return (failure != null) ? failure : new NodeFailure(toString(), NodeFailure.Kind.REFUSED, "not connected yet");
+	}
+
+	private NodeStatus status(boolean usable, Duration latency, String problem) {
+		return new NodeStatus(toString(), usable, latency, problem, this.address.tlsWarning());
 	}
 
 	/**
@@ -283,7 +291,7 @@ final class NodeClient {
 	CompletableFuture<List<Object>> evalList(Script script, String[] keys, String... args) {
 		StatefulRedisConnection<String, String> current = this.connection;
 		if (current == null) {
-			return CompletableFuture.failedFuture(new RedisConnectionException(this.lastError));
+			return CompletableFuture.failedFuture(new RedisConnectionException(notConnected().detail()));
 		}
 		CompletableFuture<List<Object>> result = new CompletableFuture<>();
 		this.<List<Object>>run(current, script, ScriptOutputType.MULTI, keys, args, (value, ex) -> {

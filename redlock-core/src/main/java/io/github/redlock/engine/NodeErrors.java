@@ -32,15 +32,21 @@ final class NodeErrors {
 		if (cause instanceof RedisCommandTimeoutException) {
 			return new NodeFailure(this.node, NodeFailure.Kind.TIMEOUT, this.timeoutDetail);
 		}
+		Throwable root = cause;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
+		String message = (root.getMessage() != null) ? root.getMessage() : root.getClass().getSimpleName();
+		if (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH")) {
+			return new NodeFailure(this.node, NodeFailure.Kind.AUTH, message.strip() + " " + (message
+				.startsWith("WRONGPASS")
+						? "Check the node's user name and password (in its URI, or the registry's username and password)."
+						: "The node needs a password: give it in the node's URI or as the registry's password."));
+		}
 		if (cause instanceof RedisCommandExecutionException) {
 			return new NodeFailure(this.node, NodeFailure.Kind.ERROR, cause.getMessage());
 		}
 		if (cause instanceof RedisConnectionException || cause instanceof IOException || isDisconnected(cause)) {
-			Throwable root = cause;
-			while (root.getCause() != null && root.getCause() != root) {
-				root = root.getCause();
-			}
-			String message = (root.getMessage() != null) ? root.getMessage() : root.getClass().getSimpleName();
 			return new NodeFailure(this.node, NodeFailure.Kind.REFUSED, message);
 		}
 		return new NodeFailure(this.node, NodeFailure.Kind.ERROR,

@@ -11,10 +11,23 @@ import java.time.Duration;
  * @param latency how long it took to answer a {@code PING}, or {@code null} if it did not
  * answer
  * @param problem why it does not count, or {@code null} when it does
+ * @param warning what weakens the node's connection though it counts, such as TLS that
+ * does not verify the host name, or {@code null}
  * @author redlock contributors
  * @see RedlockRegistry#checkNodes()
  */
-public record NodeStatus(String node, boolean usable, Duration latency, String problem) {
+public record NodeStatus(String node, boolean usable, Duration latency, String problem, String warning) {
+
+	/**
+	 * Creates a status without a warning.
+	 * @param node the node, as a URI without credentials
+	 * @param usable whether it counts toward a quorum now
+	 * @param latency how long it took to answer, or {@code null}
+	 * @param problem why it does not count, or {@code null} when it does
+	 */
+	public NodeStatus(String node, boolean usable, Duration latency, String problem) {
+		this(node, usable, latency, problem, null);
+	}
 
 	@Override
 	public String toString() {

@@ -15,7 +15,10 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockInfo;
 import io.github.redlock.LockRegistry;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * A {@link LockRegistry} over N independent Redis-protocol masters, following the Redlock
@@ -48,6 +51,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	private final EngineContext engine;
 
+	private static final Log logger = LogFactory.getLog(RedlockRegistry.class);
+
 	private final NodeFleet fleet;
 
 	private final ThreadHolds holds = new ThreadHolds();
@@ -60,8 +65,17 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		RestartGuard guard = settings.restartGuard() ? new RestartGuard(true,
 				settings.maxTtl().toNanos() + validity.driftNanos(settings.maxTtl().toNanos()), keys.markerKey())
 				: new RestartGuard(false, 0, keys.markerKey());
+		SslOptions sslOptions = builder.sslOptions;
+		Consumer<ClientOptions.Builder> clientOptions = (sslOptions != null) ? (options) -> {
+			options.sslOptions(sslOptions);
+			builder.clientOptions.accept(options);
+		} : builder.clientOptions;
 		this.fleet = new NodeFleet(addresses, settings, builder.clientResources, guard, builder.acceptEviction,
-				builder.clientOptions);
+				clientOptions);
+		addresses.stream()
+			.filter((address) -> address.tlsWarning() != null)
+			.forEach((address) -> logger.warn("Redlock node " + address + ": " + address.tlsWarning()
+					+ ". Remove verifyPeer from its URI to verify the host name."));
 		this.engine = new EngineContext(settings, this.fleet, keys, builder.clock, validity,
 				new RegistryEvents(builder.listeners));
 		this.diagnostics = new Diagnostics(this.fleet, keys);
@@ -354,6 +368,14 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		private Consumer<ClientOptions.Builder> clientOptions = (options) -> {
 		};
 
+		private String username;
+
+		private char[] password;
+
+		private boolean ssl;
+
+		private SslOptions sslOptions;
+
 		private final List<RegistryListener> listeners = new ArrayList<>();
 
 		private Builder() {
@@ -525,6 +547,57 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		}
 
 		/**
+		 * Sets the user name sent with {@link #password(CharSequence) the password} to
+		 * every node whose URI has no credentials of its own (Redis 6 ACL users). Without
+		 * it, the password authenticates the {@code default} user.
+		 * @param username the ACL user name, or {@code null}
+		 * @return this builder
+		 */
+		public Builder username(String username) {
+			this.username = (username != null && !username.isEmpty()) ? username : null;
+			return this;
+		}
+
+		/**
+		 * Sets the password for every node whose URI has no credentials of its own, so
+		 * that it can come from a secret store rather than the URIs. It is sent on every
+		 * connection and reconnection, and never shown.
+		 * @param password the password, or {@code null}
+		 * @return this builder
+		 */
+		public Builder password(CharSequence password) {
+			this.password = (password != null && password.length() > 0) ? password.toString().toCharArray() : null;
+			return this;
+		}
+
+		/**
+		 * Connects to every node over TLS, whatever its URI's scheme. By default only
+		 * {@code rediss://} nodes use TLS, trusting the JVM's default trust store and
+		 * verifying the host name.
+		 * @param ssl whether every node uses TLS
+		 * @return this builder
+		 */
+		public Builder ssl(boolean ssl) {
+			this.ssl = ssl;
+			return this;
+		}
+
+		/**
+		 * Connects to every node over TLS with the given trust material, client key and
+		 * certificate (for mutual TLS), protocols and ciphers, such as
+		 * {@code SslOptions.builder().jdkSslProvider().trustManager(trustManagerFactory).build()}
+		 * for a private CA. Implies {@link #ssl(boolean) ssl(true)}. Host names are still
+		 * verified unless a node's URI says {@code verifyPeer=CA} or {@code NONE}.
+		 * @param sslOptions the TLS options
+		 * @return this builder
+		 */
+		public Builder sslOptions(SslOptions sslOptions) {
+			this.sslOptions = Objects.requireNonNull(sslOptions, "sslOptions");
+			this.ssl = true;
+			return this;
+		}
+
+		/**
 		 * Shares Lettuce client resources (event loops, timers) with other clients. The
 		 * registry does not shut them down. By default it creates its own.
 		 * @param clientResources the resources
@@ -572,7 +645,12 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * invalid
 		 */
 		public RedlockRegistry build() {
-			List<NodeAddress> addresses = NodeAddress.parseAll(this.nodes);
+			if (this.username != null && this.password == null) {
+				throw new InvalidOptionException("A username is set without a password",
+						"set the password too: Redis authenticates a user only with its password");
+			}
+			List<NodeAddress> addresses = NodeAddress.parseAll(this.nodes,
+					new NodeAddress.Defaults(this.username, this.password, this.ssl));
 			RedlockSettings settings = new RedlockSettings(this.nodeTimeout, this.connectTimeout, this.driftFactor,
 					this.retryDelay, this.retryJitter, this.keyPrefix, this.defaultTtl, this.defaultWaitTime,
 					this.maxTtl, this.maxHold, this.fencingRetention, this.restartGuard);

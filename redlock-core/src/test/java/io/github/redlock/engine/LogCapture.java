@@ -1,6 +1,7 @@
 package io.github.redlock.engine;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -26,7 +27,11 @@ final class LogCapture implements AutoCloseable {
 		@Override
 		public void publish(LogRecord record) {
 			synchronized (LogCapture.this.lines) {
-				LogCapture.this.lines.add(record.getLevel() + " " + record.getMessage());
+				StringBuilder line = new StringBuilder(record.getLevel() + " " + record.getMessage());
+				for (Throwable ex = record.getThrown(); ex != null; ex = ex.getCause()) {
+					line.append(" [").append(ex).append(']');
+				}
+				LogCapture.this.lines.add(line.toString());
 			}
 		}
 
@@ -47,9 +52,17 @@ final class LogCapture implements AutoCloseable {
 	 * Starts capturing what the given classes log at {@code level} and above.
 	 */
 	static LogCapture of(Level level, Class<?>... sources) {
+		return of(level, Arrays.stream(sources).map(Class::getName).toArray(String[]::new));
+	}
+
+	/**
+	 * Starts capturing what the named loggers (and those below them, such as
+	 * {@code io.lettuce}) log at {@code level} and above, with the exceptions logged.
+	 */
+	static LogCapture of(Level level, String... names) {
 		LogCapture capture = new LogCapture();
-		for (Class<?> source : sources) {
-			Logger logger = Logger.getLogger(source.getName());
+		for (String name : names) {
+			Logger logger = Logger.getLogger(name);
 			capture.loggers.add(logger);
 			capture.levels.add(logger.getLevel());
 			logger.setLevel(level);

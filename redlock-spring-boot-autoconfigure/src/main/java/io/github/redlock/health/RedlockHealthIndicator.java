@@ -63,6 +63,9 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 		if (node.problem() != null) {
 			description.put("problem", node.problem());
 		}
+		if (node.warning() != null) {
+			description.put("warning", node.warning());
+		}
 		return description;
 	}
 
