@@ -1,6 +1,7 @@
 package io.github.redlock.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.LockRegistry;
@@ -15,18 +16,23 @@ import io.lettuce.core.resource.Delay;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.ConfigurableTransactionManager;
+import org.springframework.util.StringUtils;
 
 /**
  * Auto-configuration for distributed locks: a quorum {@link LockRegistry} over the
@@ -36,7 +42,8 @@ import org.springframework.transaction.ConfigurableTransactionManager;
  * @author redlock contributors
  * @see RedlockProperties
  */
-@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration" })
 @ConditionalOnClass({ RedisClient.class, RedlockRegistry.class })
 @ConditionalOnBooleanProperty(name = "redlock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RedlockProperties.class)
@@ -54,11 +61,14 @@ public final class RedlockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(LockRegistry.class)
-	RedlockRegistry redlockRegistry(RedlockProperties properties, Environment environment,
-			ClientResources clientResources, ObjectProvider<RedlockClientOptionsCustomizer> clientOptionsCustomizers,
+	RedlockRegistry redlockRegistry(RedlockProperties properties, ClientResources clientResources,
+			ObjectProvider<SslBundles> sslBundles, ObjectProvider<DataRedisFallback.Source> dataRedis,
+			ObjectProvider<RedlockClientOptionsCustomizer> clientOptionsCustomizers,
 			ObjectProvider<RedlockRegistryBuilderCustomizer> builderCustomizers) {
+		DataRedisFallback.Source source = properties.getNodes().isEmpty() ? dataRedis.getIfAvailable() : null;
+		DataRedisFallback fallback = (source != null) ? source.find() : null;
 		RedlockRegistry.Builder builder = RedlockRegistry.builder()
-			.nodes(RedlockNodes.resolve(properties, environment))
+			.nodes(RedlockNodes.resolve(properties, fallback))
 			.keyPrefix(properties.getKeyPrefix())
 			.defaultTtl(properties.getDefaultTtl())
 			.defaultWaitTime(properties.getDefaultWaitTime())
@@ -75,6 +85,8 @@ public final class RedlockAutoConfiguration {
 			.clientResources(clientResources)
 			.clientOptions((options) -> clientOptionsCustomizers.orderedStream()
 				.forEach((customizer) -> customizer.customize(options)));
+		credentials(builder, properties, fallback);
+		ssl(builder, properties, fallback, sslBundles);
 		builderCustomizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		try {
 			return builder.build();
@@ -82,6 +94,44 @@ public final class RedlockAutoConfiguration {
 		catch (InvalidOptionException ex) {
 			throw InvalidRedlockConfigurationException.from(ex);
 		}
+	}
+
+	private static void credentials(RedlockRegistry.Builder builder, RedlockProperties properties,
+			DataRedisFallback fallback) {
+		if (StringUtils.hasLength(properties.getUsername()) && !StringUtils.hasLength(properties.getPassword())) {
+			throw new InvalidRedlockConfigurationException("redlock.username is set without redlock.password",
+					"Set redlock.password too: Redis authenticates a user only with its password");
+		}
+		if (StringUtils.hasLength(properties.getPassword())) {
+			builder.username(properties.getUsername()).password(properties.getPassword());
+		}
+		else if (fallback != null) {
+			builder.username(fallback.username()).password(fallback.password());
+		}
+	}
+
+	private static void ssl(RedlockRegistry.Builder builder, RedlockProperties properties, DataRedisFallback fallback,
+			ObjectProvider<SslBundles> sslBundles) {
+		RedlockProperties.Ssl ssl = properties.getSsl();
+		if (ssl.getBundle() != null && ssl.isEnabled()) {
+			builder.sslOptions(LettuceSsl.options(bundle(ssl.getBundle(), sslBundles.getIfAvailable())));
+		}
+		else if (ssl.isEnabled()) {
+			builder.ssl(true);
+		}
+		else if (fallback != null && fallback.sslBundle() != null) {
+			builder.sslOptions(LettuceSsl.options(fallback.sslBundle()));
+		}
+	}
+
+	private static SslBundle bundle(String name, SslBundles sslBundles) {
+		List<String> names = (sslBundles != null) ? sslBundles.getBundleNames() : List.of();
+		if (sslBundles == null || !names.contains(name)) {
+			throw new InvalidRedlockConfigurationException("redlock.ssl.bundle '" + name + "' names no SSL bundle",
+					"Define it under spring.ssl.bundle.pem." + name + " or spring.ssl.bundle.jks." + name
+							+ (names.isEmpty() ? " (no SSL bundle is defined)" : ", or use one of " + names));
+		}
+		return sslBundles.getBundle(name);
 	}
 
 	@Bean
@@ -102,6 +152,37 @@ public final class RedlockAutoConfiguration {
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static DistributedLockAdvisor distributedLockAdvisor(Environment environment) {
 			return new DistributedLockAdvisor(environment.getProperty("redlock.order", Integer.class, 2147483646));
+		}
+
+	}
+
+	/**
+	 * The one server of Spring Data Redis's connection details, for applications that
+	 * list no {@code redlock.nodes}.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails")
+	static class DataRedisFallbackConfiguration {
+
+		@Bean
+		@ConditionalOnBean(DataRedisConnectionDetails.class)
+		DataRedisFallback.Source redlockDataRedisFallback(DataRedisConnectionDetails details, Environment environment) {
+			return new DataRedisFallback.Source(details, environment);
+		}
+
+	}
+
+	/**
+	 * Masks {@code redlock.password} and the passwords in {@code redlock.nodes} where
+	 * Actuator shows configuration.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(SanitizingFunction.class)
+	static class SanitizingConfiguration {
+
+		@Bean
+		static SanitizingFunction redlockSanitizingFunction() {
+			return new RedlockSanitizingFunction();
 		}
 
 	}

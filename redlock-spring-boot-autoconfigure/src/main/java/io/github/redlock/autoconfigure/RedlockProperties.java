@@ -29,6 +29,21 @@ public class RedlockProperties {
 	private List<String> nodes = new ArrayList<>();
 
 	/**
+	 * Login user name for every node whose URI has no credentials; needs the password.
+	 */
+	private String username;
+
+	/**
+	 * Login password for every node whose URI has no credentials.
+	 */
+	private String password;
+
+	/**
+	 * TLS for every node.
+	 */
+	private final Ssl ssl = new Ssl();
+
+	/**
 	 * Prefix of every key written on the nodes.
 	 */
 	private String keyPrefix = "redlock:";
@@ -124,6 +139,26 @@ public class RedlockProperties {
 
 	public void setNodes(List<String> nodes) {
 		this.nodes = nodes;
+	}
+
+	public String getUsername() {
+		return this.username;
+	}
+
+	public void setUsername(String username) {
+		this.username = username;
+	}
+
+	public String getPassword() {
+		return this.password;
+	}
+
+	public void setPassword(String password) {
+		this.password = password;
+	}
+
+	public Ssl getSsl() {
+		return this.ssl;
 	}
 
 	public String getKeyPrefix() {
@@ -244,6 +279,41 @@ public class RedlockProperties {
 
 	public void setOrder(int order) {
 		this.order = order;
+	}
+
+	/**
+	 * TLS settings for every node.
+	 */
+	public static class Ssl {
+
+		/**
+		 * Whether to connect to every node over TLS; implied by a bundle. Without a
+		 * bundle, the JVM's default trust store applies.
+		 */
+		private Boolean enabled;
+
+		/**
+		 * Name of the SSL bundle (spring.ssl.bundle.*) with the trust material, the
+		 * client key and certificate for mutual TLS, and the protocols and ciphers.
+		 */
+		private String bundle;
+
+		public boolean isEnabled() {
+			return (this.enabled != null) ? this.enabled : this.bundle != null;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getBundle() {
+			return this.bundle;
+		}
+
+		public void setBundle(String bundle) {
+			this.bundle = (bundle != null && !bundle.isBlank()) ? bundle : null;
+		}
+
 	}
 
 }

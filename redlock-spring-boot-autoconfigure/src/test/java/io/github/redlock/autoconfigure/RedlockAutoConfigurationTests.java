@@ -134,29 +134,6 @@ class RedlockAutoConfigurationTests {
 	}
 
 	@Test
-	void springDataRedisServerIsUsedAsOneNodeWithAWarning(CapturedOutput output) {
-		this.contextRunner
-			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=4",
-					"spring.data.redis.password=s3cret", "spring.data.redis.database=2")
-			.run((context) -> {
-				assertThat(context).hasSingleBean(RedlockRegistry.class);
-				assertThat(context.getBean(RedlockRegistry.class).nodeCount()).isEqualTo(1);
-			});
-		assertThat(output).contains("redlock.nodes is not set: locking on the single Spring Data Redis server",
-				"redis://127.0.0.1:4/2", "not fault tolerant");
-		assertThat(output).doesNotContain("s3cret");
-	}
-
-	@Test
-	void springDataRedisUrlIsUsedAsOneNode() {
-		this.contextRunner.withPropertyValues("spring.data.redis.url=rediss://app:s3cret@127.0.0.1:5/1")
-			.run((context) -> assertThat(context.getBean(RedlockRegistry.class).toString())
-				.contains("rediss://127.0.0.1:5/1")
-				.doesNotContain("s3cret")
-				.doesNotContain("app@"));
-	}
-
-	@Test
 	void evenNodeCountStartsButWarns(CapturedOutput output) {
 		this.contextRunner.withPropertyValues(NODES)
 			.withPropertyValues("redlock.nodes[3]=redis://127.0.0.1:6")
