@@ -19,6 +19,9 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor implem
 
 	private static final long serialVersionUID = 1L;
 
+	/** The most keys one call locks unless {@code redlock.max-keys} says otherwise. */
+	public static final int DEFAULT_MAX_KEYS = 100;
+
 	private final transient LockOperationSource source;
 
 	private final transient DistributedLockInterceptor interceptor;
@@ -30,7 +33,20 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor implem
 	 * @param order its order among advisors
 	 */
 	public DistributedLockAdvisor(int order) {
-		LockKeyEvaluator evaluator = new LockKeyEvaluator();
+		this(order, DEFAULT_MAX_KEYS);
+	}
+
+	/**
+	 * Creates the advisor.
+	 * @param order its order among advisors
+	 * @param maxKeys the most distinct keys one call may lock when its key is a
+	 * collection or an array
+	 */
+	public DistributedLockAdvisor(int order, int maxKeys) {
+		if (maxKeys < 1) {
+			throw new IllegalArgumentException("redlock.max-keys must be at least 1, not " + maxKeys);
+		}
+		LockKeyEvaluator evaluator = new LockKeyEvaluator(maxKeys);
 		this.source = new LockOperationSource(evaluator);
 		this.interceptor = new DistributedLockInterceptor(this.source, evaluator);
 		this.pointcut = new DistributedLockPointcut(this.source);

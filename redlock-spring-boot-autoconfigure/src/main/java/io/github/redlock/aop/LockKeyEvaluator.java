@@ -30,6 +30,16 @@ class LockKeyEvaluator extends CachedExpressionEvaluator {
 
 	private final Map<ExpressionKey, Expression> keyCache = new ConcurrentHashMap<>(64);
 
+	private final int maxKeys;
+
+	/**
+	 * Creates an evaluator.
+	 * @param maxKeys the most distinct keys one call may lock
+	 */
+	LockKeyEvaluator(int maxKeys) {
+		this.maxKeys = maxKeys;
+	}
+
 	/**
 	 * Parses the expression, or returns the one parsed before.
 	 * @throws org.springframework.expression.ParseException if it does not parse
@@ -113,6 +123,11 @@ class LockKeyEvaluator extends CachedExpressionEvaluator {
 		}
 		if (keys.isEmpty()) {
 			throw badKey(operation, "evaluated to an empty collection");
+		}
+		if (keys.size() > this.maxKeys) {
+			throw new IllegalArgumentException("@DistributedLock key \"" + operation.keyExpression() + "\" of "
+					+ operation.description() + " evaluated to " + keys.size() + " keys, more than redlock.max-keys ("
+					+ this.maxKeys + "): nothing was locked. Lock fewer keys per call, or raise redlock.max-keys");
 		}
 		return new ArrayList<>(keys);
 	}

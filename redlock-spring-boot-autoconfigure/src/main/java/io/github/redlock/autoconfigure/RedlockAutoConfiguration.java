@@ -151,7 +151,9 @@ public final class RedlockAutoConfiguration {
 		@Bean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static DistributedLockAdvisor distributedLockAdvisor(Environment environment) {
-			return new DistributedLockAdvisor(environment.getProperty("redlock.order", Integer.class, 2147483646));
+			return new DistributedLockAdvisor(environment.getProperty("redlock.order", Integer.class, 2147483646),
+					environment.getProperty("redlock.max-keys", Integer.class,
+							DistributedLockAdvisor.DEFAULT_MAX_KEYS));
 		}
 
 	}

@@ -125,6 +125,12 @@ public class RedlockProperties {
 	 */
 	private int order = 2147483646;
 
+	/**
+	 * Most distinct keys one @DistributedLock call may lock when its key evaluates to a
+	 * collection or an array; a call over it fails before locking anything.
+	 */
+	private int maxKeys = 100;
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -155,6 +161,14 @@ public class RedlockProperties {
 
 	public void setPassword(String password) {
 		this.password = password;
+	}
+
+	public int getMaxKeys() {
+		return this.maxKeys;
+	}
+
+	public void setMaxKeys(int maxKeys) {
+		this.maxKeys = maxKeys;
 	}
 
 	public Ssl getSsl() {

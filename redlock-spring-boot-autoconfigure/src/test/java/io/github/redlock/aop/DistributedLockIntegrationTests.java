@@ -157,6 +157,26 @@ class DistributedLockIntegrationTests {
 		});
 	}
 
+	/**
+	 * A collection key had no size limit: a request with 100,000 ids locked 100,000 keys
+	 * (this test failed before the fix). Over {@code redlock.max-keys}, nothing is locked
+	 * and the error names the method, the size and the property.
+	 */
+	@Test
+	void aCollectionKeyIsCappedByMaxKeys() {
+		contextRunner().withPropertyValues("redlock.max-keys=3").run((context) -> {
+			OrderService orders = context.getBean(OrderService.class);
+			assertThat(orders.many(List.of("c1", "c2", "c3"))).hasSize(3);
+			assertThatIllegalArgumentException().isThrownBy(() -> orders.many(List.of("c1", "c2", "c3", "c4")))
+				.withMessageContaining("OrderService.many(")
+				.withMessageContaining("4 keys")
+				.withMessageContaining("redlock.max-keys (3)");
+			assertThat(lockedOn("c1")).isZero();
+			// duplicates count once: they lock one key
+			assertThat(orders.many(List.of("c1", "c1", "c2", "c2", "c3"))).hasSize(3);
+		});
+	}
+
 	@Test
 	void nullOrEmptyKeyIsAnErrorNamingTheMethod() {
 		contextRunner().run((context) -> {

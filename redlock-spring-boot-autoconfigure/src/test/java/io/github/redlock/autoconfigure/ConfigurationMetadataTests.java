@@ -34,7 +34,11 @@ class ConfigurationMetadataTests {
 			if (property.get("type").asText().equals("java.lang.Boolean")) {
 				assertThat(property.path("description").asText()).as("description of %s", name).startsWith("Whether");
 			}
-			if (!name.equals("redlock.nodes")) {
+			// no default by nature: secrets, a bundle name, and TLS implied by a bundle
+			if (!List
+				.of("redlock.nodes", "redlock.username", "redlock.password", "redlock.ssl.bundle",
+						"redlock.ssl.enabled")
+				.contains(name)) {
 				assertThat(property.has("defaultValue")).as("default of %s", name).isTrue();
 			}
 		}
@@ -42,6 +46,7 @@ class ConfigurationMetadataTests {
 				"redlock.default-wait-time", "redlock.node-timeout", "redlock.connect-timeout", "redlock.drift-factor",
 				"redlock.retry-delay", "redlock.retry-jitter", "redlock.max-ttl", "redlock.max-hold",
 				"redlock.fencing-retention", "redlock.restart-guard", "redlock.accept-eviction", "redlock.order",
+				"redlock.max-keys", "redlock.username", "redlock.password", "redlock.ssl.enabled", "redlock.ssl.bundle",
 				"management.health.redlock.enabled");
 	}
 
