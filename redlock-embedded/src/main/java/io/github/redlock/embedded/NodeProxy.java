@@ -196,11 +196,12 @@ public final class NodeProxy implements AutoCloseable {
 
 	/**
 	 * Returns the URI to give a client in place of the node's, such as
-	 * {@code redis://127.0.0.1:40123}.
+	 * {@code redis://127.0.0.1:40123}, or {@code rediss://127.0.0.1:40123} in front of a
+	 * TLS node (the proxy forwards the TLS bytes as they are).
 	 * @return the URI
 	 */
 	public String uri() {
-		return "redis://127.0.0.1:" + port();
+		return (this.node.isTls() ? "rediss" : "redis") + "://127.0.0.1:" + port();
 	}
 
 	/**

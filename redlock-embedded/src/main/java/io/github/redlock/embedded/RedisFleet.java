@@ -28,13 +28,37 @@ public final class RedisFleet implements AutoCloseable {
 	 * @return the running fleet
 	 */
 	public static RedisFleet start(int size) {
+		return start(size, null);
+	}
+
+	/**
+	 * Starts {@code size} nodes that listen only on TLS, in parallel, each presenting the
+	 * {@link TestCertificates#serverCertificate() server certificate for localhost}.
+	 * @param size how many nodes
+	 * @param certificates the certificates they use, to be closed only after the fleet
+	 * @param requireClientCertificate whether they refuse clients that do not present a
+	 * certificate signed by the CA
+	 * @return the running fleet
+	 * @throws IllegalStateException if the {@code redis-server} binary was built without
+	 * TLS
+	 * @see RedisNode#startTls(String, TestCertificates, boolean)
+	 */
+	public static RedisFleet startTls(int size, TestCertificates certificates, boolean requireClientCertificate) {
+		return start(size,
+				new RedisNode.Tls(certificates, requireClientCertificate, RedisNode.ServerCertificate.LOCALHOST));
+	}
+
+	private static RedisFleet start(int size, RedisNode.Tls tls) {
 		if (size < 1) {
 			throw new IllegalArgumentException("A fleet needs at least one node, not " + size);
 		}
 		RedisServerBinary binary = RedisServerBinary.get();
+		if (tls != null) {
+			binary.requireTls();
+		}
 		List<RedisNode> nodes = new ArrayList<>(size);
 		for (int i = 0; i < size; i++) {
-			nodes.add(new RedisNode("node" + i, binary));
+			nodes.add(new RedisNode("node" + i, binary, tls));
 		}
 		RedisFleet fleet = new RedisFleet(nodes);
 		try {
@@ -77,7 +101,8 @@ public final class RedisFleet implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the nodes' URIs, such as {@code redis://127.0.0.1:6379}, in order.
+	 * Returns the nodes' URIs, such as {@code redis://127.0.0.1:6379} (or
+	 * {@code rediss://127.0.0.1:6379} for TLS nodes), in order.
 	 * @return the URIs
 	 */
 	public List<String> uris() {

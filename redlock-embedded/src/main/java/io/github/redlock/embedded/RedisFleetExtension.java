@@ -20,6 +20,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * &#064;RegisterExtension
  * static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
  * </pre>
+ * <p>
+ * {@link #tlsNodes(int, boolean)} runs nodes that listen only on TLS, with
+ * {@link TestCertificates} made when the fleet starts (once for the class in a
+ * {@code static} field) and deleted when it stops; {@link #certificates()} gives them to
+ * the clients under test.
  *
  * @author redlock contributors
  */
@@ -28,12 +33,20 @@ public final class RedisFleetExtension
 
 	private final int size;
 
+	private final boolean tls;
+
+	private final boolean requireClientCertificate;
+
 	private volatile RedisFleet fleet;
+
+	private volatile TestCertificates certificates;
 
 	private volatile boolean perTest;
 
-	private RedisFleetExtension(int size) {
+	private RedisFleetExtension(int size, boolean tls, boolean requireClientCertificate) {
 		this.size = size;
+		this.tls = tls;
+		this.requireClientCertificate = requireClientCertificate;
 	}
 
 	/**
@@ -42,19 +55,50 @@ public final class RedisFleetExtension
 	 * @return the extension
 	 */
 	public static RedisFleetExtension nodes(int size) {
-		return new RedisFleetExtension(size);
+		return new RedisFleetExtension(size, false, false);
+	}
+
+	/**
+	 * Creates an extension for a fleet of the given size whose nodes listen only on TLS,
+	 * with {@link #certificates() certificates} of its own.
+	 * @param size how many nodes
+	 * @param requireClientCertificate whether the nodes refuse clients that do not
+	 * present the {@link TestCertificates#clientCertificate() client certificate}
+	 * @return the extension
+	 * @see RedisFleet#startTls(int, TestCertificates, boolean)
+	 */
+	public static RedisFleetExtension tlsNodes(int size, boolean requireClientCertificate) {
+		return new RedisFleetExtension(size, true, requireClientCertificate);
 	}
 
 	@Override
 	public void beforeAll(ExtensionContext context) {
-		this.fleet = RedisFleet.start(this.size);
+		this.fleet = startFleet();
 	}
 
 	@Override
 	public void beforeEach(ExtensionContext context) {
 		if (this.fleet == null) {
 			this.perTest = true;
-			this.fleet = RedisFleet.start(this.size);
+			this.fleet = startFleet();
+		}
+	}
+
+	private RedisFleet startFleet() {
+		if (!this.tls) {
+			return RedisFleet.start(this.size);
+		}
+		// before making certificates: a binary without TLS fails at once
+		RedisServerBinary.get().requireTls();
+		TestCertificates generated = TestCertificates.generate();
+		this.certificates = generated;
+		try {
+			return RedisFleet.startTls(this.size, generated, this.requireClientCertificate);
+		}
+		catch (RuntimeException ex) {
+			this.certificates = null;
+			generated.close();
+			throw ex;
 		}
 	}
 
@@ -75,9 +119,18 @@ public final class RedisFleetExtension
 
 	private void stop() {
 		RedisFleet running = this.fleet;
+		TestCertificates generated = this.certificates;
 		this.fleet = null;
-		if (running != null) {
-			running.close();
+		this.certificates = null;
+		try {
+			if (running != null) {
+				running.close();
+			}
+		}
+		finally {
+			if (generated != null) {
+				generated.close();
+			}
 		}
 	}
 
@@ -100,6 +153,23 @@ public final class RedisFleetExtension
 	 */
 	public RedisNode node(int index) {
 		return fleet().node(index);
+	}
+
+	/**
+	 * Returns the certificates of a {@link #tlsNodes(int, boolean) TLS fleet}: the CA to
+	 * trust, the client certificate to present, and the server certificates.
+	 * @return the certificates
+	 * @throws IllegalStateException if the nodes are plain ones, or no test runs
+	 */
+	public TestCertificates certificates() {
+		if (!this.tls) {
+			throw new IllegalStateException("Plain nodes have no certificates: use RedisFleetExtension.tlsNodes");
+		}
+		TestCertificates generated = this.certificates;
+		if (generated == null) {
+			throw new IllegalStateException("The certificates exist only while a test runs");
+		}
+		return generated;
 	}
 
 	/**

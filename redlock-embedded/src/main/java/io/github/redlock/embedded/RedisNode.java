@@ -12,11 +12,14 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+
+import javax.net.ssl.SSLContext;
 
 /**
  * One real {@code redis-server} process on a free loopback port, with the faults a test
@@ -27,6 +30,12 @@ import java.util.stream.Stream;
  * The server runs under a small shell supervisor that holds a pipe from this JVM: when
  * the JVM dies, even by {@code kill -9}, the pipe closes and the supervisor kills the
  * server, so no node outlives the JVM that started it.
+ * <p>
+ * A node started by {@link #startTls(String, Tls)} listens only on TLS, with
+ * {@link TestCertificates}: it has no plain-text port, and its {@link #uri()} is a
+ * {@code rediss://} one. Every control works on it as on a plain node: the node's own
+ * connections (for {@link #call(String...)}, the start-up check and the faults) use TLS
+ * and present the client certificate.
  *
  * @author redlock contributors
  */
@@ -52,6 +61,10 @@ public final class RedisNode implements AutoCloseable {
 
 	private final Path directory;
 
+	private final Tls tls;
+
+	private final SSLContext clientContext;
+
 	private volatile int port;
 
 	private volatile Process supervisor;
@@ -65,8 +78,17 @@ public final class RedisNode implements AutoCloseable {
 	private volatile boolean closed;
 
 	RedisNode(String name, RedisServerBinary binary) {
+		this(name, binary, null);
+	}
+
+	RedisNode(String name, RedisServerBinary binary, Tls tls) {
+		if (tls != null) {
+			binary.requireTls();
+		}
 		this.name = name;
 		this.binary = binary;
+		this.tls = tls;
+		this.clientContext = (tls != null) ? tls.certificates().sslContext(true) : null;
 		try {
 			this.directory = Files.createTempDirectory("redlock-" + name + "-");
 		}
@@ -81,7 +103,37 @@ public final class RedisNode implements AutoCloseable {
 	 * @return the running node
 	 */
 	public static RedisNode start(String name) {
-		RedisNode node = new RedisNode(name, RedisServerBinary.get());
+		return start(new RedisNode(name, RedisServerBinary.get()));
+	}
+
+	/**
+	 * Starts one node that listens only on TLS, on a free loopback port, presenting the
+	 * {@link TestCertificates#serverCertificate() server certificate for localhost}.
+	 * @param name a name for logs and the data directory
+	 * @param certificates the certificates it uses
+	 * @param requireClientCertificate whether it refuses clients that do not present a
+	 * certificate signed by the CA ({@code tls-auth-clients yes})
+	 * @return the running node
+	 * @throws IllegalStateException if the {@code redis-server} binary was built without
+	 * TLS
+	 */
+	public static RedisNode startTls(String name, TestCertificates certificates, boolean requireClientCertificate) {
+		return startTls(name, new Tls(certificates, requireClientCertificate, ServerCertificate.LOCALHOST));
+	}
+
+	/**
+	 * Starts one node that listens only on TLS, on a free loopback port.
+	 * @param name a name for logs and the data directory
+	 * @param tls how it uses TLS
+	 * @return the running node
+	 * @throws IllegalStateException if the {@code redis-server} binary was built without
+	 * TLS
+	 */
+	public static RedisNode startTls(String name, Tls tls) {
+		return start(new RedisNode(name, RedisServerBinary.get(), Objects.requireNonNull(tls, "tls")));
+	}
+
+	private static RedisNode start(RedisNode node) {
 		try {
 			node.start();
 		}
@@ -122,10 +174,22 @@ public final class RedisNode implements AutoCloseable {
 	}
 
 	private void launch(int port) {
-		List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", SUPERVISOR, this.binary.path().toString(),
-				"--port", String.valueOf(port), "--bind", "127.0.0.1", "--daemonize", "no", "--save", "",
-				"--appendonly", "no", "--dir", this.directory.toString(), "--dbfilename", "dump.rdb", "--logfile",
-				this.directory.resolve("redis.log").toString()));
+		List<String> command = new ArrayList<>(
+				List.of("/bin/sh", "-c", SUPERVISOR, this.binary.path().toString(), "--bind", "127.0.0.1",
+						"--daemonize", "no", "--save", "", "--appendonly", "no", "--dir", this.directory.toString(),
+						"--dbfilename", "dump.rdb", "--logfile", this.directory.resolve("redis.log").toString()));
+		if (this.tls != null) {
+			TestCertificates certificates = this.tls.certificates();
+			boolean otherHost = this.tls.serverCertificate() == ServerCertificate.OTHER_HOST;
+			command.addAll(List.of("--port", "0", "--tls-port", String.valueOf(port), "--tls-cert-file",
+					(otherHost ? certificates.otherHostCertificate() : certificates.serverCertificate()).toString(),
+					"--tls-key-file", (otherHost ? certificates.otherHostKey() : certificates.serverKey()).toString(),
+					"--tls-ca-cert-file", certificates.caCertificate().toString(), "--tls-auth-clients",
+					this.tls.requireClientCertificate() ? "yes" : "no"));
+		}
+		else {
+			command.addAll(List.of("--port", String.valueOf(port)));
+		}
 		if (this.binary.majorVersion() >= 7 && !this.binary.path().getFileName().toString().contains("keydb")) {
 			command.addAll(List.of("--enable-debug-command", "local"));
 		}
@@ -156,7 +220,7 @@ public final class RedisNode implements AutoCloseable {
 				throw new IllegalStateException(
 						"Node " + this.name + " exited while starting on port " + port + ": " + logTail());
 			}
-			try (RespConnection connection = new RespConnection(port, 1000)) {
+			try (RespConnection connection = new RespConnection(port, 1000, this.clientContext)) {
 				String info = (String) connection.call("INFO", "server");
 				if (info.contains("process_id:" + serverPid + "\r\n")) {
 					return;
@@ -174,7 +238,7 @@ public final class RedisNode implements AutoCloseable {
 				+ START_TIMEOUT.toSeconds() + "s: " + logTail());
 	}
 
-	private static int freePort() {
+	static int freePort() {
 		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
 		}
@@ -276,7 +340,7 @@ public final class RedisNode implements AutoCloseable {
 			resume();
 			stopSlowdown();
 			requireRunning();
-			try (RespConnection connection = new RespConnection(this.port, 10_000)) {
+			try (RespConnection connection = connect(10_000)) {
 				connection.call("SHUTDOWN", "SAVE");
 			}
 			catch (IOException ex) {
@@ -299,12 +363,11 @@ public final class RedisNode implements AutoCloseable {
 	public synchronized void slow(Duration latency) {
 		stopSlowdown();
 		requireRunning();
-		int port = this.port;
 		String seconds = String.format(Locale.ROOT, "%.3f", latency.toNanos() / 1e9);
 		int timeout = (int) Math.max(1000, latency.toMillis() * 4);
 		CountDownLatch stalling = new CountDownLatch(1);
 		Thread thread = new Thread(() -> {
-			try (RespConnection connection = new RespConnection(port, timeout)) {
+			try (RespConnection connection = connect(timeout)) {
 				while (!Thread.currentThread().isInterrupted()) {
 					connection.send("DEBUG", "SLEEP", seconds);
 					stalling.countDown();
@@ -360,12 +423,16 @@ public final class RedisNode implements AutoCloseable {
 	 * @throws UncheckedIOException if the node cannot be reached or answers with an error
 	 */
 	public Object call(String... args) {
-		try (RespConnection connection = new RespConnection(requirePort(), 10_000)) {
+		try (RespConnection connection = connect(10_000)) {
 			return connection.call(args);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Node " + this.name + " failed " + String.join(" ", args[0]), ex);
 		}
+	}
+
+	private RespConnection connect(int timeoutMillis) throws IOException {
+		return new RespConnection(requirePort(), timeoutMillis, this.clientContext);
 	}
 
 	private long requireRunning() {
@@ -409,7 +476,15 @@ public final class RedisNode implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the loopback port the node listens on.
+	 * Returns whether the node listens only on TLS.
+	 * @return whether it is a TLS node
+	 */
+	public boolean isTls() {
+		return this.tls != null;
+	}
+
+	/**
+	 * Returns the loopback port the node listens on: its TLS port for a TLS node.
 	 * @return the port
 	 */
 	public int port() {
@@ -425,11 +500,15 @@ public final class RedisNode implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the node's URI, such as {@code redis://127.0.0.1:6379}.
+	 * Returns the node's URI, such as {@code redis://127.0.0.1:6379}, or
+	 * {@code rediss://127.0.0.1:6379} for a TLS node. The host is the address the server
+	 * listens on, not {@code localhost}, which may resolve to {@code ::1} first; the
+	 * {@link TestCertificates#serverCertificate() server certificate} names
+	 * {@code 127.0.0.1}, so hostname verification passes.
 	 * @return the URI
 	 */
 	public String uri() {
-		return "redis://127.0.0.1:" + requirePort();
+		return ((this.tls != null) ? "rediss" : "redis") + "://127.0.0.1:" + requirePort();
 	}
 
 	/**
@@ -498,6 +577,52 @@ public final class RedisNode implements AutoCloseable {
 	public String toString() {
 		return this.name + "@" + ((this.port != 0) ? uri() : "unstarted")
 				+ (this.paused ? " (paused)" : isRunning() ? "" : " (down)");
+	}
+
+	/**
+	 * How a TLS node uses TLS.
+	 *
+	 * @param certificates the certificates: the server's, its key and the CA that clients
+	 * must be signed by; they must stay open while the node runs, since it reads them
+	 * again each time it starts
+	 * @param requireClientCertificate whether the node refuses clients that do not
+	 * present a certificate signed by the CA ({@code tls-auth-clients yes} rather than
+	 * {@code no})
+	 * @param serverCertificate which server certificate the node presents
+	 */
+	public record Tls(TestCertificates certificates, boolean requireClientCertificate,
+			ServerCertificate serverCertificate) {
+
+		/**
+		 * Checks that nothing is missing.
+		 * @param certificates the certificates
+		 * @param requireClientCertificate whether client certificates are required
+		 * @param serverCertificate which server certificate the node presents
+		 */
+		public Tls {
+			Objects.requireNonNull(certificates, "certificates");
+			Objects.requireNonNull(serverCertificate, "serverCertificate");
+		}
+
+	}
+
+	/**
+	 * The server certificate a TLS node presents.
+	 */
+	public enum ServerCertificate {
+
+		/**
+		 * The {@link TestCertificates#serverCertificate() certificate for localhost and
+		 * 127.0.0.1}, which hostname verification accepts.
+		 */
+		LOCALHOST,
+
+		/**
+		 * The {@link TestCertificates#otherHostCertificate() certificate for another host
+		 * only}: signed by the same CA, but refused by hostname verification.
+		 */
+		OTHER_HOST
+
 	}
 
 }

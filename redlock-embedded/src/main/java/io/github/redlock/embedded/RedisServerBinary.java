@@ -41,6 +41,10 @@ public final class RedisServerBinary {
 
 	private final int majorVersion;
 
+	private volatile Boolean tls;
+
+	private volatile String tlsProbeOutput;
+
 	private RedisServerBinary(Path path, String origin) {
 		this.path = path;
 		this.origin = origin;
@@ -66,6 +70,21 @@ public final class RedisServerBinary {
 			}
 		}
 		return binary;
+	}
+
+	/**
+	 * Returns the binary at the given path, for tests of the binary checks.
+	 */
+	static RedisServerBinary of(Path path, String origin) {
+		return new RedisServerBinary(path, origin);
+	}
+
+	/**
+	 * Returns the binary shipped inside the embedded-redis jar, extracted, whatever
+	 * {@link #get()} would choose.
+	 */
+	static RedisServerBinary bundled() {
+		return new RedisServerBinary(extractBundled(), "embedded-redis jar");
 	}
 
 	private static RedisServerBinary resolve() {
@@ -154,6 +173,78 @@ public final class RedisServerBinary {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted while running " + path + " --version", ex);
+		}
+	}
+
+	/**
+	 * Returns whether the binary was built with TLS, so that it can run a TLS-only node.
+	 * The first call finds out by starting it with a TLS port and no certificate, which a
+	 * build with TLS refuses for the missing certificate ({@code No tls-cert-file
+	 * configured}) and one without TLS refuses for the unknown option, both at once and
+	 * without opening a port; later calls answer from memory.
+	 * @return whether it supports TLS
+	 */
+	public boolean supportsTls() {
+		Boolean supported = this.tls;
+		if (supported == null) {
+			synchronized (this) {
+				supported = this.tls;
+				if (supported == null) {
+					supported = probeTls();
+					this.tls = supported;
+				}
+			}
+		}
+		return supported;
+	}
+
+	private boolean probeTls() {
+		Path output = null;
+		Process process = null;
+		try {
+			output = Files.createTempFile("redlock-tls-probe-", ".log");
+			process = new ProcessBuilder(this.path.toString(), "--port", "0", "--tls-port",
+					String.valueOf(RedisNode.freePort()), "--bind", "127.0.0.1", "--daemonize", "no", "--save", "",
+					"--appendonly", "no", "--logfile", "")
+				.redirectErrorStream(true)
+				.redirectOutput(output.toFile())
+				.start();
+			process.getOutputStream().close();
+			boolean exited = process.waitFor(10, TimeUnit.SECONDS);
+			String text = Files.readString(output).trim();
+			this.tlsProbeOutput = exited ? text : text + " (still running after 10s)";
+			return text.contains("tls-cert-file") || text.contains("Failed to configure TLS");
+		}
+		catch (IOException ex) {
+			this.tlsProbeOutput = "could not run it: " + ex;
+			return false;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while checking " + this.path + " for TLS", ex);
+		}
+		finally {
+			if (process != null) {
+				process.destroyForcibly();
+			}
+			if (output != null) {
+				output.toFile().delete();
+			}
+		}
+	}
+
+	/**
+	 * Throws unless the binary {@link #supportsTls() supports TLS}, saying how to get one
+	 * that does.
+	 */
+	void requireTls() {
+		if (!supportsTls()) {
+			String said = this.tlsProbeOutput;
+			said = (said.length() > 300) ? said.substring(said.length() - 300) : said;
+			throw new IllegalStateException(
+					"Cannot start a TLS node: " + this + " was built without TLS (with a TLS port it said: '" + said
+							+ "'); install Debian's redis-server (apt-get install redis-server) or set "
+							+ ENVIRONMENT_VARIABLE + " to a redis-server 6+ built with BUILD_TLS=yes");
 		}
 	}
 

@@ -12,9 +12,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+
 /**
  * A minimal blocking RESP2 client, enough to probe, control and inspect a test node
- * without depending on a Redis client library.
+ * without depending on a Redis client library. Over TLS it does not verify the host name:
+ * it always connects to {@code 127.0.0.1}.
  */
 final class RespConnection implements Closeable {
 
@@ -25,16 +29,33 @@ final class RespConnection implements Closeable {
 	private final OutputStream out;
 
 	RespConnection(int port, int timeoutMillis) throws IOException {
-		this.socket = new Socket();
+		this(port, timeoutMillis, null);
+	}
+
+	/**
+	 * Connects to a port on {@code 127.0.0.1}, over TLS if a context is given (the
+	 * handshake is over when the constructor returns).
+	 */
+	RespConnection(int port, int timeoutMillis, SSLContext tls) throws IOException {
+		Socket plain = new Socket();
+		Socket socket = plain;
 		try {
-			this.socket.connect(new InetSocketAddress("127.0.0.1", port), timeoutMillis);
-			this.socket.setSoTimeout(timeoutMillis);
-			this.socket.setTcpNoDelay(true);
-			this.in = new BufferedInputStream(this.socket.getInputStream());
-			this.out = this.socket.getOutputStream();
+			plain.connect(new InetSocketAddress("127.0.0.1", port), timeoutMillis);
+			plain.setSoTimeout(timeoutMillis);
+			plain.setTcpNoDelay(true);
+			if (tls != null) {
+				SSLSocket secure = (SSLSocket) tls.getSocketFactory().createSocket(plain, "127.0.0.1", port, true);
+				socket = secure;
+				secure.setSoTimeout(timeoutMillis);
+				secure.startHandshake();
+			}
+			this.socket = socket;
+			this.in = new BufferedInputStream(socket.getInputStream());
+			this.out = socket.getOutputStream();
 		}
 		catch (IOException ex) {
-			this.socket.close();
+			// closing the TCP socket is enough: a TLS socket over it only wraps it
+			plain.close();
 			throw ex;
 		}
 	}
