@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
+import javax.net.ssl.SSLException;
+
 import io.github.redlock.NodeFailure;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -47,10 +49,27 @@ final class NodeErrors {
 			return new NodeFailure(this.node, NodeFailure.Kind.ERROR, cause.getMessage());
 		}
 		if (cause instanceof RedisConnectionException || cause instanceof IOException || isDisconnected(cause)) {
-			return new NodeFailure(this.node, NodeFailure.Kind.REFUSED, message);
+			return new NodeFailure(this.node, NodeFailure.Kind.REFUSED, message + tlsAdvice(cause, message));
 		}
 		return new NodeFailure(this.node, NodeFailure.Kind.ERROR,
 				(cause.getMessage() != null) ? cause.getMessage() : cause.getClass().getSimpleName());
+	}
+
+	private static String tlsAdvice(Throwable cause, String message) {
+		boolean tls = false;
+		for (Throwable ex = cause; ex != null && !tls; ex = (ex.getCause() != ex) ? ex.getCause() : null) {
+			tls = ex instanceof SSLException;
+		}
+		if (!tls) {
+			return "";
+		}
+		if (message.contains("subject alternative name") || message.contains("No name matching")) {
+			return ". The node's TLS certificate is for another host name: connect by a name it has";
+		}
+		if (message.contains("certification path") || message.contains("PKIX")) {
+			return ". The node's TLS certificate is not trusted: trust its CA (redlock.ssl.bundle, or the builder's sslOptions)";
+		}
+		return ". The TLS handshake failed: check the trust material and, if the node requires one, the client certificate";
 	}
 
 	/**
