@@ -18,6 +18,7 @@ import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
+import io.github.redlock.embedded.TestCertificates;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,7 +39,8 @@ class TroubleshootingTableIntegrationTests {
 	/** Rows the Spring module's {@code TroubleshootingTableTests} produces. */
 	static final List<String> SPRING_ROWS = List.of("is not a valid URI", "is listed twice", "is not well below",
 			"No redlock nodes are configured", "locking on the single Spring Data Redis server",
-			"is not a valid SpEL expression", "is not a duration", "names #", "evaluated to null");
+			"is not a valid SpEL expression", "is not a duration", "names #", "evaluated to null",
+			"more than redlock.max-keys", "names no SSL bundle");
 
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
@@ -71,6 +73,9 @@ class TroubleshootingTableIntegrationTests {
 		cases.put("NOPERM", this::noPermission);
 		cases.put("Redlock cannot lock at all", this::cannotLockAtAll);
 		cases.put("is above the maximum TTL", this::ttlAboveTheMaximum);
+		cases.put("authentication failed (WRONGPASS", this::wrongPassword);
+		cases.put("certificate is not trusted", () -> tls(RedisNode.ServerCertificate.LOCALHOST));
+		cases.put("certificate is for another host name", () -> tls(RedisNode.ServerCertificate.OTHER_HOST));
 		List<String> quotes = quotes();
 		assertThat(quotes).as("quoted messages in the README's troubleshooting table").hasSizeGreaterThan(10);
 		List<String> unowned = new ArrayList<>();
@@ -130,6 +135,47 @@ class TroubleshootingTableIntegrationTests {
 	private String ttlAboveTheMaximum() {
 		RedlockRegistry registry = track(RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build());
 		return failure(() -> registry.acquire("x", Duration.ofMinutes(2), Duration.ZERO));
+	}
+
+	private String wrongPassword() {
+		for (RedisNode node : fleet.fleet().nodes()) {
+			node.call("ACL", "SETUSER", "default", "resetpass", ">right");
+		}
+		try {
+			RedlockRegistry registry = track(RedlockRegistry.builder()
+				.nodes(fleet.uris())
+				.username("default")
+				.password("wrong")
+				.restartGuard(false)
+				.build()
+				.start());
+			await().atMost(Duration.ofSeconds(10)).until(() -> registry.checkNodes().get(0).problem() != null);
+			return registry.checkNodes().get(0).toString();
+		}
+		finally {
+			for (RedisNode node : fleet.fleet().nodes()) {
+				// the kit's connections send no password: a restart forgets it
+				node.kill();
+				node.start();
+			}
+		}
+	}
+
+	/**
+	 * A TLS node whose certificate the registry cannot accept: from a CA the JVM does not
+	 * trust, or (trusting the CA) for another host name.
+	 */
+	private String tls(RedisNode.ServerCertificate certificate) throws Exception {
+		try (TestCertificates certificates = TestCertificates.generate();
+				RedisNode node = RedisNode.startTls("tls-row", new RedisNode.Tls(certificates, false, certificate))) {
+			RedlockRegistry.Builder builder = RedlockRegistry.builder().nodes(node.uri()).restartGuard(false);
+			if (certificate == RedisNode.ServerCertificate.OTHER_HOST) {
+				builder.sslOptions(TlsIntegrationTests.ssl(certificates, false));
+			}
+			RedlockRegistry registry = track(builder.build().start());
+			await().atMost(Duration.ofSeconds(10)).until(() -> registry.checkNodes().get(0).problem() != null);
+			return registry.checkNodes().get(0).toString();
+		}
 	}
 
 	private String held() throws Exception {

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import java.util.stream.LongStream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -14,6 +15,8 @@ import io.github.redlock.annotation.DistributedLock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -48,13 +51,24 @@ class TroubleshootingTableTests {
 		cases.put("is not well below", () -> startupFailure("redlock.node-timeout=2s", "redlock.default-ttl=10s"));
 		cases.put("No redlock nodes are configured", this::noNodes);
 		cases.put("locking on the single Spring Data Redis server", () -> {
-			this.contextRunner.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=4")
+			this.contextRunner
+				.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, SslAutoConfiguration.class))
+				.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=4")
 				.run((context) -> assertThat(context).hasNotFailed());
 			return output.toString();
 		});
 		cases.put("is not a valid SpEL expression", () -> annotationFailure(BadKey.class));
 		cases.put("is not a duration", () -> annotationFailure(BadTtl.class));
 		cases.put("evaluated to null", this::nullKey);
+		cases.put("more than redlock.max-keys", this::tooManyKeys);
+		cases.put("names no SSL bundle", () -> {
+			String[] message = new String[1];
+			this.contextRunner.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class))
+				.withPropertyValues(NODES)
+				.withPropertyValues("redlock.ssl.bundle=nodez")
+				.run((context) -> message[0] = rootMessage(context.getStartupFailure()));
+			return message[0];
+		});
 		List<String> untrue = new ArrayList<>();
 		int checked = 0;
 		for (String quote : quotes()) {
@@ -108,6 +122,16 @@ class TroubleshootingTableTests {
 		return message[0];
 	}
 
+	private String tooManyKeys() {
+		String[] message = new String[1];
+		this.contextRunner.withPropertyValues(NODES).withUserConfiguration(NullKey.class).run((context) -> {
+			NullKeyOrders orders = context.getBean(NullKeyOrders.class);
+			List<Long> ids = LongStream.range(0, 250).boxed().toList();
+			message[0] = String.valueOf(catchThrowable(() -> orders.payAll(ids)).getMessage());
+		});
+		return message[0];
+	}
+
 	private static String rootMessage(Throwable failure) {
 		Throwable root = failure;
 		while (root != null && root.getCause() != null) {
@@ -146,6 +170,10 @@ class TroubleshootingTableTests {
 
 		@DistributedLock(key = "#id")
 		public void pay(Long id) {
+		}
+
+		@DistributedLock(key = "#ids")
+		public void payAll(List<Long> ids) {
 		}
 
 	}
