@@ -41,7 +41,8 @@ final class RedlockSanitizingFunction implements SanitizingFunction {
 
 	private static boolean isRedlock(SanitizableData data, String key) {
 		// /actuator/env names properties in full; /actuator/configprops relative to the
-		// bean's prefix, with no property source
+		// bean's prefix, with no property source and no word of which bean: there a
+		// top-level "password" or "nodes" of any bean is masked, which only hides more
 		return key.startsWith("redlock.") || (data.getPropertySource() == null && !key.contains("."));
 	}
 
