@@ -206,7 +206,7 @@ class RedlockLockRegistryIntegrationTests {
 	void reenteringRefreshesTheLeaseAsALeaderInitiatorsHeartbeatDoes() throws Exception {
 		FencedLock lock = registry.obtain("heartbeat");
 		assertThat(lock.tryLock(Duration.ZERO, TTL)).isTrue();
-		long end = System.nanoTime() + TTL.multipliedBy(3).toNanos();
+		long end = System.nanoTime() + TTL.multipliedBy(2).toNanos();
 		while (System.nanoTime() < end) {
 			Thread.sleep(TTL.toMillis() / 4);
 			assertThat(lock.tryLock(Duration.ZERO, TTL)).isTrue();
@@ -302,7 +302,7 @@ class RedlockLockRegistryIntegrationTests {
 			renewing.setRenewalTaskScheduler(scheduler);
 			Lock lock = renewing.obtain("scheduled");
 			lock.lock();
-			Thread.sleep(TTL.multipliedBy(3).toMillis());
+			Thread.sleep(TTL.multipliedBy(2).toMillis());
 			assertThat(inAnotherThread(() -> otherProcess.obtain("scheduled").tryLock())).isFalse();
 			lock.unlock(); // held throughout: no loss to report
 		}
