@@ -1,0 +1,7 @@
+/**
+ * Spring Integration's lock registry over the redlock quorum:
+ * {@link io.github.redlock.integration.RedlockLockRegistry} for
+ * {@code LockRegistryLeaderInitiator}, aggregators, idempotent receivers and anything
+ * else that takes a Spring Integration {@code LockRegistry}.
+ */
+package io.github.redlock.integration;
