@@ -3,6 +3,7 @@ package io.github.redlock.embedded;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -18,8 +19,11 @@ public final class RedisFleet implements AutoCloseable {
 
 	private final List<FleetProxy> proxies = new CopyOnWriteArrayList<>();
 
-	private RedisFleet(List<RedisNode> nodes) {
+	private final TestCertificates certificates;
+
+	private RedisFleet(List<RedisNode> nodes, TestCertificates certificates) {
 		this.nodes = Collections.unmodifiableList(nodes);
+		this.certificates = certificates;
 	}
 
 	/**
@@ -60,7 +64,7 @@ public final class RedisFleet implements AutoCloseable {
 		for (int i = 0; i < size; i++) {
 			nodes.add(new RedisNode("node" + i, binary, tls));
 		}
-		RedisFleet fleet = new RedisFleet(nodes);
+		RedisFleet fleet = new RedisFleet(nodes, (tls != null) ? tls.certificates() : null);
 		try {
 			CompletableFuture
 				.allOf(nodes.stream()
@@ -98,6 +102,16 @@ public final class RedisFleet implements AutoCloseable {
 	 */
 	public int size() {
 		return this.nodes.size();
+	}
+
+	/**
+	 * Returns the certificates of a fleet
+	 * {@link #startTls(int, TestCertificates, boolean) started with TLS}: the CA that
+	 * clients trust and the client certificate they present.
+	 * @return the certificates, or empty for plain nodes
+	 */
+	public Optional<TestCertificates> certificates() {
+		return Optional.ofNullable(this.certificates);
 	}
 
 	/**

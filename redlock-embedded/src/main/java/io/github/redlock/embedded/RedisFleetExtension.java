@@ -25,6 +25,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@link TestCertificates} made when the fleet starts (once for the class in a
  * {@code static} field) and deleted when it stops; {@link #certificates()} gives them to
  * the clients under test.
+ * <p>
+ * Annotated with {@link RedlockServiceConnection}, a {@code static} field also supplies
+ * the nodes of a {@code @SpringBootTest}'s application context: the fleet then stops when
+ * that context closes, after the test class.
  *
  * @author redlock contributors
  */
@@ -42,6 +46,8 @@ public final class RedisFleetExtension
 	private volatile TestCertificates certificates;
 
 	private volatile boolean perTest;
+
+	private volatile boolean contextOwned;
 
 	private RedisFleetExtension(int size, boolean tls, boolean requireClientCertificate) {
 		this.size = size;
@@ -72,8 +78,10 @@ public final class RedisFleetExtension
 	}
 
 	@Override
-	public void beforeAll(ExtensionContext context) {
-		this.fleet = startFleet();
+	public synchronized void beforeAll(ExtensionContext context) {
+		if (this.fleet == null) {
+			this.fleet = startFleet();
+		}
 	}
 
 	@Override
@@ -114,6 +122,30 @@ public final class RedisFleetExtension
 
 	@Override
 	public void afterAll(ExtensionContext context) {
+		if (!this.contextOwned) {
+			stop();
+		}
+	}
+
+	/**
+	 * Returns the fleet for a Spring application context of a
+	 * {@link RedlockServiceConnection} test, starting it if no JUnit callback has, and
+	 * hands its stopping to that context: it stops when the context closes (after its
+	 * lock registry), not after the test class.
+	 */
+	synchronized RedisFleet attachToContext() {
+		if (this.fleet == null) {
+			this.fleet = startFleet();
+		}
+		this.contextOwned = true;
+		return this.fleet;
+	}
+
+	/**
+	 * Stops the fleet of a context that closes.
+	 */
+	synchronized void detachFromContext() {
+		this.contextOwned = false;
 		stop();
 	}
 

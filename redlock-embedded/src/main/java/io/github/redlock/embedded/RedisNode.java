@@ -90,7 +90,7 @@ public final class RedisNode implements AutoCloseable {
 		this.tls = tls;
 		this.clientContext = (tls != null) ? tls.certificates().sslContext(true) : null;
 		try {
-			this.directory = Files.createTempDirectory("redlock-" + name + "-");
+			this.directory = NodeDirectories.create(name);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not create a directory for node " + name, ex);
@@ -473,6 +473,13 @@ public final class RedisNode implements AutoCloseable {
 	 */
 	public String name() {
 		return this.name;
+	}
+
+	/**
+	 * Returns the directory the server runs in, for tests of its clean-up.
+	 */
+	Path directory() {
+		return this.directory;
 	}
 
 	/**

@@ -82,7 +82,7 @@ public final class TestCertificates implements AutoCloseable {
 	public static TestCertificates generate() {
 		Path directory;
 		try {
-			directory = Files.createTempDirectory("redlock-tls-");
+			directory = NodeDirectories.create("tls");
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not create a directory for test certificates", ex);

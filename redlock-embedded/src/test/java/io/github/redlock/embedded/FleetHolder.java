@@ -1,8 +1,9 @@
 package io.github.redlock.embedded;
 
 /**
- * Started in a separate JVM by {@link RedisFleetIntegrationTests}: runs a fleet, prints
- * its ports and pids, and waits to be killed.
+ * Started in a separate JVM by {@link RedisFleetIntegrationTests} and
+ * {@link NodeDirectoriesIntegrationTests}: runs a fleet, prints its ports, pids and
+ * directories, and waits to be killed.
  */
 public final class FleetHolder {
 
@@ -13,7 +14,7 @@ public final class FleetHolder {
 		RedisFleet fleet = RedisFleet.start(Integer.parseInt(args[0]));
 		StringBuilder line = new StringBuilder("fleet");
 		for (RedisNode node : fleet.nodes()) {
-			line.append(' ').append(node.port()).append(':').append(node.pid());
+			line.append(' ').append(node.port()).append(':').append(node.pid()).append(':').append(node.directory());
 		}
 		System.out.println(line);
 		System.out.flush();

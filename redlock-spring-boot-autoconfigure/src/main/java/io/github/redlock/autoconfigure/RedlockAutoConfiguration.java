@@ -35,9 +35,10 @@ import org.springframework.transaction.ConfigurableTransactionManager;
 import org.springframework.util.StringUtils;
 
 /**
- * Auto-configuration for distributed locks: a quorum {@link LockRegistry} over the
- * {@code redlock.nodes}, on Lettuce client resources shared with Spring Data Redis when
- * it has some.
+ * Auto-configuration for distributed locks: a quorum {@link LockRegistry} over the nodes
+ * of a {@link RedlockConnectionDetails} bean when there is one, else over
+ * {@code redlock.nodes} (or the Spring Data Redis server), on Lettuce client resources
+ * shared with Spring Data Redis when it has some.
  *
  * @author redlock contributors
  * @see RedlockProperties
@@ -63,12 +64,15 @@ public final class RedlockAutoConfiguration {
 	@ConditionalOnMissingBean(LockRegistry.class)
 	RedlockRegistry redlockRegistry(RedlockProperties properties, ClientResources clientResources,
 			ObjectProvider<SslBundles> sslBundles, ObjectProvider<DataRedisFallback.Source> dataRedis,
+			ObjectProvider<RedlockConnectionDetails> connectionDetails,
 			ObjectProvider<RedlockClientOptionsCustomizer> clientOptionsCustomizers,
 			ObjectProvider<RedlockRegistryBuilderCustomizer> builderCustomizers) {
-		DataRedisFallback.Source source = properties.getNodes().isEmpty() ? dataRedis.getIfAvailable() : null;
+		RedlockConnectionDetails details = connectionDetails.getIfAvailable();
+		DataRedisFallback.Source source = (details == null && properties.getNodes().isEmpty())
+				? dataRedis.getIfAvailable() : null;
 		DataRedisFallback fallback = (source != null) ? source.find() : null;
 		RedlockRegistry.Builder builder = RedlockRegistry.builder()
-			.nodes(RedlockNodes.resolve(properties, fallback))
+			.nodes((details != null) ? RedlockNodes.resolve(details) : RedlockNodes.resolve(properties, fallback))
 			.keyPrefix(properties.getKeyPrefix())
 			.defaultTtl(properties.getDefaultTtl())
 			.defaultWaitTime(properties.getDefaultWaitTime())
@@ -85,8 +89,16 @@ public final class RedlockAutoConfiguration {
 			.clientResources(clientResources)
 			.clientOptions((options) -> clientOptionsCustomizers.orderedStream()
 				.forEach((customizer) -> customizer.customize(options)));
-		credentials(builder, properties, fallback);
-		ssl(builder, properties, fallback, sslBundles);
+		if (details != null) {
+			builder.username(details.getUsername()).password(details.getPassword());
+			if (details.getSslBundle() != null) {
+				builder.sslOptions(LettuceSsl.options(details.getSslBundle()));
+			}
+		}
+		else {
+			credentials(builder, properties, fallback);
+			ssl(builder, properties, fallback, sslBundles);
+		}
 		builderCustomizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		try {
 			return builder.build();

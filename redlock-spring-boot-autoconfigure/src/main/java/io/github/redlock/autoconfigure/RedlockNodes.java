@@ -6,9 +6,10 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Decides which nodes the auto-configured registry uses: {@code redlock.nodes}, else the
- * one server of the application's Spring Data Redis connection details, with a warning
- * that one node is not fault tolerant.
+ * Decides which nodes the auto-configured registry uses: those of a
+ * {@link RedlockConnectionDetails} bean, else {@code redlock.nodes}, else the one server
+ * of the application's Spring Data Redis connection details, with a warning that one node
+ * is not fault tolerant.
  *
  * @author redlock contributors
  */
@@ -28,11 +29,7 @@ final class RedlockNodes {
 	static List<String> resolve(RedlockProperties properties, DataRedisFallback fallback) {
 		List<String> nodes = properties.getNodes();
 		if (!nodes.isEmpty()) {
-			if (nodes.size() % 2 == 0) {
-				logger.warn("redlock.nodes lists " + nodes.size() + " nodes: a quorum of " + (nodes.size() / 2 + 1)
-						+ " tolerates " + (nodes.size() / 2 - 1) + " failed node(s), no more than " + (nodes.size() - 1)
-						+ " nodes would. Use an odd number of nodes.");
-			}
+			warnIfEven("redlock.nodes", nodes);
 			return nodes;
 		}
 		if (fallback == null) {
@@ -45,6 +42,31 @@ final class RedlockNodes {
 				+ ". One node is not fault tolerant and forgets its locks"
 				+ " when it restarts; list 3 or 5 independent masters in redlock.nodes.");
 		return List.of(fallback.uri());
+	}
+
+	/**
+	 * Returns the URIs of the nodes of a connection details bean.
+	 * @param details the connection details
+	 * @return the URIs
+	 * @throws InvalidRedlockConfigurationException if it supplies none
+	 */
+	static List<String> resolve(RedlockConnectionDetails details) {
+		List<String> nodes = details.getNodes();
+		if (nodes == null || nodes.isEmpty()) {
+			throw new InvalidRedlockConfigurationException(
+					"The RedlockConnectionDetails bean (" + details + ") supplies no nodes",
+					"Make it return the URIs of 3 or 5 independent Redis masters, or remove it to use redlock.nodes");
+		}
+		warnIfEven("The RedlockConnectionDetails (" + details + ")", nodes);
+		return nodes;
+	}
+
+	private static void warnIfEven(String source, List<String> nodes) {
+		if (nodes.size() % 2 == 0) {
+			logger.warn(source + " lists " + nodes.size() + " nodes: a quorum of " + (nodes.size() / 2 + 1)
+					+ " tolerates " + (nodes.size() / 2 - 1) + " failed node(s), no more than " + (nodes.size() - 1)
+					+ " nodes would. Use an odd number of nodes.");
+		}
 	}
 
 }

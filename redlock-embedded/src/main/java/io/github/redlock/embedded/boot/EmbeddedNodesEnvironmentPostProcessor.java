@@ -1,32 +1,35 @@
 package io.github.redlock.embedded.boot;
 
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
-import io.github.redlock.embedded.RedisFleet;
-import io.github.redlock.embedded.RedisServerBinary;
-import org.apache.commons.logging.Log;
-
-import org.springframework.beans.factory.DisposableBean;
-import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
+import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
-import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.logging.DeferredLogFactory;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.core.env.MapPropertySource;
 
 /**
  * The development mode: in an application that has {@code redlock-embedded} on its
  * classpath and no {@code redlock.nodes}, starts {@code redlock.embedded.nodes} (5) local
  * {@code redis-server} nodes, points {@code redlock.nodes} at them, and stops them after
- * the application context closes. Never starts when nodes are configured, or with
- * {@code redlock.embedded.enabled=false} or {@code redlock.enabled=false}. Meant for
- * development and tests only: the nodes share one machine and keep nothing.
+ * the application context closes. Meant for development and tests only: the nodes share
+ * one machine and keep nothing.
+ * <p>
+ * The decision waits for the refresh of the application context, just before its
+ * singletons are created: by then every way of setting {@code redlock.nodes} has had its
+ * say, including a test's {@code @DynamicPropertySource} methods and
+ * {@code DynamicPropertyRegistrar} beans, which Spring adds after environment
+ * post-processors have run. Never starts when nodes are configured, when a
+ * {@code RedlockConnectionDetails} bean supplies them (such as a test's
+ * {@code @RedlockServiceConnection} fleet), or with
+ * {@code redlock.embedded.enabled=false} or {@code redlock.enabled=false}.
+ * <p>
+ * Unless {@code redlock.restart-guard} is set, it is turned off for the local nodes, and
+ * the log says so: they start empty, and the guard would keep every one of them out of
+ * quorums for {@code redlock.max-ttl}.
  *
  * @author redlock contributors
  */
@@ -35,14 +38,11 @@ public class EmbeddedNodesEnvironmentPostProcessor implements EnvironmentPostPro
 	/** Name of the property source that carries the embedded nodes. */
 	public static final String PROPERTY_SOURCE_NAME = "redlockEmbeddedNodes";
 
-	private final Log logger;
-
 	/**
 	 * Creates the post-processor.
 	 * @param logFactory where to log once logging is set up
 	 */
 	public EmbeddedNodesEnvironmentPostProcessor(DeferredLogFactory logFactory) {
-		this.logger = logFactory.getLog(EmbeddedNodesEnvironmentPostProcessor.class);
 	}
 
 	@Override
@@ -58,37 +58,34 @@ public class EmbeddedNodesEnvironmentPostProcessor implements EnvironmentPostPro
 				|| !binder.bind("redlock.embedded.enabled", Boolean.class).orElse(true)) {
 			return;
 		}
-		if (!binder.bind("redlock.nodes", Bindable.listOf(String.class)).orElse(List.of()).isEmpty()) {
-			return;
-		}
-		int size = binder.bind("redlock.embedded.nodes", Integer.class).orElse(5);
-		if (size < 1) {
-			throw new IllegalArgumentException("redlock.embedded.nodes must be at least 1, was " + size
-					+ ": use 3 or 5, or set redlock.embedded.enabled=false");
-		}
-		RedisFleet fleet = RedisFleet.start(size);
-		Map<String, Object> properties = new LinkedHashMap<>();
-		properties.put("redlock.nodes", String.join(",", fleet.uris()));
-		if (environment.getProperty("redlock.restart-guard") == null) {
-			// the nodes were just started: the guard would keep them out for max-ttl
-			properties.put("redlock.restart-guard", "false");
-		}
-		environment.getPropertySources().addLast(new MapPropertySource(PROPERTY_SOURCE_NAME, properties));
-		this.logger.info("redlock.nodes is not set: started " + size
-				+ " embedded redis-server nodes for DEVELOPMENT AND TESTS ONLY (they share this machine and keep nothing): "
-				+ fleet.uris() + " (" + RedisServerBinary.get() + ")");
-		application.addInitializers((context) -> stopWith(context, fleet));
+		application.addInitializers((context) -> context.addBeanFactoryPostProcessor(new Registration(environment)));
 	}
 
-	private void stopWith(ConfigurableApplicationContext context, RedisFleet fleet) {
-		// destroyed after the beans created later, so after the lock registry has
-		// released
-		// its leases
-		((DefaultListableBeanFactory) context.getBeanFactory()).registerDisposableBean("redlockEmbeddedNodes",
-				(DisposableBean) () -> {
-					fleet.close();
-					this.logger.info("Stopped the embedded redis-server nodes " + fleet.uris());
-				});
+	/**
+	 * Registers the {@link EmbeddedNodes} once the refresh has begun, after every
+	 * initializer (a test's context customizers among them) has registered its beans, so
+	 * that the nodes decide after Spring's {@code DynamicPropertyRegistrar} beans have
+	 * added their properties.
+	 */
+	private static final class Registration implements BeanDefinitionRegistryPostProcessor {
+
+		private final ConfigurableEnvironment environment;
+
+		Registration(ConfigurableEnvironment environment) {
+			this.environment = environment;
+		}
+
+		@Override
+		public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) {
+			if (registry.containsBeanDefinition(EmbeddedNodes.BEAN_NAME)) {
+				return;
+			}
+			RootBeanDefinition definition = new RootBeanDefinition(EmbeddedNodes.class,
+					() -> new EmbeddedNodes(this.environment));
+			definition.setRole(BeanDefinition.ROLE_INFRASTRUCTURE);
+			registry.registerBeanDefinition(EmbeddedNodes.BEAN_NAME, definition);
+		}
+
 	}
 
 }

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.util.TestPropertyValues;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
@@ -40,6 +41,11 @@ class EmbeddedNodesEnvironmentPostProcessorTests {
 			});
 			assertThat(context.getEnvironment().getProperty("redlock.restart-guard")).isEqualTo("false");
 			assertThat(output).contains("started 3 embedded redis-server nodes for DEVELOPMENT AND TESTS ONLY");
+			// the guard is off, and one INFO line says so and why (it used to be silent)
+			assertThat(output.getOut().lines().filter((line) -> line.contains("redlock.restart-guard"))).singleElement()
+				.satisfies((line) -> assertThat(line).contains("INFO",
+						"redlock.restart-guard=false for the embedded nodes: they start empty",
+						"out of quorums for redlock.max-ttl"));
 		}
 		assertThat(nodes).noneMatch((uri) -> accepts(uri.getPort()));
 		assertThat(output).contains("Stopped the embedded redis-server nodes");
@@ -64,10 +70,27 @@ class EmbeddedNodesEnvironmentPostProcessorTests {
 	}
 
 	@Test
-	void explicitRestartGuardSettingIsKept() {
+	void explicitRestartGuardSettingIsKept(CapturedOutput output) {
 		try (ConfigurableApplicationContext context = run("--redlock.embedded.nodes=1",
 				"--redlock.restart-guard=true")) {
 			assertThat(context.getEnvironment().getProperty("redlock.restart-guard")).isEqualTo("true");
+		}
+		assertThat(output).contains("redlock.restart-guard=true as set: the embedded nodes start empty")
+			.doesNotContain("redlock.restart-guard=false");
+	}
+
+	@Test
+	void nodesSuppliedByAnInitializerWin() {
+		// set after the environment post-processors ran, as Spring's test support does
+		SpringApplication application = new SpringApplication(Empty.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		application.addInitializers((context) -> TestPropertyValues.of("redlock.nodes=redis://10.0.0.7:6379")
+			.applyTo(context.getEnvironment()));
+		try (ConfigurableApplicationContext context = application.run()) {
+			assertThat(context.getEnvironment().getProperty("redlock.nodes")).isEqualTo("redis://10.0.0.7:6379");
+			assertThat(context.getEnvironment()
+				.getPropertySources()
+				.contains(EmbeddedNodesEnvironmentPostProcessor.PROPERTY_SOURCE_NAME)).isFalse();
 		}
 	}
 

@@ -1,0 +1,105 @@
+package io.github.redlock.embedded.boot;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.redlock.embedded.RedisFleet;
+import io.github.redlock.embedded.RedisServerBinary;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.factory.BeanFactoryInitializer;
+import org.springframework.beans.factory.BeanFactoryUtils;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The nodes of the development mode: decides, just before the singletons of the context
+ * are created, whether local nodes are needed, starts them, and stops them when the
+ * context closes (after the beans created later, so after the lock registry has released
+ * its leases).
+ *
+ * @author redlock contributors
+ */
+final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>, DisposableBean {
+
+	static final String BEAN_NAME = "redlockEmbeddedNodes";
+
+	static final String CONNECTION_DETAILS = "io.github.redlock.autoconfigure.RedlockConnectionDetails";
+
+	private static final Log logger = LogFactory.getLog(EmbeddedNodesEnvironmentPostProcessor.class);
+
+	private final ConfigurableEnvironment environment;
+
+	private volatile RedisFleet fleet;
+
+	EmbeddedNodes(ConfigurableEnvironment environment) {
+		this.environment = environment;
+	}
+
+	@Override
+	public void initialize(ListableBeanFactory beanFactory) {
+		Binder binder = Binder.get(this.environment);
+		if (!binder.bind("redlock.enabled", Boolean.class).orElse(true)
+				|| !binder.bind("redlock.embedded.enabled", Boolean.class).orElse(true)
+				|| !binder.bind("redlock.nodes", Bindable.listOf(String.class)).orElse(List.of()).isEmpty()
+				|| hasConnectionDetails(beanFactory)) {
+			return;
+		}
+		int size = binder.bind("redlock.embedded.nodes", Integer.class).orElse(5);
+		if (size < 1) {
+			throw new IllegalArgumentException("redlock.embedded.nodes must be at least 1, was " + size
+					+ ": use 3 or 5, or set redlock.embedded.enabled=false");
+		}
+		RedisFleet started = RedisFleet.start(size);
+		this.fleet = started;
+		Map<String, Object> properties = new LinkedHashMap<>();
+		properties.put("redlock.nodes", String.join(",", started.uris()));
+		String restartGuard = this.environment.getProperty("redlock.restart-guard");
+		if (restartGuard == null) {
+			properties.put("redlock.restart-guard", "false");
+		}
+		this.environment.getPropertySources()
+			.addLast(new MapPropertySource(EmbeddedNodesEnvironmentPostProcessor.PROPERTY_SOURCE_NAME, properties));
+		logger.info("redlock.nodes is not set: started " + size
+				+ " embedded redis-server nodes for DEVELOPMENT AND TESTS ONLY (they share this machine and keep nothing): "
+				+ started.uris() + " (" + RedisServerBinary.get() + ")");
+		logger.info(restartGuardMessage(restartGuard));
+	}
+
+	static String restartGuardMessage(String restartGuard) {
+		if (restartGuard == null) {
+			return "redlock.restart-guard=false for the embedded nodes: they start empty, and the guard would keep "
+					+ "every one of them out of quorums for redlock.max-ttl. Set redlock.restart-guard=true to test it.";
+		}
+		return "redlock.restart-guard=" + restartGuard + " as set" + (Boolean.parseBoolean(restartGuard.trim())
+				? ": the embedded nodes start empty, so they count toward no quorum until redlock.max-ttl has passed"
+				: "");
+	}
+
+	private static boolean hasConnectionDetails(ListableBeanFactory beanFactory) {
+		ClassLoader classLoader = EmbeddedNodes.class.getClassLoader();
+		if (!ClassUtils.isPresent(CONNECTION_DETAILS, classLoader)) {
+			return false;
+		}
+		Class<?> type = ClassUtils.resolveClassName(CONNECTION_DETAILS, classLoader);
+		return BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, type, true, false).length > 0;
+	}
+
+	@Override
+	public void destroy() {
+		RedisFleet running = this.fleet;
+		if (running != null) {
+			this.fleet = null;
+			running.close();
+			logger.info("Stopped the embedded redis-server nodes " + running.uris());
+		}
+	}
+
+}

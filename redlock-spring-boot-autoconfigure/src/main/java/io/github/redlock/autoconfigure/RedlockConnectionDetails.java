@@ -1,0 +1,54 @@
+package io.github.redlock.autoconfigure;
+
+import java.util.List;
+
+import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
+import org.springframework.boot.ssl.SslBundle;
+
+/**
+ * Details for connecting to the nodes of the lock quorum, from somewhere other than the
+ * {@code redlock.*} properties: a bean of this type replaces {@code redlock.nodes},
+ * {@code redlock.username}, {@code redlock.password} and {@code redlock.ssl.*} (and the
+ * Spring Data Redis fallback), as Spring Boot's connection details beans replace their
+ * properties. A test's {@code @RedlockServiceConnection} fleet of
+ * {@code redlock-embedded} supplies one; so can an application's own bean, such as one
+ * reading a service registry. The other {@code redlock.*} properties still apply.
+ *
+ * @author redlock contributors
+ */
+public interface RedlockConnectionDetails extends ConnectionDetails {
+
+	/**
+	 * Returns the URIs of the independent masters that make the quorum, such as
+	 * {@code redis://10.0.0.1:6379}; 3 or 5 of them.
+	 * @return the URIs
+	 */
+	List<String> getNodes();
+
+	/**
+	 * Returns the login user name for every node whose URI has no credentials.
+	 * @return the user name, or {@code null} for the default user
+	 */
+	default String getUsername() {
+		return null;
+	}
+
+	/**
+	 * Returns the login password for every node whose URI has no credentials.
+	 * @return the password, or {@code null} for none
+	 */
+	default String getPassword() {
+		return null;
+	}
+
+	/**
+	 * Returns the SSL bundle to connect to every node with over TLS: the trust material,
+	 * and a client certificate for mutual TLS.
+	 * @return the bundle, or {@code null} for plain connections or the JVM's default
+	 * trust with {@code rediss://} URIs
+	 */
+	default SslBundle getSslBundle() {
+		return null;
+	}
+
+}
