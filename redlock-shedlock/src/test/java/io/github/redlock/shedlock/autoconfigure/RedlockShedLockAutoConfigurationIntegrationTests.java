@@ -102,9 +102,11 @@ class RedlockShedLockAutoConfigurationIntegrationTests {
 				.toList();
 			assertThat(during).as("runs while the registry held the key").isEmpty();
 			await().atMost(Duration.ofSeconds(20)).until(() -> runs.size() >= before + 3);
+			// counted before the contexts close: closing a registry releases the lock of
+			// a run still going
+			assertThat(overlaps.get()).as("runs that overlapped another").isZero();
 		}
 		List<Run> all = new ArrayList<>(runs);
-		assertThat(overlaps.get()).as("runs that overlapped another").isZero();
 		assertThat(all.stream().map(Run::instance).distinct()).as("instances that ran the job").isNotEmpty();
 		for (int i = 1; i < all.size(); i++) {
 			// each run's lock stays until lockAtLeastFor (400ms) after it was taken, just
