@@ -56,6 +56,60 @@ public interface Lease extends AutoCloseable {
 	boolean extend(Duration ttl);
 
 	/**
+	 * Keeps the lock for {@code duration} from now and no longer: the lock is extended
+	 * (or shortened) on the nodes so that it expires there by itself at that moment. A
+	 * duration above the registry's maximum TTL is reached by the watchdog, which extends
+	 * the lease a maximum TTL at a time and sets the last extension to end exactly then;
+	 * in the meantime a process that dies leaves the lock for at most one maximum TTL.
+	 * When the moment comes, {@link #isHeld()} turns {@code false} quietly: the end was
+	 * asked for, so listeners are not told of a loss. The lease can still be released
+	 * earlier, and a later call moves the end again. If the watchdog cannot keep a quorum
+	 * before the end, the lease is lost as any other.
+	 * <p>
+	 * For a reentrant hold this applies to the lock that the thread's holds share. The
+	 * default implementation, for leases without a watchdog, extends the lease once to
+	 * {@code duration}.
+	 * @param duration how long from now to keep the lock; at most the registry's maximum
+	 * hold time from the acquisition
+	 * @return whether a quorum of nodes applied the new end; if not, the lease stays as
+	 * it was
+	 * @throws IllegalArgumentException if the duration is not positive, or ends past the
+	 * maximum hold time
+	 */
+	default boolean holdFor(Duration duration) {
+		return isHeld() && extend(duration);
+	}
+
+	/**
+	 * Releases the lease, but leaves the lock on the nodes until {@code delay} from now
+	 * when that is positive: the lock expires there by itself at that moment (kept by the
+	 * watchdog until then if the delay is above the maximum TTL), so that nobody else can
+	 * acquire it before. This is the minimum hold of a scheduled job (ShedLock's
+	 * {@code lockAtLeastFor}). The lease counts as released at once: {@link #isHeld()} is
+	 * {@code false}, further calls to release it do nothing, and closing the registry
+	 * leaves the lock to expire rather than deleting it. A zero or negative delay
+	 * releases at once, as {@link #release()} does.
+	 * <p>
+	 * For a reentrant hold that is not the thread's outermost, this only counts the hold
+	 * down, as {@link #release()} does: the outermost hold decides when the lock goes.
+	 * The default implementation, for leases without a watchdog, extends the lease once
+	 * to {@code delay}, and releases it at once if that fails.
+	 * @param delay how long from now the lock must stay held
+	 */
+	default void releaseAfter(Duration delay) {
+		boolean kept = false;
+		try {
+			kept = delay != null && delay.toNanos() > 0 && isHeld() && extend(delay);
+		}
+		catch (RuntimeException ex) {
+			// not kept: released below
+		}
+		if (!kept) {
+			release();
+		}
+	}
+
+	/**
 	 * Releases the lock on every node. Does nothing if already released or expired.
 	 */
 	void release();

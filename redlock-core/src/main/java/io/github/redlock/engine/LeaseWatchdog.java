@@ -15,7 +15,10 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Watches one lease on the registry's shared scheduler thread: declares it lost when its
  * validity runs out, and, once {@linkplain #autoExtend asked to}, extends it every third
- * of its TTL, retrying a failed extension while more than a quarter of the TTL is left.
+ * of its TTL, retrying a failed extension while more than a quarter of the TTL is left. A
+ * lease given an end ({@link RedlockLease#holdFor}, {@link RedlockLease#releaseAfter}) is
+ * extended {@linkplain #keepUntilEnd a maximum TTL at a time} until an extension sets it
+ * to expire at that end, and then ends quietly when its validity runs out.
  *
  * @author redlock contributors
  */
@@ -45,6 +48,29 @@ final class LeaseWatchdog {
 	LeaseWatchdog(EngineContext engine, RedlockLease lease) {
 		this.engine = engine;
 		this.lease = lease;
+	}
+
+	/**
+	 * Keeps the lease extended, a maximum TTL at a time, until the end it was given, at
+	 * which the last extension makes it expire; does nothing more if that extension was
+	 * the one already sent.
+	 */
+	void keepUntilEnd() {
+		if (!this.lease.endApplied() && this.renewing.compareAndSet(false, true)) {
+			scheduleRenewal(Math.max(0, (this.lease.validUntil() - this.engine.clock().nanoTime()) / 3));
+		}
+	}
+
+	/**
+	 * Returns the TTL of the next renewal, or zero if none is needed: a maximum TTL
+	 * (capped at the end) while an end is set and not yet applied, else the longest TTL a
+	 * hold asked for.
+	 */
+	private long renewalTtl() {
+		if (this.lease.hasEnd()) {
+			return this.lease.endApplied() ? 0 : this.engine.settings().maxTtl().toNanos();
+		}
+		return this.autoExtendTtlNanos;
 	}
 
 	/**
@@ -84,7 +110,7 @@ final class LeaseWatchdog {
 	}
 
 	private void scheduleRenewal(long delayNanos) {
-		if (!this.lease.isActive()) {
+		if (!this.lease.isWatched()) {
 			return;
 		}
 		try {
@@ -96,27 +122,31 @@ final class LeaseWatchdog {
 	}
 
 	private void renew() {
-		if (!this.lease.isActive()) {
+		if (!this.lease.isWatched()) {
 			return;
 		}
-		long demanded = this.autoExtendTtlNanos;
+		long demanded = renewalTtl();
 		if (demanded == 0) {
-			// no hold wants it extended any more: it runs out as it stands, unless a
-			// demand arrived meanwhile, whose autoExtend saw this chain still running
+			// no hold wants it extended any more, or it expires at its end as set: it
+			// runs out as it stands, unless a demand arrived meanwhile, whose
+			// autoExtend saw this chain still running
 			this.renewing.set(false);
-			demanded = this.autoExtendTtlNanos;
+			demanded = renewalTtl();
 			if (demanded == 0 || !this.renewing.compareAndSet(false, true)) {
 				return;
 			}
 		}
 		long ttlNanos = demanded;
 		this.lease.extendAsync(ttlNanos).whenComplete((outcome, ex) -> {
-			if (!this.lease.isActive()) {
+			if (!this.lease.isWatched()) {
 				return;
 			}
 			if (ex == null && outcome.extended()) {
 				scheduleRenewal(ttlNanos / 3);
 				return;
+			}
+			if (this.lease.endApplied()) {
+				return; // expires at its end as set; the expiry check ends it then
 			}
 			long now = this.engine.clock().nanoTime();
 			if (this.lease.holdDeadline() - now < this.engine.minimumTtlNanos()) {
@@ -154,12 +184,20 @@ final class LeaseWatchdog {
 	 * when it runs out.
 	 */
 	void checkExpiry() {
-		if (!this.lease.isActive()) {
+		if (!this.lease.isWatched()) {
 			return;
 		}
 		long now = this.engine.clock().nanoTime();
 		if (now < this.lease.validUntil()) {
 			scheduleExpiryCheck();
+			return;
+		}
+		if (this.lease.endApplied()) {
+			this.lease.endAsAsked();
+			return;
+		}
+		if (this.lease.isLingering()) {
+			this.lease.markLost("its validity ran out before it could be extended to that end");
 			return;
 		}
 		if (this.lease.holdDeadline() - now < this.engine.minimumTtlNanos()) {

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
+import io.github.redlock.Durations;
 import io.github.redlock.LockKeys;
 import io.github.redlock.Lease;
 import io.github.redlock.LeaseListener;
@@ -46,6 +47,11 @@ final class RedlockLease implements Lease {
 
 	private static final int LOST = 2;
 
+	/** Released by its holder, but left on the nodes until its end. */
+	private static final int LINGERING = 3;
+
+	private static final long NO_END = Long.MAX_VALUE;
+
 	private final EngineContext engine;
 
 	private final NodeFleet fleet;
@@ -67,6 +73,18 @@ final class RedlockLease implements Lease {
 	private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
 
 	private volatile long validUntil;
+
+	/**
+	 * The monotonic time at which the lease ends as asked ({@link #holdFor},
+	 * {@link #releaseAfter}), or {@link #NO_END}.
+	 */
+	private volatile long end = NO_END;
+
+	/**
+	 * Whether the last extension that reached a quorum set the lock to expire at
+	 * {@link #end}, so that nothing more needs to be sent.
+	 */
+	private volatile boolean endApplied;
 
 	private final LeaseWatchdog watchdog;
 
@@ -128,6 +146,34 @@ final class RedlockLease implements Lease {
 	}
 
 	/**
+	 * Returns whether the watchdog still has work: the lease is held, or released but
+	 * left on the nodes until its end.
+	 */
+	boolean isWatched() {
+		int current = this.state.get();
+		return current == HELD || current == LINGERING;
+	}
+
+	boolean isLingering() {
+		return this.state.get() == LINGERING;
+	}
+
+	/**
+	 * Returns whether an end was asked for.
+	 */
+	boolean hasEnd() {
+		return this.end != NO_END;
+	}
+
+	/**
+	 * Returns whether the lock was set to expire at its end on a quorum: the watchdog
+	 * need not extend it again.
+	 */
+	boolean endApplied() {
+		return this.endApplied;
+	}
+
+	/**
 	 * Returns the monotonic time until which the lease is valid.
 	 */
 	long validUntil() {
@@ -151,15 +197,72 @@ final class RedlockLease implements Lease {
 
 	@Override
 	public boolean extend(Duration ttl) {
+		if (this.state.get() != HELD) {
+			this.engine.checkTtl(ttl);
+			return false;
+		}
 		return extendNow(ttl).extended();
 	}
 
+	@Override
+	public boolean holdFor(Duration duration) {
+		if (duration == null || duration.isNegative() || duration.isZero()) {
+			throw new IllegalArgumentException("duration must be positive, was " + Durations.format(duration));
+		}
+		long now = this.engine.clock().nanoTime();
+		long until = now + duration.toNanos();
+		if (until - this.holdDeadline > 0) {
+			throw new IllegalArgumentException("Lock '" + LockKeys.printable(this.key) + "' cannot be held for "
+					+ Durations.format(duration) + ": that ends past its maximum hold time of "
+					+ Durations.format(this.engine.settings().maxHold())
+					+ " from the acquisition; hold it for less or raise the maximum hold time (redlock.max-hold)");
+		}
+		if (!isActive()) {
+			return false;
+		}
+		ExtendOutcome outcome = await(endAt(until));
+		if (outcome.extended()) {
+			this.watchdog.keepUntilEnd();
+		}
+		return outcome.extended();
+	}
+
+	@Override
+	public void releaseAfter(Duration delay) {
+		long now = this.engine.clock().nanoTime();
+		long delayNanos = (delay != null) ? delay.toNanos() : 0;
+		if (delayNanos < 1_000_000 || !isHeld() || !this.state.compareAndSet(HELD, LINGERING)) {
+			release();
+			return;
+		}
+		// released from the holder's side: gone from the held leases, so that closing
+		// the registry leaves it to expire rather than deleting it
+		this.engine.leases().remove(this);
+		if (this.engine.events().any()) {
+			Duration held = heldFor();
+			this.engine.events().tell((listener) -> listener.released(this.key, held));
+		}
+		ExtendOutcome outcome = await(endAt(now + Math.min(delayNanos, this.holdDeadline - now)));
+		if (outcome.extended()) {
+			this.watchdog.keepUntilEnd();
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("Lock '" + LockKeys.printable(this.key) + "' could not be set to expire in "
+					+ Durations.format(delay) + "; it expires as its last extension set it: " + outcome.failure());
+		}
+	}
+
 	/**
-	 * Extends the lease on every node, waiting at most one call bound.
+	 * Sets the end and sends the extension that makes the lock expire at it, or a maximum
+	 * TTL from now if that comes first.
 	 */
-	ExtendOutcome extendNow(Duration ttl) {
-		long ttlNanos = this.engine.checkTtl(ttl).toNanos();
-		CompletableFuture<ExtendOutcome> outcome = extendAsync(ttlNanos);
+	private CompletableFuture<ExtendOutcome> endAt(long until) {
+		this.end = until;
+		this.endApplied = false;
+		return extendAsync(this.engine.settings().maxTtl().toNanos());
+	}
+
+	private ExtendOutcome await(CompletableFuture<ExtendOutcome> outcome) {
 		try {
 			return outcome.get(this.fleet.callBoundNanos(), TimeUnit.NANOSECONDS);
 		}
@@ -170,6 +273,14 @@ final class RedlockLease implements Lease {
 		catch (ExecutionException | TimeoutException ex) {
 			return new ExtendOutcome(false, 0, "no quorum answered in time (" + ex + ")");
 		}
+	}
+
+	/**
+	 * Extends the lease on every node, waiting at most one call bound.
+	 */
+	ExtendOutcome extendNow(Duration ttl) {
+		long ttlNanos = this.engine.checkTtl(ttl).toNanos();
+		return await(extendAsync(ttlNanos));
 	}
 
 	/**
@@ -207,7 +318,7 @@ final class RedlockLease implements Lease {
 	 * timed out.
 	 */
 	private CompletableFuture<ExtendOutcome> extendNext(long requestedTtlNanos, CompletableFuture<Void> sent) {
-		if (this.state.get() != HELD) {
+		if (!isWatched()) {
 			sent.complete(null);
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it is no longer held"));
 		}
@@ -218,8 +329,18 @@ final class RedlockLease implements Lease {
 			this.watchdog.checkExpiry();
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "its validity ran out"));
 		}
-		long ttlNanos = Math.min(requestedTtlNanos, this.holdDeadline - start);
-		if (ttlNanos < this.engine.minimumTtlNanos()) {
+		long askedEnd = this.end;
+		long untilEnd = (askedEnd != NO_END) ? askedEnd - start : Long.MAX_VALUE;
+		long bounded = Math.min(requestedTtlNanos, this.holdDeadline - start);
+		boolean reachesEnd = untilEnd <= bounded;
+		// an end that was asked for may come sooner than an extension could otherwise
+		// promise validity for, down to a millisecond
+		long ttlNanos = reachesEnd ? untilEnd : bounded;
+		if (reachesEnd && (this.endApplied || untilEnd < 1_000_000)) {
+			sent.complete(null);
+			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it reached its end"));
+		}
+		if (!reachesEnd && ttlNanos < this.engine.minimumTtlNanos()) {
 			sent.complete(null);
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0,
 					"it reached the maximum hold time of " + this.engine.settings().maxHold()));
@@ -235,7 +356,12 @@ final class RedlockLease implements Lease {
 		return call.decision().thenApply((decided) -> {
 			long now = clock.nanoTime();
 			if (decided.succeeded()) {
-				if (now < this.validUntil && this.state.get() == HELD) {
+				if (reachesEnd && this.end == askedEnd) {
+					// a quorum still held this lease's value and now expires it at the
+					// end
+					this.endApplied = true;
+				}
+				if (now < this.validUntil && isWatched()) {
 					this.validUntil = this.engine.validity().validUntil(start, ttlNanos);
 					if (logger.isDebugEnabled()) {
 						logger.debug("Extended '" + LockKeys.printable(this.key) + "' token " + this.token + " start "
@@ -245,8 +371,8 @@ final class RedlockLease implements Lease {
 					return new ExtendOutcome(true, decided.agreedCount(), null);
 				}
 				this.watchdog.checkExpiry();
-				return new ExtendOutcome(false, decided.agreedCount(),
-						"the extension reached a quorum only after the lease had expired");
+				return new ExtendOutcome(false, decided.agreedCount(), reachesEnd ? "it reached its end"
+						: "the extension reached a quorum only after the lease had expired");
 			}
 			int nodes = this.fleet.size();
 			int notOurs = decided.countAnswered((reply) -> reply == 0);
@@ -277,6 +403,13 @@ final class RedlockLease implements Lease {
 	}
 
 	void markLost(String reason) {
+		if (this.state.compareAndSet(LINGERING, RELEASED)) {
+			// its holder let it go already: only its minimum hold is cut short
+			this.watchdog.cancel();
+			logger.info("Lock '" + LockKeys.printable(this.key)
+					+ "' may be acquired again before the end of the hold asked for when it was released: " + reason);
+			return;
+		}
 		if (!this.state.compareAndSet(HELD, LOST)) {
 			return;
 		}
@@ -313,6 +446,28 @@ final class RedlockLease implements Lease {
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Lease listener failed for lock '" + LockKeys.printable(this.key) + "'", ex);
+		}
+	}
+
+	/**
+	 * Ends the lease at the end asked for: quietly, since its holder asked for it.
+	 */
+	void endAsAsked() {
+		if (this.state.compareAndSet(LINGERING, RELEASED)) {
+			this.watchdog.cancel();
+			return;
+		}
+		if (!this.state.compareAndSet(HELD, RELEASED)) {
+			return;
+		}
+		this.watchdog.cancel();
+		this.engine.leases().remove(this);
+		if (logger.isDebugEnabled()) {
+			logger.debug("Lock '" + LockKeys.printable(this.key) + "' reached the end asked for and expired");
+		}
+		if (this.engine.events().any()) {
+			Duration held = heldFor();
+			this.engine.events().tell((listener) -> listener.released(this.key, held));
 		}
 	}
 
@@ -367,10 +522,15 @@ final class RedlockLease implements Lease {
 	 * answered or timed out
 	 */
 	private CompletableFuture<Void> releaseOnNodes() {
-		int previous = this.state.getAndSet(RELEASED);
-		if (previous == RELEASED) {
-			return CompletableFuture.completedFuture(null);
+		int previous;
+		do {
+			previous = this.state.get();
+			if (previous == RELEASED || previous == LINGERING) {
+				// a lingering lease was released by its holder already
+				return CompletableFuture.completedFuture(null);
+			}
 		}
+		while (!this.state.compareAndSet(previous, RELEASED));
 		this.watchdog.cancel();
 		this.engine.leases().remove(this);
 		// a lost lease was reported as lost: releasing it afterwards is only clean-up
@@ -391,6 +551,7 @@ final class RedlockLease implements Lease {
 		String status = switch (this.state.get()) {
 			case HELD -> isHeld() ? "held" : "expired";
 			case LOST -> "lost";
+			case LINGERING -> "released, held until its end";
 			default -> "released";
 		};
 		return "Lease[key=" + LockKeys.printable(this.key) + ", token=" + this.token + ", " + status + "]";

@@ -63,6 +63,27 @@ final class ReentrantLease implements Lease {
 		}
 	}
 
+	/**
+	 * Keeps the lock the thread's holds share for {@code duration} from now and no
+	 * longer; see {@link Lease#holdFor(Duration)}.
+	 */
+	@Override
+	public boolean holdFor(Duration duration) {
+		return !this.released.get() && lease().holdFor(duration);
+	}
+
+	/**
+	 * Counts this hold down; when it is the thread's outermost, releases the lease but
+	 * leaves the lock on the nodes until {@code delay} from now. A nested hold's delay
+	 * changes nothing: the outermost hold decides.
+	 */
+	@Override
+	public void releaseAfter(Duration delay) {
+		if (this.released.compareAndSet(false, true)) {
+			this.holds.releaseAfter(this.hold, delay);
+		}
+	}
+
 	@Override
 	public CompletableFuture<Void> releaseAsync() {
 		if (this.released.compareAndSet(false, true)) {

@@ -1,6 +1,8 @@
 package io.github.redlock.engine;
 
 import io.github.redlock.LockKeys;
+
+import java.time.Duration;
 import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -67,6 +69,19 @@ final class ThreadHolds {
 		}
 		hold.lease.release();
 		return true;
+	}
+
+	/**
+	 * Counts down one hold; when it was the last, releases the lease but leaves the lock
+	 * on the nodes until {@code delay} from now. A nested hold's delay is ignored: the
+	 * outermost hold decides when the lock goes.
+	 */
+	void releaseAfter(Hold hold, Duration delay) {
+		if (!last(hold)) {
+			hold.leaveNested();
+			return;
+		}
+		hold.lease.releaseAfter(delay);
 	}
 
 	/**

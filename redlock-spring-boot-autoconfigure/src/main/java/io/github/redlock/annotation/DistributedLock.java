@@ -60,4 +60,38 @@ public @interface DistributedLock {
 	 */
 	boolean autoExtend() default true;
 
+	/**
+	 * Whether to skip the call quietly when another owner holds the lock, rather than
+	 * throw {@code LockAcquisitionException}: for {@code @Scheduled} jobs that every
+	 * instance triggers and one should run. A skipped {@code void} method just returns,
+	 * an {@code Optional} method returns {@code Optional.empty()}, a {@code Mono} or
+	 * {@code Flux} completes empty, and a {@code CompletionStage} of {@code Void} or
+	 * {@code Optional} completes with {@code null} or empty; each skip logs one DEBUG
+	 * line naming the key and the method. Other return types cannot say "skipped" and are
+	 * refused when the bean is proxied. With it, an empty {@link #waitTime()} means
+	 * {@code 0s} (one attempt) rather than {@code redlock.default-wait-time}. Only a lock
+	 * held elsewhere is skipped: too few usable nodes still throws, since then no
+	 * instance can run the job. <pre class="code">
+	 * &#064;Scheduled(cron = "0 0 * * * *")
+	 * &#064;DistributedLock(key = "'hourly-report'", skipIfLocked = true, holdAtLeast = "1m")
+	 * public void report() { ... }
+	 * </pre>
+	 * @return whether to skip when the lock is held elsewhere
+	 */
+	boolean skipIfLocked() default false;
+
+	/**
+	 * The least time the lock stays held once acquired, as ShedLock's
+	 * {@code lockAtLeastFor}; same forms as {@link #ttl()}, empty for none. When the
+	 * method returns sooner, the lock is kept until acquisition plus this, then expires
+	 * on the nodes by itself (past {@code redlock.max-ttl} the watchdog keeps it until
+	 * then), so that instances whose schedules are a little apart do not run a fast job
+	 * twice in one period. Within a transaction it counts from acquisition to the release
+	 * after completion. A nested call on a lock its thread holds changes nothing: the
+	 * outermost call's hold decides. Supported on methods that return a plain value or
+	 * {@code void}; at most {@code redlock.max-hold}.
+	 * @return the minimum hold
+	 */
+	String holdAtLeast() default "";
+
 }

@@ -2,8 +2,10 @@ package io.github.redlock.aop;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 import io.github.redlock.Lease;
+import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockLostException;
 import org.aopalliance.intercept.MethodInvocation;
 
@@ -13,7 +15,9 @@ import org.springframework.util.ClassUtils;
  * Locks around a method that returns a plain value: acquired before the call (blocking,
  * thread-reentrant), kept extended while it runs, checked before the commit of any
  * transaction that begins inside it and when it returns, and released after it, or after
- * the surrounding transaction completes.
+ * the surrounding transaction completes; with a minimum hold, left on the nodes until it
+ * ends. A call that skips when locked returns {@code null} or {@code Optional.empty()}
+ * when another owner holds the lock.
  *
  * @author redlock contributors
  */
@@ -31,7 +35,17 @@ final class BlockingLocking {
 
 	Object lock(MethodInvocation invocation, LockOperation operation, List<String> keys, Duration ttl,
 			Duration waitTime) throws Throwable {
-		List<Lease> leases = this.locks.acquireAll(operation, keys, ttl, waitTime, false);
+		List<Lease> leases;
+		try {
+			leases = this.locks.acquireAll(operation, keys, ttl, waitTime, false);
+		}
+		catch (LockAcquisitionException ex) {
+			if (MethodLocks.skips(operation, ex)) {
+				return (invocation.getMethod().getReturnType() == Optional.class) ? Optional.empty() : null;
+			}
+			throw ex;
+		}
+		Long holdUntil = MethodLocks.holdUntil(operation);
 		CurrentLease.push(leases);
 		boolean checkInside = TRANSACTIONS_PRESENT && TransactionAwareRelease.listening();
 		if (checkInside) {
@@ -57,9 +71,9 @@ final class BlockingLocking {
 			if (checkInside) {
 				TransactionAwareRelease.exit();
 			}
-			if (!(TRANSACTIONS_PRESENT && TransactionAwareRelease
-				.releaseAfterCompletion(() -> checkHeld(operation, leases), () -> MethodLocks.releaseAll(leases)))) {
-				MethodLocks.releaseAll(leases);
+			if (!(TRANSACTIONS_PRESENT && TransactionAwareRelease.releaseAfterCompletion(
+					() -> checkHeld(operation, leases), () -> MethodLocks.releaseAll(leases, holdUntil)))) {
+				MethodLocks.releaseAll(leases, holdUntil);
 			}
 		}
 	}

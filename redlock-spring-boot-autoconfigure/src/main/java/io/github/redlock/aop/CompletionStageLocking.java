@@ -2,14 +2,18 @@ package io.github.redlock.aop;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import io.github.redlock.Lease;
+import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockLostException;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+
+import org.springframework.core.ResolvableType;
 
 /**
  * Locks around a method that returns a {@code CompletionStage}: acquired before the call,
@@ -38,7 +42,19 @@ final class CompletionStageLocking {
 
 	Object lock(MethodInvocation invocation, LockOperation operation, List<String> keys, Duration ttl,
 			Duration waitTime) throws Throwable {
-		List<Lease> leases = this.locks.acquireAll(operation, keys, ttl, waitTime, true);
+		List<Lease> leases;
+		try {
+			leases = this.locks.acquireAll(operation, keys, ttl, waitTime, true);
+		}
+		catch (LockAcquisitionException ex) {
+			if (MethodLocks.skips(operation, ex)) {
+				Class<?> value = ResolvableType.forMethodReturnType(invocation.getMethod())
+					.as(CompletionStage.class)
+					.resolveGeneric(0);
+				return CompletableFuture.completedFuture((value == Optional.class) ? Optional.empty() : null);
+			}
+			throw ex;
+		}
 		Object returned;
 		CurrentLease.push(leases);
 		try {

@@ -17,10 +17,13 @@ import org.springframework.expression.Expression;
  * @param ttl the TTL, or {@code null} for the default
  * @param waitTime the wait time, or {@code null} for the default
  * @param autoExtend whether to keep the lease extended
+ * @param skipIfLocked whether to skip the call when the lock is held elsewhere
+ * @param holdAtLeast the least time the lock stays held once acquired, or {@code null}
  * @param parts the operands of a key written as a {@code +} concatenation that are not
  * literals, each checked for {@code null} at a call; empty otherwise
  * @author redlock contributors
  */
 record LockOperation(String description, Method method, AnnotatedElementKey elementKey, String keyExpression,
-		Duration ttl, Duration waitTime, boolean autoExtend, List<Expression> parts) {
+		Duration ttl, Duration waitTime, boolean autoExtend, List<Expression> parts, boolean skipIfLocked,
+		Duration holdAtLeast) {
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
@@ -22,6 +23,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
@@ -30,6 +32,7 @@ import org.springframework.expression.spel.ast.Literal;
 import org.springframework.expression.spel.ast.OpPlus;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.util.ClassUtils;
 
 /**
  * Finds {@code @DistributedLock} on methods (directly, on an interface the class
@@ -40,6 +43,9 @@ import org.springframework.expression.spel.standard.SpelExpression;
  * @author redlock contributors
  */
 final class LockOperationSource {
+
+	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			LockOperationSource.class.getClassLoader());
 
 	private final Map<AnnotatedElementKey, Optional<LockOperation>> cache = new ConcurrentHashMap<>(256);
 
@@ -124,8 +130,70 @@ final class LockOperationSource {
 							+ "ms): a lock could not be valid after waiting for the nodes",
 					"Raise the ttl or lower redlock.node-timeout (at most a tenth of the ttl is best)");
 		}
+		boolean skipIfLocked = annotation.skipIfLocked();
+		if (skipIfLocked) {
+			checkSkippable(description, specific);
+			if (waitTime == null) {
+				waitTime = Duration.ZERO; // a scheduled job that finds the lock busy
+											// skips
+			}
+		}
+		Duration holdAtLeast = holdAtLeast(description, specific, annotation.holdAtLeast());
 		return new LockOperation(description, specific, elementKey, key, ttl, waitTime, annotation.autoExtend(),
-				(ast != null) ? parts(ast) : List.of());
+				(ast != null) ? parts(ast) : List.of(), skipIfLocked, holdAtLeast);
+	}
+
+	/**
+	 * Refuses {@code skipIfLocked} on a method whose return type cannot say that the call
+	 * was skipped.
+	 */
+	private static void checkSkippable(String description, Method method) {
+		Class<?> type = method.getReturnType();
+		if (type == void.class || type == Void.class || type == Optional.class || isReactive(type)) {
+			return;
+		}
+		if (CompletionStageLocking.isCompletionStage(type)) {
+			Class<?> value = ResolvableType.forMethodReturnType(method).as(CompletionStage.class).resolveGeneric(0);
+			if (value == Void.class || value == Optional.class) {
+				return;
+			}
+		}
+		throw invalid(description, "skipIfLocked",
+				"cannot be used on a method that returns " + method.getGenericReturnType().getTypeName()
+						+ ": a skipped call could only return a made-up value",
+				"Return void, Optional, Mono, Flux, or a CompletionStage of Void or Optional; or drop skipIfLocked"
+						+ " and handle LockAcquisitionException");
+	}
+
+	private static boolean isReactive(Class<?> type) {
+		return REACTOR_PRESENT && ReactiveLocking.isReactive(type);
+	}
+
+	private Duration holdAtLeast(String description, Method method, String text) {
+		Duration holdAtLeast = duration(description, "holdAtLeast", text);
+		if (holdAtLeast == null) {
+			return null;
+		}
+		if (holdAtLeast.isNegative()) {
+			throw invalid(description, "holdAtLeast", "\"" + text + "\" is negative",
+					"Give the least time the lock stays held, such as 30s, or leave it empty for none");
+		}
+		Class<?> type = method.getReturnType();
+		if (isReactive(type) || CompletionStageLocking.isCompletionStage(type)) {
+			throw invalid(description, "holdAtLeast",
+					"is not supported on a method that returns " + type.getSimpleName()
+							+ ": its lock is released when the work completes, off the calling thread",
+					"Use it on a method that returns a plain value or void (such as the @Scheduled method that"
+							+ " starts the work), or drop holdAtLeast");
+		}
+		RedlockProperties properties = properties();
+		Duration maxHold = (properties != null) ? properties.getMaxHold() : null;
+		if (maxHold != null && holdAtLeast.compareTo(maxHold) > 0) {
+			throw invalid(description, "holdAtLeast",
+					"\"" + text + "\" is above redlock.max-hold (" + Durations.format(maxHold) + ")",
+					"Lower holdAtLeast or raise redlock.max-hold");
+		}
+		return holdAtLeast.isZero() ? null : holdAtLeast;
 	}
 
 	/**

@@ -157,6 +157,52 @@ final class MethodLocks {
 	}
 
 	/**
+	 * Returns whether a failed acquisition is one that the operation skips: it asked to
+	 * skip when locked, and another owner holds the lock; logs the skip.
+	 */
+	static boolean skips(LockOperation operation, Throwable failure) {
+		if (!operation.skipIfLocked() || !(failure instanceof LockAcquisitionException ex)
+				|| ex.getReason() != LockAcquisitionException.Reason.HELD) {
+			return false;
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Skipped " + operation.description() + ": lock '"
+					+ LockKeys.printable(String.valueOf(ex.getKey())) + "' is held elsewhere");
+		}
+		return true;
+	}
+
+	/**
+	 * Returns when the operation's minimum hold of leases acquired now ends, on
+	 * {@link System#nanoTime()}, or {@code null} if it has none.
+	 */
+	static Long holdUntil(LockOperation operation) {
+		Duration holdAtLeast = operation.holdAtLeast();
+		return (holdAtLeast != null) ? System.nanoTime() + holdAtLeast.toNanos() : null;
+	}
+
+	/**
+	 * Releases the leases, blocking, in the reverse of their lock order; with a minimum
+	 * hold, leaves each lock on the nodes until {@code holdUntil} (a
+	 * {@link System#nanoTime()}), when that is still ahead.
+	 */
+	static void releaseAll(List<Lease> leases, Long holdUntil) {
+		if (holdUntil == null) {
+			releaseAll(leases);
+			return;
+		}
+		Duration left = Duration.ofNanos(holdUntil - System.nanoTime());
+		for (int i = leases.size() - 1; i >= 0; i--) {
+			try {
+				leases.get(i).releaseAfter(left);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not release lock '" + LockKeys.printable(leases.get(i).key()) + "'", ex);
+			}
+		}
+	}
+
+	/**
 	 * Releases the leases, blocking, in the reverse of their lock order.
 	 */
 	static void releaseAll(List<Lease> leases) {

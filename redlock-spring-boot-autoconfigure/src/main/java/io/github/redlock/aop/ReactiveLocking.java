@@ -49,7 +49,10 @@ final class ReactiveLocking {
 		// each subscription calls the rest of the advice chain afresh
 		MethodInvocation template = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone()
 				: invocation;
-		Mono<List<Lease>> acquire = Mono.defer(() -> acquireAll(locks, operation, keys, ttl, waitTime));
+		// a subscription that skips when locked gets no leases, so the method is not
+		// called
+		Mono<List<Lease>> acquire = Mono.defer(() -> acquireAll(locks, operation, keys, ttl, waitTime))
+			.onErrorResume((ex) -> MethodLocks.skips(operation, ex), (ex) -> Mono.empty());
 		if (Mono.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
 			return Mono.usingWhen(acquire,
 					(leases) -> Mono.defer(() -> Mono.from(call(template)))

@@ -1,0 +1,197 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockLostException;
+import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.embedded.RedisNode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A lease given an end ({@link Lease#holdFor}, {@link Lease#releaseAfter}, issue 14): the
+ * lock stays held until that end, also past the maximum TTL (1s here, kept by the
+ * watchdog a maximum TTL at a time), and expires on the nodes at the end, never later; a
+ * nested hold's delay changes nothing; closing the registry leaves a released lock to
+ * expire rather than deleting it.
+ */
+class LeaseEndIntegrationTests {
+
+	private static final Duration MAX_TTL = Duration.ofSeconds(1);
+
+	/** How much later than asked a node may expire a key: the request's trip. */
+	private static final long TRIP_MILLIS = 250;
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
+
+	private final RedlockRegistry registry = registry();
+
+	private final RedlockRegistry other = registry();
+
+	private static RedlockRegistry registry() {
+		return RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.restartGuard(false)
+			.defaultTtl(MAX_TTL)
+			.maxTtl(MAX_TTL)
+			.build()
+			.start();
+	}
+
+	@AfterEach
+	void close() {
+		this.registry.close();
+		this.other.close();
+	}
+
+	@Test
+	void holdForAboveTheMaximumTtlKeepsTheLockUntilItsEndAndNoLonger() throws Exception {
+		Lease lease = this.registry.acquire("hold-long", MAX_TTL, Duration.ZERO);
+		long end = System.nanoTime() + Duration.ofMillis(2500).toNanos();
+		assertThat(lease.holdFor(Duration.ofMillis(2500))).isTrue();
+		// past two maximum TTLs: only the watchdog can have kept it
+		sleepUntil(end - Duration.ofMillis(600).toNanos());
+		assertThat(this.other.tryAcquire("hold-long", MAX_TTL)).isEmpty();
+		assertThat(lease.isHeld()).isTrue();
+		// the last extension made it expire at the end on every node
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertExpiresBy("hold-long", end));
+		Lease next = await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.other.tryAcquire("hold-long", MAX_TTL).orElse(null), (held) -> held != null);
+		assertThat(System.nanoTime()).isGreaterThanOrEqualTo(end);
+		assertThat(lease.isHeld()).isFalse();
+		next.release();
+	}
+
+	@Test
+	void holdForShorterThanTheTtlShortensTheLockOnTheNodes() throws Exception {
+		Lease lease = this.registry.acquire("hold-short", MAX_TTL, Duration.ZERO);
+		long end = System.nanoTime() + Duration.ofMillis(300).toNanos();
+		assertThat(lease.holdFor(Duration.ofMillis(300))).isTrue();
+		assertExpiresBy("hold-short", end);
+		await().atMost(Duration.ofSeconds(10)).until(() -> !lease.isHeld());
+	}
+
+	@Test
+	void holdForPastTheMaximumHoldTimeIsRefused() throws Exception {
+		try (Lease lease = this.registry.acquire("hold-too-long", MAX_TTL, Duration.ZERO)) {
+			assertThatIllegalArgumentException().isThrownBy(() -> lease.holdFor(Duration.ofHours(2)))
+				.withMessageContaining("maximum hold time")
+				.withMessageContaining("redlock.max-hold");
+		}
+	}
+
+	@Test
+	void aLeaseHeldForLongerLosesItsLockWhenTheQuorumIsLost() throws Exception {
+		Lease lease = this.registry.acquire("hold-lost", MAX_TTL, Duration.ZERO);
+		CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+		lease.addListener((held, cause) -> lost.complete(cause));
+		assertThat(lease.holdFor(Duration.ofSeconds(30))).isTrue();
+		fleet.node(0).kill();
+		fleet.node(1).kill();
+		assertThat(lost.get(10, TimeUnit.SECONDS).getMessage()).contains("hold-lost");
+		assertThat(lease.isHeld()).isFalse();
+	}
+
+	@Test
+	void releaseAfterKeepsTheLockUntilTheDelayThenFreesIt() throws Exception {
+		Lease lease = this.registry.acquire("linger", MAX_TTL, Duration.ZERO);
+		long end = System.nanoTime() + Duration.ofMillis(400).toNanos();
+		lease.releaseAfter(Duration.ofMillis(400));
+		assertThat(lease.isHeld()).isFalse();
+		assertThat(this.registry.heldLeases()).isZero();
+		assertExpiresBy("linger", end);
+		assertThat(this.other.tryAcquire("linger", MAX_TTL)).isEmpty();
+		lease.release(); // released already: does not cut the delay short
+		assertThat(this.other.tryAcquire("linger", MAX_TTL)).isEmpty();
+		Lease next = await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.other.tryAcquire("linger", MAX_TTL).orElse(null), (held) -> held != null);
+		assertThat(System.nanoTime()).isGreaterThanOrEqualTo(end);
+		next.release();
+	}
+
+	@Test
+	void releaseAfterAboveTheMaximumTtlIsKeptByTheWatchdog() throws Exception {
+		Lease lease = this.registry.acquire("linger-long", MAX_TTL, Duration.ZERO);
+		long end = System.nanoTime() + Duration.ofMillis(2500).toNanos();
+		lease.releaseAfter(Duration.ofMillis(2500));
+		sleepUntil(end - Duration.ofMillis(600).toNanos());
+		assertThat(this.other.tryAcquire("linger-long", MAX_TTL)).isEmpty();
+		Lease next = await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.other.tryAcquire("linger-long", MAX_TTL).orElse(null), (held) -> held != null);
+		assertThat(System.nanoTime()).isGreaterThanOrEqualTo(end);
+		next.release();
+	}
+
+	@Test
+	void releaseAfterWithNoDelayReleasesAtOnce() throws Exception {
+		this.registry.acquire("linger-none", MAX_TTL, Duration.ZERO).releaseAfter(Duration.ZERO);
+		Lease next = this.other.tryAcquire("linger-none", MAX_TTL).orElseThrow();
+		next.release();
+	}
+
+	@Test
+	void aNestedHoldsDelayChangesNothing() throws Exception {
+		Lease outer = this.registry.acquire("linger-nested", MAX_TTL, Duration.ZERO);
+		Lease inner = this.registry.acquire("linger-nested", MAX_TTL, Duration.ZERO);
+		inner.releaseAfter(Duration.ofSeconds(30));
+		assertThat(outer.isHeld()).isTrue();
+		outer.release();
+		this.other.tryAcquire("linger-nested", MAX_TTL).orElseThrow().release();
+	}
+
+	@Test
+	void theOutermostHoldsDelayKeepsTheLock() throws Exception {
+		Lease outer = this.registry.acquire("linger-outer", MAX_TTL, Duration.ZERO);
+		Lease inner = this.registry.acquire("linger-outer", MAX_TTL, Duration.ZERO);
+		inner.release();
+		outer.releaseAfter(Duration.ofMillis(700));
+		assertThat(this.other.tryAcquire("linger-outer", MAX_TTL)).isEmpty();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.other.tryAcquire("linger-outer", MAX_TTL).orElse(null), (held) -> held != null)
+			.release();
+	}
+
+	@Test
+	void closingTheRegistryLeavesAReleasedLockToExpire() throws Exception {
+		Lease lease = this.registry.acquire("linger-close", MAX_TTL, Duration.ZERO);
+		lease.releaseAfter(Duration.ofMillis(800));
+		this.registry.close();
+		assertThat(this.other.tryAcquire("linger-close", MAX_TTL)).isEmpty();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.other.tryAcquire("linger-close", MAX_TTL).orElse(null), (held) -> held != null)
+			.release();
+	}
+
+	/**
+	 * Asserts that every running node expires the lock no later than {@code end} (plus a
+	 * request's trip).
+	 */
+	private static void assertExpiresBy(String key, long end) {
+		for (RedisNode node : fleet.fleet().nodes()) {
+			if (!node.isRunning()) {
+				continue;
+			}
+			long left = Duration.ofNanos(end - System.nanoTime()).toMillis();
+			long pttl = (Long) node.call("PTTL", "redlock:lock:" + key);
+			assertThat(pttl).as("PTTL on %s, %dms before the end", node, left).isLessThanOrEqualTo(left + TRIP_MILLIS);
+		}
+	}
+
+	private static void sleepUntil(long nanoTime) throws InterruptedException {
+		long left = nanoTime - System.nanoTime();
+		if (left > 0) {
+			Thread.sleep(TimeUnit.NANOSECONDS.toMillis(left)); // holding for a stated
+																// time
+		}
+	}
+
+}

@@ -1,0 +1,6 @@
+/**
+ * ShedLock over the redlock quorum:
+ * {@link io.github.redlock.shedlock.RedlockLockProvider} locks {@code @SchedulerLock}
+ * jobs on a majority of independent Redis-protocol masters.
+ */
+package io.github.redlock.shedlock;

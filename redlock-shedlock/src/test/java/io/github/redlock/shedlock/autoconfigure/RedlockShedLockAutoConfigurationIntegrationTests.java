@@ -1,0 +1,207 @@
+package io.github.redlock.shedlock.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockRegistry;
+import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.shedlock.RedlockLockProvider;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
+import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The auto-configured {@link RedlockLockProvider}, and two application instances over one
+ * fleet running one {@code @Scheduled @SchedulerLock} job: it runs on one instance at a
+ * time, once per {@code lockAtLeastFor} at most, and its lock name contends with
+ * {@code LockRegistry} acquisitions of the same key.
+ */
+class RedlockShedLockAutoConfigurationIntegrationTests {
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
+
+	/** Every run of the job, on either instance, in the order they started. */
+	static final List<Run> runs = new CopyOnWriteArrayList<>();
+
+	static final AtomicInteger running = new AtomicInteger();
+
+	static final AtomicInteger overlaps = new AtomicInteger();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(
+				AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockShedLockAutoConfiguration.class))
+		.withPropertyValues(properties());
+
+	@Test
+	void providesTheLockProviderOverTheRegistry() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(LockProvider.class);
+			assertThat(context.getBean(LockProvider.class)).isInstanceOf(RedlockLockProvider.class);
+		});
+	}
+
+	@Test
+	void backsOffWhenTheApplicationDefinesALockProvider() {
+		this.contextRunner.withUserConfiguration(OwnProvider.class).run((context) -> {
+			assertThat(context).hasSingleBean(LockProvider.class);
+			assertThat(context.getBean(LockProvider.class)).isSameAs(OwnProvider.PROVIDER);
+		});
+	}
+
+	@Test
+	void backsOffWithoutALockRegistry() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedlockShedLockAutoConfiguration.class))
+			.run((context) -> assertThat(context).doesNotHaveBean(LockProvider.class));
+	}
+
+	@Test
+	void aScheduledJobRunsOnOneInstanceAtATimeAndContendsWithTheRegistry() throws Exception {
+		runs.clear();
+		overlaps.set(0);
+		try (ConfigurableApplicationContext first = start("first");
+				ConfigurableApplicationContext second = start("second")) {
+			await().atMost(Duration.ofSeconds(20)).until(() -> runs.size() >= 6);
+			// the job's lock is the registry key "shedlock-report": hold it from outside
+			LockRegistry locks = first.getBean(LockRegistry.class);
+			Lease held = await().atMost(Duration.ofSeconds(10))
+				.until(() -> locks.tryAcquire("shedlock-report", Duration.ofSeconds(5)).orElse(null),
+						(lease) -> lease != null);
+			int before = runs.size();
+			long heldFrom = System.nanoTime();
+			Thread.sleep(1500); // holding for a stated time: several periods
+			long heldTo = System.nanoTime();
+			held.release();
+			List<Run> during = runs.subList(before, runs.size())
+				.stream()
+				.filter((run) -> run.start > heldFrom && run.start < heldTo)
+				.toList();
+			assertThat(during).as("runs while the registry held the key").isEmpty();
+			await().atMost(Duration.ofSeconds(20)).until(() -> runs.size() >= before + 3);
+			// counted before the contexts close: closing a registry releases the lock of
+			// a run still going
+			assertThat(overlaps.get()).as("runs that overlapped another").isZero();
+		}
+		List<Run> all = new ArrayList<>(runs);
+		assertThat(all.stream().map(Run::instance).distinct()).as("instances that ran the job").isNotEmpty();
+		for (int i = 1; i < all.size(); i++) {
+			// each run's lock stays until lockAtLeastFor (400ms) after it was taken, just
+			// before the run started: a later run can start only after that
+			long gap = Duration.ofNanos(all.get(i).start - all.get(i - 1).start).toMillis();
+			assertThat(gap).as("ms between runs %d and %d of %s", i - 1, i, all).isGreaterThanOrEqualTo(350);
+		}
+		System.out.printf("ShedLock job: %d runs on %s%n", all.size(),
+				all.stream().map(Run::instance).distinct().toList());
+	}
+
+	@Test
+	void aJobLockIsRefusedToTheRegistryWhileTheProviderHoldsIt() {
+		this.contextRunner.run((context) -> {
+			LockProvider provider = context.getBean(LockProvider.class);
+			Optional<SimpleLock> lock = provider.lock(new LockConfiguration(java.time.Instant.now(), "shedlock-held",
+					Duration.ofSeconds(30), Duration.ZERO));
+			assertThat(lock).isNotEmpty();
+			assertThat(context.getBean(LockRegistry.class).tryAcquire("shedlock-held", Duration.ofSeconds(5)))
+				.isEmpty();
+			lock.get().unlock();
+			context.getBean(LockRegistry.class)
+				.tryAcquire("shedlock-held", Duration.ofSeconds(5))
+				.orElseThrow()
+				.release();
+		});
+	}
+
+	private static ConfigurableApplicationContext start(String instance) {
+		List<String> args = new ArrayList<>();
+		for (String property : properties()) {
+			args.add("--" + property);
+		}
+		args.add("--instance=" + instance);
+		return new SpringApplicationBuilder(JobApplication.class).web(WebApplicationType.NONE)
+			.run(args.toArray(String[]::new));
+	}
+
+	private static String[] properties() {
+		List<String> properties = new ArrayList<>();
+		List<String> uris = fleet.uris();
+		for (int i = 0; i < uris.size(); i++) {
+			properties.add("redlock.nodes[" + i + "]=" + uris.get(i));
+		}
+		properties.add("redlock.restart-guard=false");
+		return properties.toArray(String[]::new);
+	}
+
+	record Run(String instance, long start) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@EnableScheduling
+	@EnableSchedulerLock(defaultLockAtMostFor = "PT10M")
+	static class JobApplication {
+
+		@Bean
+		ReportJob reportJob(org.springframework.core.env.Environment environment) {
+			return new ReportJob(environment.getProperty("instance"));
+		}
+
+	}
+
+	static class ReportJob {
+
+		private final String instance;
+
+		ReportJob(String instance) {
+			this.instance = instance;
+		}
+
+		@Scheduled(fixedRate = 200)
+		@SchedulerLock(name = "shedlock-report", lockAtLeastFor = "PT0.4S")
+		public void report() throws InterruptedException {
+			if (running.incrementAndGet() != 1) {
+				overlaps.incrementAndGet();
+			}
+			runs.add(new Run(this.instance, System.nanoTime()));
+			Thread.sleep(50); // a fast job: lockAtLeastFor keeps the other instance out
+			running.decrementAndGet();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnProvider {
+
+		static final LockProvider PROVIDER = (configuration) -> Optional.empty();
+
+		@Bean
+		LockProvider ownLockProvider() {
+			return PROVIDER;
+		}
+
+	}
+
+}
