@@ -1,7 +1,7 @@
 package io.github.redlock.engine;
 
 import java.time.LocalTime;
-import java.time.temporal.ChronoUnit;
+import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
 import java.util.List;
 
@@ -20,6 +20,12 @@ import org.apache.commons.logging.LogFactory;
 final class FleetAvailability {
 
 	private static final Log logger = LogFactory.getLog(FleetAvailability.class);
+
+	/**
+	 * Always with seconds: {@code LocalTime.toString()} leaves out ":00", which made the
+	 * message read "until about 12:22" one time in sixty.
+	 */
+	private static final DateTimeFormatter CLOCK_TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
 
 	private final List<NodeClient> nodes;
 
@@ -141,7 +147,7 @@ final class FleetAvailability {
 			.append(" needed");
 		if (quorumFrom != Long.MAX_VALUE && quorumFrom - now > 0) {
 			message.append("; locking is unavailable until about ")
-				.append(LocalTime.now().plusNanos(quorumFrom - now).truncatedTo(ChronoUnit.SECONDS))
+				.append(CLOCK_TIME.format(LocalTime.now().plusNanos(quorumFrom - now)))
 				.append(", when the restart guard lets enough nodes back in");
 		}
 		if (guarded > 0) {
