@@ -3,6 +3,7 @@ package io.github.redlock.autoconfigure.observation;
 import java.time.Duration;
 
 import io.github.redlock.LockRegistry;
+import io.github.redlock.annotation.DistributedLock;
 import io.github.redlock.autoconfigure.FleetProperties;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
 import io.github.redlock.embedded.RedisFleetExtension;
@@ -10,9 +11,13 @@ import io.github.redlock.observation.DefaultLockAcquisitionObservationConvention
 import io.github.redlock.observation.LockAcquisitionContext;
 import io.github.redlock.observation.ObservationLockObserver;
 import io.micrometer.common.KeyValues;
+import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -78,6 +83,33 @@ class RedlockObservationAutoConfigurationTests {
 			});
 	}
 
+	/**
+	 * A reactive caller's observation is in the Reactor context, not a thread local:
+	 * before ReactiveLocking restored it around the acquisition, the acquisition had no
+	 * parent (this test failed).
+	 */
+	@Test
+	void aReactiveAcquisitionIsAChildOfTheObservationInTheSubscribersContext() {
+		this.contextRunner.withBean(ReactiveJob.class).run((context) -> {
+			TestObservationRegistry observations = context.getBean(TestObservationRegistry.class);
+			Observation request = Observation.start("request", observations);
+			String result = context.getBean(ReactiveJob.class)
+				.run()
+				.contextWrite(Context.of(ObservationThreadLocalAccessor.KEY, request))
+				.block(Duration.ofSeconds(10));
+			request.stop();
+			assertThat(result).isEqualTo("done");
+			assertThat(observations).hasObservationWithNameEqualTo("redlock.acquisition")
+				.that()
+				.hasLowCardinalityKeyValue("redlock.mode", "async")
+				.hasParentObservationEqualTo(request)
+				.backToTestObservationRegistry()
+				.hasObservationWithNameEqualTo("redlock.hold")
+				.that()
+				.hasParentObservationEqualTo(request);
+		});
+	}
+
 	@Test
 	void absentWithoutAnObservationRegistry() {
 		new ApplicationContextRunner()
@@ -95,6 +127,15 @@ class RedlockObservationAutoConfigurationTests {
 			.withClassLoader(new FilteredClassLoader(ObservationRegistry.class))
 			.withPropertyValues(FleetProperties.of(fleet))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(ObservationLockObserver.class));
+	}
+
+	static class ReactiveJob {
+
+		@DistributedLock(key = "'reactive'", ttl = "2s", waitTime = "1s")
+		public Mono<String> run() {
+			return Mono.just("done");
+		}
+
 	}
 
 	static class Tenanted extends DefaultLockAcquisitionObservationConvention {
