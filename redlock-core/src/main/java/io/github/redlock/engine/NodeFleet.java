@@ -95,6 +95,20 @@ final class NodeFleet {
 	}
 
 	/**
+	 * Returns how many nodes count toward a quorum now, as the last connection events and
+	 * the restart guard say; asks no node.
+	 */
+	int usable() {
+		int usable = 0;
+		for (NodeClient node : this.nodes) {
+			if (node.isUp() && node.isTrusted()) {
+				usable++;
+			}
+		}
+		return usable;
+	}
+
+	/**
 	 * Returns whether a quorum of nodes may count toward a quorum by {@code deadline}
 	 * ({@link System#nanoTime()}): nodes usable now, and nodes that may be soon (slow,
 	 * being checked, or kept out by the restart guard until before the deadline). Nodes

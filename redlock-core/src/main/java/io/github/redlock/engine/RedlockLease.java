@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.stream.Collectors;
 
 import io.github.redlock.Durations;
@@ -97,6 +98,12 @@ final class RedlockLease implements Lease {
 	private volatile String lostReason;
 
 	private final long acquiredNanos;
+
+	private static final AtomicReferenceFieldUpdater<RedlockLease, LockObserver.Holding> OBSERVATION = AtomicReferenceFieldUpdater
+		.newUpdater(RedlockLease.class, LockObserver.Holding.class, "observation");
+
+	/** Hears how the hold ends, if the registry has a {@link LockObserver}. */
+	private volatile LockObserver.Holding observation;
 
 	RedlockLease(EngineContext engine, String key, String[] keys, String value, long token, long startNanos,
 			long validUntil, QuorumCall acquisition) {
@@ -434,6 +441,40 @@ final class RedlockLease implements Lease {
 			Duration held = heldFor();
 			this.engine.events().tell((listener) -> listener.lost(this.key, held));
 		}
+		if (this.observation != null) {
+			endObservation(cause);
+		}
+	}
+
+	/**
+	 * Tells {@code holding} how this hold ends; at once if it has ended already.
+	 */
+	void observe(LockObserver.Holding holding) {
+		this.observation = holding;
+		// set before reading the state, as markLost and release set the state before
+		// reading it: one of them at least sees the other
+		int current = this.state.get();
+		if (current != HELD) {
+			endObservation((current == LOST || this.lostReason != null) ? lossCause() : null);
+		}
+	}
+
+	private void endObservation(LockLostException lost) {
+		LockObserver.Holding holding = OBSERVATION.getAndSet(this, null);
+		if (holding == null) {
+			return;
+		}
+		try {
+			if (lost != null) {
+				holding.lost(lost);
+			}
+			else {
+				holding.released();
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("LockObserver failed for lock '" + LockKeys.printable(this.key) + "'", ex);
+		}
 	}
 
 	private Duration heldFor() {
@@ -537,6 +578,9 @@ final class RedlockLease implements Lease {
 		if (previous == HELD && this.engine.events().any()) {
 			Duration held = heldFor();
 			this.engine.events().tell((listener) -> listener.released(this.key, held));
+		}
+		if (previous == HELD && this.observation != null) {
+			endObservation(null);
 		}
 		return this.fleet.releaseEverywhere(this.keys[0], this.value, this.acquisition);
 	}

@@ -7,12 +7,14 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Consumer;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockInfo;
+import io.github.redlock.LockKeys;
 import io.github.redlock.LockRegistry;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SslOptions;
@@ -59,6 +61,12 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	private final Diagnostics diagnostics;
 
+	/**
+	 * Hears every acquisition and hold for tracing, or {@code null}: then it costs a null
+	 * check.
+	 */
+	private final LockObserver observer;
+
 	private RedlockRegistry(Builder builder, RedlockSettings settings, List<NodeAddress> addresses) {
 		KeyLayout keys = new KeyLayout(settings.keyPrefix());
 		Validity validity = new Validity(settings.driftFactor());
@@ -79,6 +87,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		this.engine = new EngineContext(settings, this.fleet, keys, builder.clock, validity,
 				new RegistryEvents(builder.listeners));
 		this.diagnostics = new Diagnostics(this.fleet, keys);
+		this.observer = builder.observer;
 	}
 
 	/**
@@ -110,16 +119,81 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	public Lease acquire(String key, Duration ttl, Duration waitTime, boolean autoExtend) throws InterruptedException {
 		checkAcquisition(key, ttl, waitTime);
 		ThreadHolds.Hold hold = this.holds.reenter(key);
-		if (hold != null) {
-			joinHeld(hold, ttl, autoExtend);
-			return new ReentrantLease(this.holds, hold);
+		LockObserver observer = this.observer;
+		if (observer != null) {
+			return observedAcquire(observer, key, ttl, waitTime, autoExtend, hold);
+		}
+		return acquire(key, ttl, waitTime, autoExtend, hold);
+	}
+
+	private Lease acquire(String key, Duration ttl, Duration waitTime, boolean autoExtend, ThreadHolds.Hold reentered)
+			throws InterruptedException {
+		if (reentered != null) {
+			joinHeld(reentered, ttl, autoExtend);
+			return new ReentrantLease(this.holds, reentered);
 		}
 		RedlockLease lease = Acquisition.await(Acquisition.start(this.engine, key, ttl, waitTime));
-		hold = this.holds.first(lease);
+		ThreadHolds.Hold hold = this.holds.first(lease);
 		if (autoExtend) {
 			lease.autoExtend(ttl); // for as long as the lease lives
 		}
 		return new ReentrantLease(this.holds, hold);
+	}
+
+	/**
+	 * Acquires as {@link #acquire(String, Duration, Duration, boolean)} does, telling the
+	 * observer: started and scoped on the caller's thread, ended there too.
+	 */
+	private Lease observedAcquire(LockObserver observer, String key, Duration ttl, Duration waitTime,
+			boolean autoExtend, ThreadHolds.Hold reentered) throws InterruptedException {
+		LockObserver.Acquiring acquiring;
+		LockObserver.Scope scope;
+		try {
+			acquiring = observer.acquisitionStarted(key, ttl, waitTime, LockObserver.Mode.BLOCKING, reentered != null);
+			scope = acquiring.openScope();
+		}
+		catch (RuntimeException | Error ex) {
+			if (reentered != null) {
+				this.holds.undoReenter(reentered);
+			}
+			throw ex;
+		}
+		Lease lease;
+		try {
+			lease = acquire(key, ttl, waitTime, autoExtend, reentered);
+		}
+		catch (InterruptedException | RuntimeException | Error ex) {
+			scope.close();
+			acquiring.failed(ex);
+			throw ex;
+		}
+		try {
+			scope.close();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("LockObserver failed for lock '" + LockKeys.printable(key) + "'", ex);
+		}
+		observeHold(acquiring, lease, (reentered == null) ? ((ReentrantLease) lease).lease() : null);
+		return lease;
+	}
+
+	/**
+	 * Tells the observer that the lock is held and, for a new lease, has its hold
+	 * observed; never throws, since the caller holds the lock now.
+	 */
+	private static void observeHold(LockObserver.Acquiring acquiring, Lease lease, RedlockLease newLease) {
+		try {
+			acquiring.acquired(lease);
+			if (newLease != null) {
+				LockObserver.Holding holding = acquiring.hold(newLease);
+				if (holding != null) {
+					newLease.observe(holding);
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("LockObserver failed for lock '" + LockKeys.printable(lease.key()) + "'", ex);
+		}
 	}
 
 	/**
@@ -173,17 +247,27 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	@Override
 	public CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
 		checkAcquisition(key, ttl, waitTime);
+		LockObserver observer = this.observer;
+		LockObserver.Acquiring acquiring = (observer != null)
+				? observer.acquisitionStarted(key, ttl, waitTime, LockObserver.Mode.ASYNC, false) : null;
 		CompletableFuture<RedlockLease> lease = Acquisition.start(this.engine, key, ttl, waitTime);
 		CompletableFuture<Lease> result = new CompletableFuture<>();
 		// completed off the I/O threads, so that the caller's continuations cannot stall
 		// the replies of every node
 		lease.whenCompleteAsync((held, ex) -> {
 			if (ex != null) {
+				if (acquiring != null) {
+					failed(acquiring, key, ex);
+				}
 				result.completeExceptionally(ex);
 				return;
 			}
 			if (autoExtend) {
 				held.autoExtend(ttl);
+			}
+			if (acquiring != null && !result.isDone()) {
+				observeHold(acquiring, held, held); // told before the caller's
+													// continuations run
 			}
 			if (!result.complete(held)) {
 				held.releaseAsync(); // the caller gave up meanwhile
@@ -193,9 +277,22 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		result.whenComplete((held, ex) -> {
 			if (ex != null) {
 				lease.cancel(false);
+				if (acquiring != null) {
+					failed(acquiring, key, ex); // ignored if told already
+				}
 			}
 		});
 		return result;
+	}
+
+	private static void failed(LockObserver.Acquiring acquiring, String key, Throwable failure) {
+		try {
+			acquiring.failed((failure instanceof CompletionException wrapped && wrapped.getCause() != null)
+					? wrapped.getCause() : failure);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("LockObserver failed for lock '" + LockKeys.printable(key) + "'", ex);
+		}
 	}
 
 	private void checkAcquisition(String key, Duration ttl, Duration waitTime) {
@@ -279,6 +376,28 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	public int quorum() {
 		return this.fleet.quorum();
+	}
+
+	/**
+	 * Returns how many nodes count toward a quorum now: connected, as the last connection
+	 * event said, and not kept out by the restart guard. Asks no node, so it is cheap
+	 * enough for a gauge; a node that hangs without dropping its connection still counts
+	 * until its calls time out ({@link #checkNodes()} asks each node). Zero before
+	 * {@link #start()} or the first lock operation.
+	 * @return the number of usable nodes
+	 */
+	public int usableNodes() {
+		return this.fleet.usable();
+	}
+
+	/**
+	 * Returns how many more nodes may fail before no lock can be acquired or extended:
+	 * {@code usableNodes() - quorum()}, at least 0. Alert when it reaches 0, before the
+	 * next node matters.
+	 * @return the node failures the quorum still tolerates
+	 */
+	public int toleratedFailures() {
+		return Math.max(0, usableNodes() - this.fleet.quorum());
 	}
 
 	NodeFleet fleet() {
@@ -377,6 +496,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		private SslOptions sslOptions;
 
 		private final List<RegistryListener> listeners = new ArrayList<>();
+
+		private LockObserver observer;
 
 		private Builder() {
 		}
@@ -629,6 +750,18 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 */
 		public Builder listener(RegistryListener listener) {
 			this.listeners.add(Objects.requireNonNull(listener, "listener"));
+			return this;
+		}
+
+		/**
+		 * Sets what traces every acquisition and hold, such as the Spring Boot module's
+		 * Micrometer Observations; by default none, which costs one null check per
+		 * acquisition.
+		 * @param observer the observer, or {@code null} for none
+		 * @return this builder
+		 */
+		public Builder observer(LockObserver observer) {
+			this.observer = observer;
 			return this;
 		}
 

@@ -30,6 +30,9 @@
  * <li>{@code ThreadHolds} and {@code ReentrantLease}: reentrancy of the blocking API;
  * {@code LockView}: the {@code java.util.concurrent.locks.Lock} view.</li>
  * <li>{@code Diagnostics}: {@code inspect(key)} and {@code checkNodes()}.</li>
+ * <li>{@code LockObserver}: the instrumentation SPI (tracing); {@code RedlockRegistry}
+ * tells it of each acquisition on the caller's thread, and {@code RedlockLease} of the
+ * end of each hold. Absent, it costs a null check.</li>
  * </ul>
  *
  * <h2>How an acquisition flows</h2> {@code RedlockRegistry.acquire} checks the key, TTL

@@ -86,9 +86,13 @@ final class ReactiveLocking {
 		long deadline = System.nanoTime() + waitTime.toNanos();
 		List<Lease> acquired = Collections.synchronizedList(new ArrayList<>());
 		return Flux.fromIterable(keys)
-			.concatMap((key) -> Mono.fromFuture(() -> locks.registry()
-				.acquireAsync(key, ttl, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())),
-						operation.autoExtend())))
+			// started under the subscriber's observation, which Reactor keeps in its
+			// context
+			.concatMap((key) -> Mono
+				.deferContextual((context) -> Mono.fromFuture(() -> SubscriberThreadLocals.call(context,
+						() -> locks.registry()
+							.acquireAsync(key, ttl, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())),
+									operation.autoExtend())))))
 			.doOnNext(acquired::add)
 			.then(Mono.fromSupplier(() -> List.copyOf(acquired)))
 			.doOnError((ex) -> MethodLocks.releaseAllAsync(List.copyOf(acquired)))

@@ -83,6 +83,21 @@ class SampleApplicationEndToEndTests {
 	}
 
 	@Test
+	void theRedlockEndpointGaugesAndObservationsShowTheFleetAndTheLocks() {
+		HttpResponse<String> nodes = get("/actuator/redlock");
+		assertThat(nodes.statusCode()).isEqualTo(200);
+		assertThat(nodes.body()).contains("\"canLock\":true", "\"quorum\":3", "\"usable\":5",
+				"\"toleratedFailures\":2");
+		HttpResponse<String> lock = get("/actuator/redlock/order:1003");
+		assertThat(lock.statusCode()).isEqualTo(200);
+		assertThat(lock.body()).contains("\"key\":\"order:1003\"", "\"heldAnywhere\":false");
+		assertThat(get("/actuator/metrics/redlock.nodes.tolerated.failures").body()).contains("\"value\":2.0");
+		post("/orders/1003/pay");
+		HttpResponse<String> observed = get("/actuator/metrics/redlock.acquisition?tag=redlock.outcome:acquired");
+		assertThat(observed.statusCode()).as("the acquisition observation's timer").isEqualTo(200);
+	}
+
+	@Test
 	void concurrentPaymentsOverHttpChargeAnOrderOnce() {
 		List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
 		for (int i = 0; i < 20; i++) {

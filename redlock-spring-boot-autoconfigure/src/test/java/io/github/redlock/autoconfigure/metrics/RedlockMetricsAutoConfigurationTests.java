@@ -109,6 +109,25 @@ class RedlockMetricsAutoConfigurationTests {
 	}
 
 	@Test
+	void toleratedFailuresDropFromOneToZeroWhenOneOfThreeNodesIsKilled() {
+		this.contextRunner.run((context) -> {
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> gauge(meters, "redlock.nodes.usable") == 3);
+			assertThat(gauge(meters, "redlock.nodes.quorum")).isEqualTo(2);
+			assertThat(gauge(meters, "redlock.nodes.tolerated.failures")).isEqualTo(1);
+			fleet.node(2).kill();
+			await().atMost(Duration.ofSeconds(10)).until(() -> gauge(meters, "redlock.nodes.usable") == 2);
+			assertThat(gauge(meters, "redlock.nodes.tolerated.failures")).as("the next node to fail stops every lock")
+				.isZero();
+			fleet.node(1).kill();
+			await().atMost(Duration.ofSeconds(10)).until(() -> gauge(meters, "redlock.nodes.usable") == 1);
+			assertThat(gauge(meters, "redlock.nodes.tolerated.failures")).as("never negative").isZero();
+			assertThat(meters.get("redlock.nodes.tolerated.failures").gauge().getId().getDescription())
+				.contains("alert at 0");
+		});
+	}
+
+	@Test
 	void absentWithoutAMeterRegistry() {
 		this.withoutMeterRegistry
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedlockMetrics.class));
@@ -129,6 +148,10 @@ class RedlockMetricsAutoConfigurationTests {
 			assertThat(context.getBean(MeterRegistry.class).find("redlock.acquire").timers())
 				.allSatisfy((timer) -> assertThat(timer.count()).isZero());
 		});
+	}
+
+	private static double gauge(MeterRegistry meters, String name) {
+		return meters.get(name).gauge().value();
 	}
 
 	private static Timer timer(MeterRegistry meters, String name, String tag, String value) {

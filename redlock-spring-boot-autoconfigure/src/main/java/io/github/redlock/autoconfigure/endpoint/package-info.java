@@ -1,0 +1,4 @@
+/**
+ * Auto-configuration for the {@code redlock} Actuator endpoint.
+ */
+package io.github.redlock.autoconfigure.endpoint;

@@ -1,0 +1,4 @@
+/**
+ * Auto-configuration for Micrometer Observations of the distributed locks.
+ */
+package io.github.redlock.autoconfigure.observation;

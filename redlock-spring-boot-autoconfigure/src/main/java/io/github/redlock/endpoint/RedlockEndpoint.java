@@ -1,0 +1,151 @@
+package io.github.redlock.endpoint;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+import io.github.redlock.LockInfo;
+import io.github.redlock.engine.NodeStatus;
+import io.github.redlock.engine.RedlockRegistry;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+/**
+ * {@link Endpoint @Endpoint} {@code redlock}, read-only: {@code GET /actuator/redlock}
+ * asks every node whether it counts toward a quorum now
+ * ({@link RedlockRegistry#checkNodes()}), and {@code GET /actuator/redlock/{key}} shows
+ * who holds one lock on which node ({@link RedlockRegistry#inspect(String)}). Each call
+ * asks the nodes and answers within about one node timeout. Node addresses never show
+ * credentials, and a lock's secret value is never shown (only a fingerprint that tells
+ * holders apart).
+ *
+ * @author redlock contributors
+ */
+@Endpoint(id = "redlock")
+public class RedlockEndpoint {
+
+	private final RedlockRegistry registry;
+
+	/**
+	 * Creates an endpoint for the given registry.
+	 * @param registry the lock registry
+	 */
+	public RedlockEndpoint(RedlockRegistry registry) {
+		this.registry = registry;
+	}
+
+	/**
+	 * Returns the state of every node and what the quorum tolerates.
+	 * @return the nodes
+	 */
+	@ReadOperation
+	public NodesDescriptor nodes() {
+		List<NodeStatus> statuses = this.registry.checkNodes();
+		int quorum = this.registry.quorum();
+		int usable = (int) statuses.stream().filter(NodeStatus::usable).count();
+		List<NodeDescriptor> nodes = statuses.stream().map(NodeDescriptor::of).toList();
+		return new NodesDescriptor(usable >= quorum, quorum, usable, Math.max(0, usable - quorum), nodes);
+	}
+
+	/**
+	 * Returns who holds the lock of the given key on which node. Keys that contain
+	 * {@code /} are given whole: {@code /actuator/redlock/jobs/nightly} shows
+	 * {@code jobs/nightly}.
+	 * @param key the lock's key, as the application gives it (without the key prefix)
+	 * @return the lock
+	 */
+	@ReadOperation
+	public LockDescriptor lock(@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
+		String joined = String.join("/", key);
+		LockInfo info;
+		try {
+			info = this.registry.inspect(joined);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), "Invalid lock key");
+		}
+		return new LockDescriptor(info.key(), info.quorum(), info.holder().orElse(null), info.isHeldAnywhere(),
+				info.nodes().stream().map(LockNodeDescriptor::of).toList());
+	}
+
+	private static String millis(Duration duration) {
+		return (duration != null) ? String.format(Locale.ROOT, "%.2fms", duration.toNanos() / 1e6) : null;
+	}
+
+	/**
+	 * The nodes of a registry.
+	 *
+	 * @param canLock whether a quorum of nodes is usable, so that locks can be acquired
+	 * and extended
+	 * @param quorum how many nodes must agree
+	 * @param usable how many nodes count toward a quorum now
+	 * @param toleratedFailures how many more nodes may fail before no lock can be
+	 * acquired: {@code usable - quorum}, at least 0
+	 * @param nodes each node, in configuration order
+	 */
+	public record NodesDescriptor(boolean canLock, int quorum, int usable, int toleratedFailures,
+			List<NodeDescriptor> nodes) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * One node.
+	 *
+	 * @param address the node's URI, without credentials
+	 * @param state {@code UP} if it counts toward a quorum now, else {@code DOWN}
+	 * @param latency how long it took to answer a {@code PING}, or {@code null}
+	 * @param reason why it does not count, or {@code null} when it does
+	 * @param warning what weakens its connection though it counts (such as TLS that does
+	 * not verify the host name), or {@code null}
+	 */
+	public record NodeDescriptor(String address, String state, String latency, String reason, String warning) {
+
+		static NodeDescriptor of(NodeStatus status) {
+			return new NodeDescriptor(status.node(), status.usable() ? "UP" : "DOWN", millis(status.latency()),
+					status.problem(), status.warning());
+		}
+
+	}
+
+	/**
+	 * One lock, as the nodes see it.
+	 *
+	 * @param key the lock's key
+	 * @param quorum how many nodes make a quorum
+	 * @param holder the owner ({@code host:pid:thread}) that holds it on a quorum, or
+	 * {@code null}
+	 * @param heldAnywhere whether any node holds it
+	 * @param nodes the lock on each node, in configuration order
+	 */
+	public record LockDescriptor(String key, int quorum, String holder, boolean heldAnywhere,
+			List<LockNodeDescriptor> nodes) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * One lock on one node.
+	 *
+	 * @param address the node's URI, without credentials
+	 * @param owner the holder's identity there, or {@code null} if the lock is free there
+	 * @param holding a fingerprint of the holding acquisition (equal on every node that
+	 * one acquisition wrote; never the secret lock value), or {@code null}
+	 * @param remaining how long the lock lives on there, or {@code null}
+	 * @param fencingCounter the key's fencing counter there, or 0 if it has none
+	 * @param error why the node did not answer, or {@code null}
+	 */
+	public record LockNodeDescriptor(String address, String owner, String holding, String remaining,
+			long fencingCounter, String error) {
+
+		static LockNodeDescriptor of(LockInfo.NodeState state) {
+			String remaining = (state.remaining() != null) ? state.remaining().toMillis() + "ms" : null;
+			return new LockNodeDescriptor(state.node(), state.owner(), state.holding(), remaining,
+					state.fencingCounter(), state.error());
+		}
+
+	}
+
+}

@@ -1,0 +1,150 @@
+package io.github.redlock.autoconfigure.observation;
+
+import java.time.Duration;
+
+import io.github.redlock.LockRegistry;
+import io.github.redlock.annotation.DistributedLock;
+import io.github.redlock.autoconfigure.FleetProperties;
+import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.observation.DefaultLockAcquisitionObservationConvention;
+import io.github.redlock.observation.LockAcquisitionContext;
+import io.github.redlock.observation.ObservationLockObserver;
+import io.micrometer.common.KeyValues;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The observation auto-configuration with Boot's own, against real nodes.
+ */
+class RedlockObservationAutoConfigurationTests {
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, RedlockAutoConfiguration.class,
+				RedlockObservationAutoConfiguration.class))
+		.withBean(TestObservationRegistry.class, TestObservationRegistry::create)
+		.withPropertyValues(FleetProperties.of(fleet, "redlock.node-timeout=200ms"));
+
+	@Test
+	void locksAreObservedWhenTheApplicationHasAnObservationRegistry() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(ObservationLockObserver.class);
+			context.getBean(LockRegistry.class)
+				.acquire("observed", Duration.ofSeconds(2), Duration.ofSeconds(1))
+				.close();
+			assertThat(context.getBean(TestObservationRegistry.class)).hasNumberOfObservationsEqualTo(2)
+				.hasObservationWithNameEqualTo("redlock.acquisition")
+				.that()
+				.hasLowCardinalityKeyValue("redlock.outcome", "acquired")
+				.hasHighCardinalityKeyValue("redlock.key", "observed")
+				.backToTestObservationRegistry()
+				.hasObservationWithNameEqualTo("redlock.hold")
+				.that()
+				.hasLowCardinalityKeyValue("redlock.outcome", "released");
+		});
+	}
+
+	@Test
+	void observationsAreTurnedOffAsBootTurnsOffAnyObservation() {
+		this.contextRunner.withPropertyValues("management.observations.enable.redlock=false").run((context) -> {
+			context.getBean(LockRegistry.class).acquire("quiet", Duration.ofSeconds(2), Duration.ofSeconds(1)).close();
+			assertThat(context.getBean(TestObservationRegistry.class)).doesNotHaveAnyObservation();
+		});
+	}
+
+	@Test
+	void aConventionBeanReplacesTheDefault() {
+		this.contextRunner.withBean(DefaultLockAcquisitionObservationConvention.class, () -> new Tenanted())
+			.run((context) -> {
+				context.getBean(LockRegistry.class)
+					.acquire("tenant", Duration.ofSeconds(2), Duration.ofSeconds(1))
+					.close();
+				assertThat(context.getBean(TestObservationRegistry.class))
+					.hasObservationWithNameEqualTo("redlock.acquisition")
+					.that()
+					.hasLowCardinalityKeyValue("tenant", "acme")
+					.hasLowCardinalityKeyValue("redlock.outcome", "acquired");
+			});
+	}
+
+	/**
+	 * A reactive caller's observation is in the Reactor context, not a thread local:
+	 * before ReactiveLocking restored it around the acquisition, the acquisition had no
+	 * parent (this test failed).
+	 */
+	@Test
+	void aReactiveAcquisitionIsAChildOfTheObservationInTheSubscribersContext() {
+		this.contextRunner.withBean(ReactiveJob.class).run((context) -> {
+			TestObservationRegistry observations = context.getBean(TestObservationRegistry.class);
+			Observation request = Observation.start("request", observations);
+			String result = context.getBean(ReactiveJob.class)
+				.run()
+				.contextWrite(Context.of(ObservationThreadLocalAccessor.KEY, request))
+				.block(Duration.ofSeconds(10));
+			request.stop();
+			assertThat(result).isEqualTo("done");
+			assertThat(observations).hasObservationWithNameEqualTo("redlock.acquisition")
+				.that()
+				.hasLowCardinalityKeyValue("redlock.mode", "async")
+				.hasParentObservationEqualTo(request)
+				.backToTestObservationRegistry()
+				.hasObservationWithNameEqualTo("redlock.hold")
+				.that()
+				.hasParentObservationEqualTo(request);
+		});
+	}
+
+	@Test
+	void absentWithoutAnObservationRegistry() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockObservationAutoConfiguration.class))
+			.withPropertyValues(FleetProperties.of(fleet))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(ObservationLockObserver.class));
+	}
+
+	@Test
+	void absentWithoutMicrometerObservation() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(RedlockAutoConfiguration.class, RedlockObservationAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader(ObservationRegistry.class))
+			.withPropertyValues(FleetProperties.of(fleet))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(ObservationLockObserver.class));
+	}
+
+	static class ReactiveJob {
+
+		@DistributedLock(key = "'reactive'", ttl = "2s", waitTime = "1s")
+		public Mono<String> run() {
+			return Mono.just("done");
+		}
+
+	}
+
+	static class Tenanted extends DefaultLockAcquisitionObservationConvention {
+
+		@Override
+		public KeyValues getLowCardinalityKeyValues(LockAcquisitionContext context) {
+			return super.getLowCardinalityKeyValues(context).and("tenant", "acme");
+		}
+
+	}
+
+}
