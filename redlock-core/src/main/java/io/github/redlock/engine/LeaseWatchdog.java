@@ -213,6 +213,14 @@ final class LeaseWatchdog {
 	}
 
 	/**
+	 * Returns whether somebody asked for the lease to be kept: work runs under it (an
+	 * auto-extension demand) or it was given an end.
+	 */
+	boolean isKeptAlive() {
+		return this.autoExtendTtlNanos > 0 || this.lease.hasEnd();
+	}
+
+	/**
 	 * Stops watching: the lease was released or lost.
 	 */
 	void cancel() {

@@ -1,5 +1,7 @@
 package io.github.redlock.engine;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -99,15 +101,28 @@ final class LiveLeases {
 		for (Acquisition acquisition : pending) {
 			acquisition.abandonOnClose();
 		}
-		if (held.length > 0) {
-			logger.info("Releasing " + held.length + " held lock(s) as the LockRegistry closes");
+		List<CompletableFuture<?>> releases = new ArrayList<>();
+		int left = 0;
+		for (RedlockLease lease : held) {
+			if (lease.isKeptAlive()) {
+				// work still runs under it: deleting the lock would let another instance
+				// start the same work now; it can no longer be extended either, so the
+				// work is told and the lock expires on the nodes, as after a crash
+				lease.markLost("the LockRegistry closed while work still ran under it; the lock was left to "
+						+ "expire on the nodes within its TTL rather than deleted under the running work");
+				left++;
+			}
+			else {
+				releases.add(lease.releaseAsync());
+			}
 		}
-		CompletableFuture<?>[] releases = new CompletableFuture<?>[held.length];
-		for (int i = 0; i < held.length; i++) {
-			releases[i] = held[i].releaseAsync();
+		if (!releases.isEmpty() || left > 0) {
+			logger.info("The LockRegistry closes: releasing " + releases.size() + " held lock(s)"
+					+ ((left > 0) ? ", leaving " + left + " with work still running under them to expire" : ""));
 		}
 		try {
-			CompletableFuture.allOf(releases).get(boundNanos, TimeUnit.NANOSECONDS);
+			CompletableFuture.allOf(releases.toArray(CompletableFuture<?>[]::new))
+				.get(boundNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

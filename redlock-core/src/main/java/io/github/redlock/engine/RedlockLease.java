@@ -416,6 +416,14 @@ final class RedlockLease implements Lease {
 		return this.watchdog.autoExtend(ttl);
 	}
 
+	/**
+	 * Returns whether work runs under the lease, as far as the registry can tell: it is
+	 * auto-extended, or held until an end.
+	 */
+	boolean isKeptAlive() {
+		return this.watchdog.isKeptAlive();
+	}
+
 	void markLost(String reason) {
 		if (this.state.compareAndSet(LINGERING, RELEASED)) {
 			// its holder let it go already: only its minimum hold is cut short

@@ -93,4 +93,53 @@ class CloseIntegrationTests {
 		}
 	}
 
+	/**
+	 * A registry that closes while work still runs under an auto-extended lease (an
+	 * annotated method, {@code executeLocked}, a scheduled tick during shutdown) must not
+	 * delete the lock under that work: another instance would start the same work at
+	 * once. It cannot extend the lease any longer either, so it tells the work the lock
+	 * is lost and leaves it to expire on the nodes, as a crash would. Failed before the
+	 * fix: the close released the lock, and the other registry got it at once while the
+	 * work ran.
+	 */
+	@Test
+	void closingUnderRunningWorkLeavesItsLockToExpireAndTellsTheWork() throws Exception {
+		RedlockRegistry registry = registry(Duration.ofMillis(100));
+		java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+		java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+		CompletableFuture<String> work = CompletableFuture.supplyAsync(() -> {
+			try {
+				return registry.executeLocked("running", Duration.ofSeconds(3), Duration.ZERO, () -> {
+					running.countDown();
+					finish.await(); // the work goes on while the registry closes
+					return "done";
+				});
+			}
+			catch (Exception ex) {
+				throw new java.util.concurrent.CompletionException(ex);
+			}
+		});
+		assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+		registry.close();
+		// still on a quorum, still expiring: nobody else may start the work yet
+		long onNodes = 0;
+		for (int i = 0; i < 3; i++) {
+			if (fleet.node(i).call("GET", "redlock:lock:running") != null) {
+				onNodes++;
+			}
+		}
+		assertThat(onNodes).as("nodes still holding the running work's lock after the close").isGreaterThanOrEqualTo(2);
+		assertThat(this.holder.tryAcquire("running", Duration.ofSeconds(3))).isEmpty();
+		finish.countDown();
+		// the work is told, when it returns, that its lock did not last
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> work.get(10, TimeUnit.SECONDS))
+			.havingRootCause()
+			.isInstanceOf(io.github.redlock.LockLostException.class)
+			.withMessageContaining("closed");
+		// and it expires by its TTL: then another instance gets it
+		try (Lease lease = this.holder.acquire("running", Duration.ofSeconds(3), Duration.ofSeconds(20))) {
+			assertThat(lease.isHeld()).isTrue();
+		}
+	}
+
 }
