@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redlock.Durations;
+
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -37,11 +39,13 @@ public class OperationsController {
 		SampleProperties.Jobs jobs = this.properties.getJobs();
 		Map<String, Job> report = new LinkedHashMap<>();
 		report.put(DigestJob.NAME,
-				job("@DistributedLock(skipIfLocked = true, holdAtLeast = " + jobs.getDigest().getHoldAtLeast() + ")",
-						jobs.getDigest().getPeriod(), DigestJob.NAME));
-		report.put(CleanupJob.NAME, job(
-				"@SchedulerLock(lockAtMostFor = 10m, lockAtLeastFor = " + jobs.getCleanup().getLockAtLeastFor() + ")",
-				jobs.getCleanup().getPeriod(), CleanupJob.NAME));
+				job("@DistributedLock(skipIfLocked = true, holdAtLeast = "
+						+ Durations.format(jobs.getDigest().getHoldAtLeast()) + ")", jobs.getDigest().getPeriod(),
+						DigestJob.NAME));
+		report.put(CleanupJob.NAME,
+				job("@SchedulerLock(lockAtMostFor = 10m, lockAtLeastFor = "
+						+ Durations.format(jobs.getCleanup().getLockAtLeastFor()) + ")", jobs.getCleanup().getPeriod(),
+						CleanupJob.NAME));
 		return new Jobs(this.properties.getInstance(), report);
 	}
 
