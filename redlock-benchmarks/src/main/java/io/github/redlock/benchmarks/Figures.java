@@ -1,0 +1,94 @@
+package io.github.redlock.benchmarks;
+
+import java.util.Arrays;
+
+/**
+ * What one contender measured, summed over the repetitions.
+ */
+final class Figures {
+
+	final Rate oneThread = new Rate();
+
+	final Rate sixteenThreads = new Rate();
+
+	final Contention oneKey = new Contention();
+
+	final Samples handoff = new Samples();
+
+	/**
+	 * Events over time.
+	 */
+	static final class Rate {
+
+		private long events;
+
+		private long nanos;
+
+		void add(long events, long nanos) {
+			this.events += events;
+			this.nanos += nanos;
+		}
+
+		double perSecond() {
+			return (this.nanos != 0) ? this.events * 1e9 / this.nanos : 0;
+		}
+
+	}
+
+	/**
+	 * Threads contending for one key.
+	 */
+	static final class Contention {
+
+		final Rate acquisitions = new Rate();
+
+		final Samples handoffs = new Samples();
+
+		private long[] perThread = new long[0];
+
+		private long self;
+
+		private long successions;
+
+		private long overlaps;
+
+		void add(long acquisitions, long nanos, long[] perThread, Samples handoffs, long self, long successions,
+				long overlaps) {
+			this.acquisitions.add(acquisitions, nanos);
+			if (this.perThread.length < perThread.length) {
+				this.perThread = Arrays.copyOf(this.perThread, perThread.length);
+			}
+			for (int i = 0; i < perThread.length; i++) {
+				this.perThread[i] += perThread[i];
+			}
+			this.handoffs.addAll(handoffs);
+			this.self += self;
+			this.successions += successions;
+			this.overlaps += overlaps;
+		}
+
+		long[] perThread() {
+			return this.perThread.clone();
+		}
+
+		/**
+		 * Most acquisitions by one thread over the fewest; infinite when one had none.
+		 */
+		double fairness() {
+			long max = Arrays.stream(this.perThread).max().orElse(0);
+			long min = Arrays.stream(this.perThread).min().orElse(0);
+			return (min != 0) ? (double) max / min : Double.POSITIVE_INFINITY;
+		}
+
+		/** Share of holds taken by the thread that held just before. */
+		double selfShare() {
+			return (this.successions != 0) ? (double) this.self / this.successions : 0;
+		}
+
+		long overlaps() {
+			return this.overlaps;
+		}
+
+	}
+
+}

@@ -1,0 +1,207 @@
+package io.github.redlock.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The measured runs. Each takes one contender for a fixed duration and adds what it saw
+ * to that contender's {@link Figures}; the caller interleaves contenders and repetitions.
+ */
+final class Scenarios {
+
+	/** How long any one wait inside a run may take before the run is declared stuck. */
+	private static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(60);
+
+	private final Duration hold;
+
+	Scenarios(Duration hold) {
+		this.hold = hold;
+	}
+
+	/**
+	 * Acquire+release cycles, each thread on a new key each cycle (as {@code order:<id>}
+	 * would be): no contention, so this measures the cost of a cycle.
+	 */
+	void cycles(Contender contender, int threads, Duration duration, String keyPrefix, Figures.Rate into)
+			throws Exception {
+		AtomicLong next = new AtomicLong();
+		AtomicLong cycles = new AtomicLong();
+		long start = System.nanoTime();
+		long end = start + duration.toNanos();
+		runThreads(threads, duration, (index) -> {
+			while (System.nanoTime() - end < 0) {
+				contender.acquire(keyPrefix + next.incrementAndGet()).release();
+				cycles.incrementAndGet();
+			}
+		});
+		into.add(cycles.get(), duration.toNanos());
+	}
+
+	/**
+	 * Threads that loop acquire, release on one key, as fast as they can. Records each
+	 * hold (acquire returned, release called, release returned) and derives the
+	 * acquisitions, each thread's share, the handoffs to another thread (the previous
+	 * holder's release returned to the next holder's acquire returned), how often the
+	 * releasing thread took the lock again, and overlapping holds (which must be none).
+	 */
+	void oneKey(Contender contender, int threads, Duration duration, String key, Figures.Contention into)
+			throws Exception {
+		List<List<long[]>> holds = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			holds.add(new ArrayList<>());
+		}
+		long start = System.nanoTime();
+		long end = start + duration.toNanos();
+		runThreads(threads, duration, (index) -> {
+			List<long[]> mine = holds.get(index);
+			while (System.nanoTime() - end < 0) {
+				Contender.Held held = contender.acquire(key);
+				long acquired = System.nanoTime();
+				long releasing = System.nanoTime();
+				held.release();
+				long released = System.nanoTime();
+				if (acquired - end < 0) {
+					mine.add(new long[] { acquired, releasing, released, index });
+				}
+			}
+		});
+		List<long[]> all = new ArrayList<>();
+		long[] perThread = new long[threads];
+		for (int t = 0; t < threads; t++) {
+			all.addAll(holds.get(t));
+			perThread[t] = holds.get(t).size();
+		}
+		all.sort(Comparator.comparingLong((long[] hold) -> hold[0]));
+		Samples handoffs = new Samples();
+		long self = 0;
+		long overlaps = 0;
+		for (int i = 1; i < all.size(); i++) {
+			long[] previous = all.get(i - 1);
+			long[] current = all.get(i);
+			if (current[0] - previous[1] < 0) {
+				overlaps++; // held before the previous holder started to release
+			}
+			if (current[3] == previous[3]) {
+				self++;
+			}
+			else {
+				handoffs.add(current[0] - previous[2]);
+			}
+		}
+		into.add(all.size(), duration.toNanos(), perThread, handoffs, self, Math.max(0, all.size() - 1), overlaps);
+	}
+
+	/**
+	 * Two threads pass one key back and forth: the holder keeps it until the other is
+	 * waiting in acquire (plus the hold time, so that the waiter is settled in its
+	 * waiting), then releases; each sample is from the holder's release returning to the
+	 * waiter's acquire returning. The releasing thread waits for the other to hold before
+	 * it asks again, so it never takes the lock back.
+	 */
+	void handoff(Contender contender, Duration duration, String key, Samples into) throws Exception {
+		AtomicInteger holder = new AtomicInteger(-1);
+		AtomicInteger waiting = new AtomicInteger(-1);
+		AtomicLong releases = new AtomicLong();
+		AtomicLong releasedAt = new AtomicLong();
+		Samples samples = new Samples();
+		long end = System.nanoTime() + duration.toNanos();
+		AtomicReference<Boolean> stop = new AtomicReference<>(false);
+		runThreads(2, duration, (index) -> {
+			int other = 1 - index;
+			boolean first = true;
+			if (index == 1) {
+				await(() -> holder.get() == 0 || stop.get());
+			}
+			while (!stop.get()) {
+				boolean waited = !(first && index == 0);
+				first = false;
+				long releasesBefore = releases.get();
+				if (waited) {
+					waiting.set(index);
+				}
+				Contender.Held held = contender.acquire(key);
+				long acquired = System.nanoTime();
+				holder.set(index);
+				if (waited) {
+					await(() -> releases.get() > releasesBefore);
+					synchronized (samples) {
+						samples.add(acquired - releasedAt.get());
+					}
+				}
+				await(() -> waiting.get() == other || stop.get());
+				if (!stop.get()) {
+					LockSupport.parkNanos(this.hold.toNanos());
+				}
+				if (System.nanoTime() - end > 0) {
+					stop.set(true);
+				}
+				held.release();
+				releasedAt.set(System.nanoTime());
+				releases.incrementAndGet();
+				if (stop.get()) {
+					break;
+				}
+				await(() -> holder.get() == other || stop.get());
+			}
+		});
+		into.addAll(samples);
+	}
+
+	private static void await(BooleanSupplier condition) {
+		long deadline = System.nanoTime() + STUCK_NANOS;
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() - deadline > 0) {
+				throw new IllegalStateException("A benchmark thread waited 60s for the other: stuck");
+			}
+			LockSupport.parkNanos(20_000);
+		}
+	}
+
+	private static void runThreads(int threads, Duration duration, Worker worker) throws Exception {
+		AtomicReference<Throwable> failure = new AtomicReference<>();
+		CountDownLatch finished = new CountDownLatch(threads);
+		List<Thread> started = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			int index = t;
+			Thread thread = new Thread(() -> {
+				try {
+					worker.run(index);
+				}
+				catch (Throwable ex) {
+					failure.compareAndSet(null, ex);
+				}
+				finally {
+					finished.countDown();
+				}
+			}, "bench-" + t);
+			thread.start();
+			started.add(thread);
+		}
+		if (!finished.await(duration.toNanos() + STUCK_NANOS, TimeUnit.NANOSECONDS)) {
+			started.forEach(Thread::interrupt);
+			throw new IllegalStateException("Benchmark threads still running 60s after their end: "
+					+ Arrays.toString(started.stream().map(Thread::getName).toArray()));
+		}
+		if (failure.get() != null) {
+			throw new IllegalStateException("A benchmark thread failed", failure.get());
+		}
+	}
+
+	@FunctionalInterface
+	private interface Worker {
+
+		void run(int index) throws Exception;
+
+	}
+
+}
