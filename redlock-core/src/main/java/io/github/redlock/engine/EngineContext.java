@@ -48,7 +48,7 @@ final class EngineContext {
 
 	private final LongAdder fencingRounds = new LongAdder();
 
-	private final String retentionMillis;
+	private final String retentionSeconds;
 
 	private final long minimumTtlNanos;
 
@@ -68,7 +68,9 @@ final class EngineContext {
 		this.scheduler.setRemoveOnCancelPolicy(true);
 		this.waiting = new Waiting(settings, this.scheduler);
 		this.callbacks = callbackThreads();
-		this.retentionMillis = String.valueOf(settings.fencingRetention().toMillis());
+		// whole seconds, rounded up: 5 bytes for the default day instead of 8
+		long retentionMillis = settings.fencingRetention().toMillis();
+		this.retentionSeconds = String.valueOf((retentionMillis + 999) / 1000);
 		this.minimumTtlNanos = 3 * settings.nodeTimeout().toNanos();
 	}
 
@@ -144,10 +146,11 @@ final class EngineContext {
 	}
 
 	/**
-	 * Returns the fencing counter retention, in milliseconds, as the scripts take it.
+	 * Returns the fencing counter retention, in whole seconds rounded up, as the scripts
+	 * take it.
 	 */
-	String retentionMillis() {
-		return this.retentionMillis;
+	String retentionSeconds() {
+		return this.retentionSeconds;
 	}
 
 	/**

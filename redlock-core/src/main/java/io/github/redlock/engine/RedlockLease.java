@@ -110,7 +110,7 @@ final class RedlockLease implements Lease {
 		this.engine = engine;
 		this.fleet = engine.fleet();
 		this.key = key;
-		this.keys = keys;
+		this.keys = Arrays.copyOf(keys, 2); // the lock and its fencing counter
 		this.value = value;
 		this.token = token;
 		this.holdDeadline = startNanos + engine.settings().maxHold().toNanos();
@@ -358,7 +358,7 @@ final class RedlockLease implements Lease {
 		}
 		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
 		QuorumCall call = this.fleet.quorumCall((reply) -> reply == 1,
-				(node) -> node.eval(Script.EXTEND, this.keys, this.value, ttlMillis, this.engine.retentionMillis()));
+				(node) -> node.eval(Script.EXTEND, this.keys, this.value, ttlMillis, this.engine.retentionSeconds()));
 		CompletableFuture<ExtendOutcome> outcome = call.decision().thenApply((decided) -> {
 			long now = clock.nanoTime();
 			if (decided.succeeded()) {
