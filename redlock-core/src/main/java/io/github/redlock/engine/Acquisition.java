@@ -189,9 +189,9 @@ final class Acquisition {
 	private CompletableFuture<NodeReply> acquireOn(NodeClient node, String value) {
 		String marker = node.marker();
 		if (marker.isEmpty()) {
-			return node.eval(Script.ACQUIRE, this.lockAndFence, value, this.ttlMillis, this.engine.retentionSeconds());
+			return node.eval(Script.ACQUIRE, this.lockAndFence, value, this.ttlMillis, this.engine.retentionMillis());
 		}
-		return node.eval(Script.ACQUIRE, this.keys, value, this.ttlMillis, this.engine.retentionSeconds(), marker);
+		return node.eval(Script.ACQUIRE, this.keys, value, this.ttlMillis, this.engine.retentionMillis(), marker);
 	}
 
 	private void fence(QuorumCall call, String value, long start) {
@@ -220,7 +220,7 @@ final class Acquisition {
 		long token = highest;
 		String tokenText = String.valueOf(token);
 		QuorumCall raise = QuorumCall.start(behind, missing, (reply) -> reply == 1, (node) -> node
-			.eval(Script.RAISE_FENCE, this.lockAndFence, value, tokenText, this.engine.retentionSeconds()));
+			.eval(Script.RAISE_FENCE, this.lockAndFence, value, tokenText, this.engine.retentionMillis()));
 		raise.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
 				acquired(call, value, start, token);

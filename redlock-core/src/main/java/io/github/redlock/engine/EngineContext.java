@@ -48,7 +48,7 @@ final class EngineContext {
 
 	private final LongAdder fencingRounds = new LongAdder();
 
-	private final String retentionSeconds;
+	private final String retentionMillis;
 
 	private final long minimumTtlNanos;
 
@@ -68,9 +68,7 @@ final class EngineContext {
 		this.scheduler.setRemoveOnCancelPolicy(true);
 		this.waiting = new Waiting(settings, this.scheduler);
 		this.callbacks = callbackThreads();
-		// whole seconds, rounded up: 5 bytes for the default day instead of 8
-		long retentionMillis = settings.fencingRetention().toMillis();
-		this.retentionSeconds = String.valueOf((retentionMillis + 999) / 1000);
+		this.retentionMillis = String.valueOf(settings.fencingRetention().toMillis());
 		this.minimumTtlNanos = 3 * settings.nodeTimeout().toNanos();
 	}
 
@@ -146,11 +144,10 @@ final class EngineContext {
 	}
 
 	/**
-	 * Returns the fencing counter retention, in whole seconds rounded up, as the scripts
-	 * take it.
+	 * Returns the fencing counter retention, in milliseconds, as the scripts take it.
 	 */
-	String retentionSeconds() {
-		return this.retentionSeconds;
+	String retentionMillis() {
+		return this.retentionMillis;
 	}
 
 	/**

@@ -358,7 +358,7 @@ final class RedlockLease implements Lease {
 		}
 		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
 		QuorumCall call = this.fleet.quorumCall((reply) -> reply == 1,
-				(node) -> node.eval(Script.EXTEND, this.keys, this.value, ttlMillis, this.engine.retentionSeconds()));
+				(node) -> node.eval(Script.EXTEND, this.keys, this.value, ttlMillis, this.engine.retentionMillis()));
 		CompletableFuture<ExtendOutcome> outcome = call.decision().thenApply((decided) -> {
 			long now = clock.nanoTime();
 			if (decided.succeeded()) {

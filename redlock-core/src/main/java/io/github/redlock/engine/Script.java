@@ -37,7 +37,7 @@ record Script(String name, String text, String sha) {
 	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] node marker (only when the
 	// client
 	// knows a marker to check); ARGV[1] lock value, ARGV[2] ttl ms, ARGV[3] counter
-	// retention s, ARGV[4] the marker the client knows (with KEYS[3] only).
+	// retention ms, ARGV[4] the marker the client knows (with KEYS[3] only).
 	// A missing counter starts at the node's clock, in microseconds but whole seconds, so
 	// that nodes starting it within the same second agree and need no second round.
 	// Returns the fencing token (> 0) when the lock was set, 0 when the marker is not the
@@ -46,8 +46,9 @@ record Script(String name, String text, String sha) {
 	// Bytes on the wire (RESP: an argument of n bytes costs n + 5 or 6): EVALSHA and the
 	// SHA 59, numkeys 7, each key its length plus 6 (prefix, "lock:"/"fence:" and the
 	// key; the marker key only with the restart guard on), the value 27 random characters
-	// plus the owner (":host:pid:thread") plus 6, the ttl 8 to 11, the retention 11 (a
-	// day: "86400"), the marker 36 (a 16-character id, ':' and the creation ms).
+	// plus the owner (":host:pid:thread") plus 6, the ttl 8 to 11, the retention 14 (a
+	// day: "86400000"; seconds would save 3 but need EXPIRE in the ACL), the marker 36 (a
+	// 16-character id, ':' and the creation ms).
 	static final Script ACQUIRE = of("acquire", """
 			if KEYS[3] and redis.call('get', KEYS[3]) ~= ARGV[4] then return 0 end
 			if redis.replicate_commands then redis.replicate_commands() end
@@ -56,7 +57,7 @@ record Script(String name, String text, String sha) {
 			    redis.call('set', KEYS[2], redis.call('time')[1] .. '000000')
 			  end
 			  local token = redis.call('incr', KEYS[2])
-			  redis.call('expire', KEYS[2], ARGV[3])
+			  redis.call('pexpire', KEYS[2], ARGV[3])
 			  return token
 			end
 			local left = redis.call('pttl', KEYS[1])
@@ -65,7 +66,7 @@ record Script(String name, String text, String sha) {
 			""");
 
 	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock value, ARGV[2] token,
-	// ARGV[3] counter retention s.
+	// ARGV[3] counter retention ms.
 	// Raises the counter to the token while the lock is ours. Returns 1, or 0 when the
 	// lock is not ours.
 	static final Script RAISE_FENCE = of("raise-fence", """
@@ -74,7 +75,7 @@ record Script(String name, String text, String sha) {
 			if (not current) or tonumber(current) < tonumber(ARGV[2]) then
 			  redis.call('set', KEYS[2], ARGV[2])
 			end
-			redis.call('expire', KEYS[2], ARGV[3])
+			redis.call('pexpire', KEYS[2], ARGV[3])
 			return 1
 			""");
 
@@ -111,11 +112,11 @@ record Script(String name, String text, String sha) {
 			""");
 
 	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock value, ARGV[2] ttl ms,
-	// ARGV[3] counter retention s.
+	// ARGV[3] counter retention ms.
 	// Sets the key's ttl if it holds the value. Returns 1 if extended, else 0.
 	static final Script EXTEND = of("extend", """
 			if redis.call('get', KEYS[1]) == ARGV[1] then
-			  redis.call('expire', KEYS[2], ARGV[3])
+			  redis.call('pexpire', KEYS[2], ARGV[3])
 			  return redis.call('pexpire', KEYS[1], ARGV[2])
 			end
 			return 0
