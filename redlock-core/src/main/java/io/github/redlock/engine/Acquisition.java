@@ -83,6 +83,9 @@ final class Acquisition {
 
 	private final String[] keys;
 
+	/** The lock and its fencing counter, without the node marker. */
+	private final String[] lockAndFence;
+
 	private final long ttlNanos;
 
 	private final String ttlMillis;
@@ -103,6 +106,7 @@ final class Acquisition {
 		this.key = key;
 		this.owner = engine.values().owner();
 		this.keys = engine.keys().nodeKeys(key);
+		this.lockAndFence = Arrays.copyOf(this.keys, 2);
 		this.ttlNanos = ttl.toNanos();
 		this.ttlMillis = String.valueOf(ttl.toMillis());
 		this.waitTime = waitTime;
@@ -167,8 +171,7 @@ final class Acquisition {
 		this.attempts++;
 		String value = this.engine.values().next(this.owner);
 		long start = this.engine.clock().nanoTime();
-		QuorumCall call = this.fleet.quorumCall((reply) -> reply > 0, (node) -> node.eval(Script.ACQUIRE, this.keys,
-				value, this.ttlMillis, this.engine.retentionMillis(), node.marker()));
+		QuorumCall call = this.fleet.quorumCall((reply) -> reply > 0, (node) -> acquireOn(node, value));
 		call.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
 				fence(decided, value, start);
@@ -177,6 +180,18 @@ final class Acquisition {
 				failed(decided, value, null, null);
 			}
 		});
+	}
+
+	/**
+	 * Sends the acquire script to one node: with the node marker's key and value only
+	 * when the restart guard knows a marker to check, else two keys and three arguments.
+	 */
+	private CompletableFuture<NodeReply> acquireOn(NodeClient node, String value) {
+		String marker = node.marker();
+		if (marker.isEmpty()) {
+			return node.eval(Script.ACQUIRE, this.lockAndFence, value, this.ttlMillis, this.engine.retentionMillis());
+		}
+		return node.eval(Script.ACQUIRE, this.keys, value, this.ttlMillis, this.engine.retentionMillis(), marker);
 	}
 
 	private void fence(QuorumCall call, String value, long start) {
@@ -204,8 +219,8 @@ final class Acquisition {
 		}
 		long token = highest;
 		String tokenText = String.valueOf(token);
-		QuorumCall raise = QuorumCall.start(behind, missing, (reply) -> reply == 1,
-				(node) -> node.eval(Script.RAISE_FENCE, this.keys, value, tokenText, this.engine.retentionMillis()));
+		QuorumCall raise = QuorumCall.start(behind, missing, (reply) -> reply == 1, (node) -> node
+			.eval(Script.RAISE_FENCE, this.lockAndFence, value, tokenText, this.engine.retentionMillis()));
 		raise.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
 				acquired(call, value, start, token);

@@ -250,6 +250,14 @@ final class NodeFleet {
 	 * release is sent only once that node has answered the acquisition, so that it can
 	 * never overtake the acquire script (as it could while a NOSCRIPT reply made the
 	 * script be sent again).
+	 * <p>
+	 * A node that answered the acquisition "held by another owner" gets no release: its
+	 * script found another value under the key in the same atomic step as the
+	 * {@code SET NX}, so {@code value} was not set there, and it never will be, since a
+	 * command is sent once and never replayed after a reconnect (a reply that arrives on
+	 * a later connection counts as no answer). A compare-and-delete there could delete
+	 * nothing. Every other node gets the release: those that agreed, failed, timed out,
+	 * or answered after the attempt was decided with anything but "held".
 	 * @param lockKey the lock's key on the nodes
 	 * @param value the lock value
 	 * @param acquisition the acquisition that wrote {@code value}
@@ -259,7 +267,10 @@ final class NodeFleet {
 		CompletableFuture<?>[] releases = new CompletableFuture<?>[this.nodes.size()];
 		for (int i = 0; i < releases.length; i++) {
 			NodeClient node = this.nodes.get(i);
-			releases[i] = acquisition.replied(i).thenCompose((ignored) -> node.eval(Script.RELEASE, keys, value));
+			int index = i;
+			releases[i] = acquisition.replied(i)
+				.thenCompose((ignored) -> acquisition.answeredHeld(index) ? CompletableFuture.completedFuture(null)
+						: node.eval(Script.RELEASE, keys, value));
 		}
 		return CompletableFuture.allOf(releases);
 	}

@@ -130,6 +130,16 @@ final class QuorumCall {
 	}
 
 	/**
+	 * Returns whether the node at {@code index} answered the acquire script "held by
+	 * another owner" (a negative reply: see {@link Script#ACQUIRE}), so that the call's
+	 * value is not on it.
+	 */
+	synchronized boolean answeredHeld(int index) {
+		NodeReply reply = this.replies[index];
+		return reply != null && reply.answered() && reply.value() < 0;
+	}
+
+	/**
 	 * Completes when every node has replied or timed out.
 	 */
 	CompletableFuture<QuorumCall> completion() {

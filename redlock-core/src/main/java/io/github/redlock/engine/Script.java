@@ -34,16 +34,23 @@ record Script(String name, String text, String sha) {
 		}
 	}
 
-	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] node marker; ARGV[1] lock value,
-	// ARGV[2] ttl ms, ARGV[3] counter retention ms, ARGV[4] the marker the client knows,
-	// or '' to skip the check.
+	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] node marker (only when the
+	// client
+	// knows a marker to check); ARGV[1] lock value, ARGV[2] ttl ms, ARGV[3] counter
+	// retention ms, ARGV[4] the marker the client knows (with KEYS[3] only).
 	// A missing counter starts at the node's clock, in microseconds but whole seconds, so
 	// that nodes starting it within the same second agree and need no second round.
 	// Returns the fencing token (> 0) when the lock was set, 0 when the marker is not the
 	// one the client knows (the node lost its data), else -(1 + the holder's remaining
 	// ms).
+	// Bytes on the wire (RESP: an argument of n bytes costs n + 5 or 6): EVALSHA and the
+	// SHA 59, numkeys 7, each key its length plus 6 (prefix, "lock:"/"fence:" and the
+	// key; the marker key only with the restart guard on), the value 27 random characters
+	// plus the owner (":host:pid:thread") plus 6, the ttl 8 to 11, the retention 14 (a
+	// day: "86400000"; seconds would save 3 but need EXPIRE in the ACL), the marker 36 (a
+	// 16-character id, ':' and the creation ms).
 	static final Script ACQUIRE = of("acquire", """
-			if ARGV[4] ~= '' and redis.call('get', KEYS[3]) ~= ARGV[4] then return 0 end
+			if KEYS[3] and redis.call('get', KEYS[3]) ~= ARGV[4] then return 0 end
 			if redis.replicate_commands then redis.replicate_commands() end
 			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 			  if redis.call('exists', KEYS[2]) == 0 then
