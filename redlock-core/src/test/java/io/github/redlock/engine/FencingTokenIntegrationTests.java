@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class FencingTokenIntegrationTests {
 
@@ -70,16 +71,48 @@ class FencingTokenIntegrationTests {
 	}
 
 	@Test
-	void aNewKeyNeedsNoSecondRound() throws Exception {
-		RedlockRegistry registry = registry(Duration.ofHours(1));
+	void withTheRestartGuardANewKeyNeedsNoSecondRound() throws Exception {
+		// an established fleet: markers created long ago, nodes up longer than max-ttl
+		for (int i = 0; i < 5; i++) {
+			fleet.node(i).call("SET", "redlock:node", "established:0");
+		}
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> fleet.fleet().nodes().stream().allMatch((node) -> uptimeSeconds(node) > 2));
+		RedlockRegistry registry = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.restartGuard(true)
+			.defaultTtl(Duration.ofSeconds(2))
+			.maxTtl(Duration.ofSeconds(2))
+			.nodeTimeout(Duration.ofMillis(150))
+			.build()
+			.start();
+		this.registries.add(registry);
+		await().atMost(Duration.ofSeconds(10)).until(() -> registry.usableNodes() == 5);
 		for (int i = 0; i < 200; i++) {
-			tokenOf(registry, "new:" + i);
+			registry.acquire("new:" + i, Duration.ofSeconds(2), Duration.ofSeconds(5)).release();
 		}
 		assertThat(registry.acquisitions()).isEqualTo(200);
-		// nodes start a new key's counter from their clock rounded down to the second,
-		// so they agree unless the acquisition straddles a second (every one took two
-		// rounds when counters started at the microsecond)
+		// with the guard, nodes start a new key's counter from their clock rounded down
+		// to the second, so they agree unless the acquisition straddles a second (every
+		// one takes two rounds when counters start at the microsecond)
 		assertThat(registry.fencingRounds()).isLessThan(20);
+	}
+
+	@Test
+	void withoutTheRestartGuardANewKeysCounterKeepsTheMicroseconds() throws Exception {
+		RedlockRegistry registry = registry(Duration.ofHours(1));
+		tokenOf(registry, "precise");
+		// a node that restarts empty within the second the counter began must not start
+		// it again from that same second: nothing keeps it out without the guard
+		long counter = Long.parseLong((String) fleet.node(0).call("GET", "redlock:fence:precise"));
+		// rounded to the second, a new counter's first token ends in 000001
+		assertThat(counter % 1_000_000).as("the microseconds of %d", counter).isNotEqualTo(1);
+	}
+
+	private static long uptimeSeconds(io.github.redlock.embedded.RedisNode node) {
+		String info = (String) node.call("INFO", "server");
+		int start = info.indexOf("uptime_in_seconds:") + "uptime_in_seconds:".length();
+		return Long.parseLong(info.substring(start, info.indexOf('\r', start)));
 	}
 
 	@Test

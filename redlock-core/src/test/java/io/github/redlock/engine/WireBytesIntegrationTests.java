@@ -65,7 +65,16 @@ class WireBytesIntegrationTests {
 				infoIn += stat(fleet.node(0), "total_net_input_bytes");
 				infoOut += stat(fleet.node(0), "total_net_output_bytes");
 				for (int i = 0; i < 3; i++) {
-					assertThat(scripts[i]).as("scripts per cycle on node %d", i).isEqualTo(2L * CYCLES);
+					if (guard) {
+						assertThat(scripts[i]).as("scripts per cycle on node %d", i).isEqualTo(2L * CYCLES);
+					}
+					else {
+						// without the guard, counters start at each node's microsecond
+						// and
+						// may disagree: a second (raise) round joins some cycles
+						assertThat(scripts[i]).as("scripts per cycle on node %d", i)
+							.isBetween(2L * CYCLES, 3L * CYCLES);
+					}
 					double sent = (in[i] - infoIn) / (double) CYCLES;
 					double received = (out[i] - infoOut) / (double) CYCLES;
 					System.out.printf(
