@@ -68,7 +68,9 @@ class RedlockMetricsAutoConfigurationTests {
 			assertThat(timer(meters, "redlock.lease", "outcome", "released").count()).isEqualTo(1);
 			assertThat(timer(meters, "redlock.lease", "outcome", "lost").count()).isZero();
 			assertThat(meters.get("redlock.leases.active").gauge().value()).isZero();
-			assertThat(meters.get("redlock.fencing.second.rounds").functionCounter().count()).isZero();
+			// without the restart guard a new key's counters start at each node's
+			// microsecond: its one acquisition may have needed a second round, not more
+			assertThat(meters.get("redlock.fencing.second.rounds").functionCounter().count()).isBetween(0.0, 1.0);
 		});
 	}
 
