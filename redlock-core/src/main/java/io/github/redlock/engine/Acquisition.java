@@ -246,7 +246,8 @@ final class Acquisition {
 					+ now + " validUntil " + validUntil + " nodes " + Arrays.toString(call.agreedNodes()) + " counters "
 					+ Arrays.toString(call.agreedValues()));
 		}
-		RedlockLease lease = new RedlockLease(this.engine, this.key, this.keys, value, token, start, validUntil, call);
+		RedlockLease lease = new RedlockLease(this.engine, this.key, this.lockAndFence, value, token, start, validUntil,
+				call);
 		if (!this.engine.leases().add(lease)) {
 			abandonOnClose(); // released already
 			return;

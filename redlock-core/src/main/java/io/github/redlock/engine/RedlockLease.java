@@ -110,7 +110,7 @@ final class RedlockLease implements Lease {
 		this.engine = engine;
 		this.fleet = engine.fleet();
 		this.key = key;
-		this.keys = Arrays.copyOf(keys, 2); // the lock and its fencing counter
+		this.keys = keys; // the lock and its fencing counter
 		this.value = value;
 		this.token = token;
 		this.holdDeadline = startNanos + engine.settings().maxHold().toNanos();
