@@ -98,6 +98,9 @@ final class Acquisition {
 
 	private int attempts;
 
+	/** Its place in its key's line, or {@code null} when it may not wait. */
+	private volatile Waiting.Waiter waiter;
+
 	private final long startedNanos = System.nanoTime();
 
 	private Acquisition(EngineContext engine, String key, Duration ttl, Duration waitTime) {
@@ -124,9 +127,54 @@ final class Acquisition {
 			acquisition.abandonOnClose();
 			return acquisition.result;
 		}
-		acquisition.result.whenComplete((lease, ex) -> engine.leases().remove(acquisition));
-		engine.fleet().whenConnected(acquisition::attempt);
+		acquisition.result.whenComplete((lease, ex) -> {
+			engine.leases().remove(acquisition);
+			Waiting.Waiter place = acquisition.waiter;
+			if (place != null) {
+				place.leave(false); // done already if it acquired
+			}
+		});
+		engine.fleet().whenConnected(acquisition::begin);
 		return acquisition.result;
+	}
+
+	/**
+	 * Sends the first attempt, or stands in the key's line (see {@link Waiting}) when the
+	 * acquisition may wait.
+	 */
+	private void begin() {
+		if (this.result.isDone()) {
+			return;
+		}
+		if (this.waitTime.isZero()) {
+			attempt();
+			return;
+		}
+		long deadlineNanos = System.nanoTime() + (this.deadline - this.engine.clock().nanoTime());
+		Waiting.Waiter place = this.engine.waiting()
+			.enter(this.key, this::attempt, this::timedOutInLine, deadlineNanos);
+		this.waiter = place;
+		if (this.result.isDone()) {
+			place.leave(false); // completed while entering: the line must not wait for it
+		}
+		else if (place.startsNow()) {
+			attempt();
+		}
+	}
+
+	/**
+	 * Fails the acquisition whose wait time was spent in line behind earlier acquisitions
+	 * of this registry for the same key, without an attempt of its own.
+	 */
+	private void timedOutInLine() {
+		Waiting.Waiter place = this.waiter;
+		int ahead = (place != null) ? place.ahead() : 0;
+		LockAcquisitionException failure = new LockAcquisitionException(LockAcquisitionException.Reason.HELD, this.key,
+				this.waitTime, this.attempts, 0, this.fleet.quorum(), this.fleet.size(), List.of(),
+				"it waited its turn behind " + ahead + " earlier acquisition" + ((ahead == 1) ? "" : "s")
+						+ " of this registry for the same lock, which held or tried it all that time");
+		tellNotAcquired(failure);
+		this.result.completeExceptionally(failure);
 	}
 
 	/**
@@ -219,8 +267,9 @@ final class Acquisition {
 		}
 		long token = highest;
 		String tokenText = String.valueOf(token);
-		QuorumCall raise = QuorumCall.start(behind, missing, (reply) -> reply == 1, (node) -> node
-			.eval(Script.RAISE_FENCE, this.lockAndFence, value, tokenText, this.engine.retentionMillis()));
+		QuorumCall raise = QuorumCall.start(behind, missing, (reply) -> reply == 1,
+				(node) -> node.eval(Script.RAISE_FENCE, this.lockAndFence, LockValues.secret(value), tokenText,
+						this.engine.retentionMillis()));
 		raise.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
 				acquired(call, value, start, token);
@@ -248,6 +297,14 @@ final class Acquisition {
 		}
 		RedlockLease lease = new RedlockLease(this.engine, this.key, this.lockAndFence, value, token, start, validUntil,
 				call);
+		// counted by the key's line before anyone can release it: its end wakes the next
+		Waiting.Waiter place = this.waiter;
+		if (place != null) {
+			place.leave(true);
+		}
+		else {
+			this.engine.waiting().holding(this.key);
+		}
 		if (!this.engine.leases().add(lease)) {
 			abandonOnClose(); // released already
 			return;
@@ -269,12 +326,13 @@ final class Acquisition {
 	 * @param reason the reason, or {@code null} to judge it from the call's replies
 	 */
 	private void failed(QuorumCall call, String value, String note, LockAcquisitionException.Reason reason) {
-		this.fleet.releaseEverywhere(this.keys[0], value, call);
+		this.fleet.releaseEverywhere(this.keys[0], LockValues.secret(value), call);
 		if (this.result.isDone()) {
 			return;
 		}
 		long left = this.deadline - this.engine.clock().nanoTime();
-		if (left <= 0) {
+		Waiting.Waiter place = this.waiter;
+		if (left <= 0 || place == null) {
 			fail(call, note, reason);
 		}
 		else if (!this.fleet.quorumPossibleBy(System.nanoTime() + left)) {
@@ -283,8 +341,24 @@ final class Acquisition {
 							+ " stopped trying " + TimeUnit.NANOSECONDS.toMillis(left) + "ms early",
 					LockAcquisitionException.Reason.NO_QUORUM);
 		}
-		else if (!this.engine.waiting().retryLater(this::attempt, left)) {
+		else if (!place.retry(Math.min(left, this.engine.waiting().retryDelay(holderLeftNanos(call))))) {
 			abandonOnClose();
+		}
+	}
+
+	/**
+	 * Returns the shortest time to live of another owner's lock that the nodes reported
+	 * so far, or {@code -1} if none did.
+	 */
+	private static long holderLeftNanos(QuorumCall call) {
+		long leastMillis = call.leastHeldMillis();
+		return (leastMillis < 0) ? -1 : TimeUnit.MILLISECONDS.toNanos(leastMillis);
+	}
+
+	private void tellNotAcquired(LockAcquisitionException failure) {
+		if (!this.result.isDone() && this.engine.events().any()) {
+			Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
+			this.engine.events().tell((listener) -> listener.notAcquired(this.key, took, failure));
 		}
 	}
 
@@ -299,10 +373,7 @@ final class Acquisition {
 			List<NodeFailure> failures = call.failures((reply) -> "by another owner for " + (-reply - 1) + "ms more");
 			LockAcquisitionException failure = new LockAcquisitionException(reason, this.key, this.waitTime,
 					attemptsMade, agreed, this.fleet.quorum(), this.fleet.size(), failures, note);
-			if (!this.result.isDone() && this.engine.events().any()) {
-				Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
-				this.engine.events().tell((listener) -> listener.notAcquired(this.key, took, failure));
-			}
+			tellNotAcquired(failure);
 			this.result.completeExceptionally(failure);
 		});
 	}

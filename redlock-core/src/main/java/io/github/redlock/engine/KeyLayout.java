@@ -38,6 +38,14 @@ final class KeyLayout {
 	}
 
 	/**
+	 * Returns what precedes a key in its lock's key on the nodes: also the start of the
+	 * release hint channels' names.
+	 */
+	String lockPrefix() {
+		return this.lockPrefix;
+	}
+
+	/**
 	 * Returns the key of the marker by which a node shows that it kept its data.
 	 */
 	String markerKey() {

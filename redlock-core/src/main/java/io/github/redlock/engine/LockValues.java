@@ -21,6 +21,12 @@ final class LockValues {
 
 	private static final int MAX_THREAD_NAME = 64;
 
+	/**
+	 * Length of a value's secret part: 20 random bytes in unpadded URL-safe Base64. The
+	 * scripts that act on a held lock are sent only this part (see {@link Script}).
+	 */
+	static final int SECRET_LENGTH = 27;
+
 	private final SecureRandom random = new SecureRandom();
 
 	private final String process;
@@ -50,6 +56,13 @@ final class LockValues {
 		byte[] bytes = new byte[20];
 		this.random.nextBytes(bytes);
 		return ENCODER.encodeToString(bytes) + owner;
+	}
+
+	/**
+	 * Returns the secret part of a lock value, which alone proves ownership.
+	 */
+	static String secret(String value) {
+		return value.substring(0, SECRET_LENGTH);
 	}
 
 	/**

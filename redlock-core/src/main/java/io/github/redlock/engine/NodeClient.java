@@ -22,6 +22,7 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -474,6 +475,20 @@ final class NodeClient {
 	@Override
 	public String toString() {
 		return this.address.toString();
+	}
+
+	/**
+	 * Opens a publish/subscribe connection to this node, for release hints: a connection
+	 * of its own, since a subscribed connection runs no other command. Lettuce subscribes
+	 * it again after a reconnect.
+	 */
+	CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
+		try {
+			return this.client.connectPubSubAsync(StringCodec.UTF8, this.uri).toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongPredicate;
@@ -123,6 +124,10 @@ final class NodeFleet {
 			}
 		}
 		return possible >= this.quorum;
+	}
+
+	List<NodeClient> nodes() {
+		return this.nodes;
 	}
 
 	NodeClient node(int index) {
@@ -246,31 +251,51 @@ final class NodeFleet {
 	}
 
 	/**
-	 * Deletes the lock on every node where it holds {@code value}. On each node the
-	 * release is sent only once that node has answered the acquisition, so that it can
-	 * never overtake the acquire script (as it could while a NOSCRIPT reply made the
-	 * script be sent again).
+	 * Deletes the lock on every node where its value starts with {@code secret}. On each
+	 * node the release is sent only once that node has answered the acquisition, so that
+	 * it can never overtake the acquire script (as it could while a NOSCRIPT reply made
+	 * the script be sent again).
 	 * <p>
 	 * A node that answered the acquisition "held by another owner" gets no release: its
 	 * script found another value under the key in the same atomic step as the
-	 * {@code SET NX}, so {@code value} was not set there, and it never will be, since a
+	 * {@code SET NX}, so the value was not set there, and it never will be, since a
 	 * command is sent once and never replayed after a reconnect (a reply that arrives on
 	 * a later connection counts as no answer). A compare-and-delete there could delete
 	 * nothing. Every other node gets the release: those that agreed, failed, timed out,
 	 * or answered after the attempt was decided with anything but "held".
 	 * @param lockKey the lock's key on the nodes
-	 * @param value the lock value
-	 * @param acquisition the acquisition that wrote {@code value}
+	 * @param secret the lock value's secret part ({@link LockValues#secret})
+	 * @param acquisition the acquisition that wrote the value
 	 */
-	CompletableFuture<Void> releaseEverywhere(String lockKey, String value, QuorumCall acquisition) {
+	CompletableFuture<Void> releaseEverywhere(String lockKey, String secret, QuorumCall acquisition) {
+		return releaseEverywhere(lockKey, secret, acquisition, null);
+	}
+
+	/**
+	 * Deletes the lock as {@link #releaseEverywhere(String, String, QuorumCall)} does,
+	 * and runs {@code afterQuorum} once a quorum of nodes answered the release, timed out
+	 * or was never sent it (every node does one of these, within the node timeout): then
+	 * a quorum is free of the lock, whatever order the commands took on the nodes (a
+	 * script reloaded after a NOSCRIPT reply goes out after commands sent later).
+	 */
+	CompletableFuture<Void> releaseEverywhere(String lockKey, String secret, QuorumCall acquisition,
+			Runnable afterQuorum) {
 		String[] keys = { lockKey };
 		CompletableFuture<?>[] releases = new CompletableFuture<?>[this.nodes.size()];
+		AtomicInteger answered = (afterQuorum != null) ? new AtomicInteger() : null;
 		for (int i = 0; i < releases.length; i++) {
 			NodeClient node = this.nodes.get(i);
 			int index = i;
 			releases[i] = acquisition.replied(i)
 				.thenCompose((ignored) -> acquisition.answeredHeld(index) ? CompletableFuture.completedFuture(null)
-						: node.eval(Script.RELEASE, keys, value));
+						: node.eval(Script.RELEASE, keys, secret));
+			if (answered != null) {
+				releases[i].thenRun(() -> {
+					if (answered.incrementAndGet() == this.quorum) {
+						afterQuorum.run();
+					}
+				});
+			}
 		}
 		return CompletableFuture.allOf(releases);
 	}

@@ -140,6 +140,22 @@ final class QuorumCall {
 	}
 
 	/**
+	 * Returns the shortest remaining time to live, in milliseconds, among the replies so
+	 * far that answered the acquire script "held by another owner", or {@code -1} if none
+	 * did.
+	 */
+	synchronized long leastHeldMillis() {
+		long least = -1;
+		for (NodeReply reply : this.replies) {
+			if (reply != null && reply.answered() && reply.value() < 0) {
+				long left = -reply.value() - 1;
+				least = (least < 0) ? left : Math.min(least, left);
+			}
+		}
+		return least;
+	}
+
+	/**
 	 * Completes when every node has replied or timed out.
 	 */
 	CompletableFuture<QuorumCall> completion() {

@@ -63,6 +63,9 @@ final class RedlockLease implements Lease {
 
 	private final String value;
 
+	/** The value's secret part, which alone is sent to extend and release. */
+	private final String secret;
+
 	private final long token;
 
 	private final long holdDeadline;
@@ -112,6 +115,7 @@ final class RedlockLease implements Lease {
 		this.key = key;
 		this.keys = keys; // the lock and its fencing counter
 		this.value = value;
+		this.secret = LockValues.secret(value);
 		this.token = token;
 		this.holdDeadline = startNanos + engine.settings().maxHold().toNanos();
 		this.acquiredNanos = System.nanoTime();
@@ -358,7 +362,7 @@ final class RedlockLease implements Lease {
 		}
 		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
 		QuorumCall call = this.fleet.quorumCall((reply) -> reply == 1,
-				(node) -> node.eval(Script.EXTEND, this.keys, this.value, ttlMillis, this.engine.retentionMillis()));
+				(node) -> node.eval(Script.EXTEND, this.keys, this.secret, ttlMillis, this.engine.retentionMillis()));
 		CompletableFuture<ExtendOutcome> outcome = call.decision().thenApply((decided) -> {
 			long now = clock.nanoTime();
 			if (decided.succeeded()) {
@@ -428,6 +432,7 @@ final class RedlockLease implements Lease {
 		if (this.state.compareAndSet(LINGERING, RELEASED)) {
 			// its holder let it go already: only its minimum hold is cut short
 			this.watchdog.cancel();
+			this.engine.waiting().holderGone(this.key);
 			logger.info("Lock '" + LockKeys.printable(this.key)
 					+ "' may be acquired again before the end of the hold asked for when it was released: " + reason);
 			return;
@@ -439,6 +444,7 @@ final class RedlockLease implements Lease {
 		LockLostException cause = new LockLostException(this.key, reason);
 		this.watchdog.cancel();
 		this.engine.leases().remove(this);
+		this.engine.waiting().holderGone(this.key);
 		logger.warn(cause.getMessage());
 		if (!this.listeners.isEmpty()) {
 			// off the I/O and scheduler threads: a listener may well release the lease,
@@ -511,6 +517,7 @@ final class RedlockLease implements Lease {
 	void endAsAsked() {
 		if (this.state.compareAndSet(LINGERING, RELEASED)) {
 			this.watchdog.cancel();
+			this.engine.waiting().holderGone(this.key);
 			return;
 		}
 		if (!this.state.compareAndSet(HELD, RELEASED)) {
@@ -518,6 +525,7 @@ final class RedlockLease implements Lease {
 		}
 		this.watchdog.cancel();
 		this.engine.leases().remove(this);
+		this.engine.waiting().holderGone(this.key);
 		if (logger.isDebugEnabled()) {
 			logger.debug("Lock '" + LockKeys.printable(this.key) + "' reached the end asked for and expired");
 		}
@@ -597,7 +605,12 @@ final class RedlockLease implements Lease {
 		if (previous == HELD && this.observation != null) {
 			endObservation(null);
 		}
-		return this.fleet.releaseEverywhere(this.keys[0], this.value, this.acquisition);
+		if (previous != HELD) {
+			return this.fleet.releaseEverywhere(this.keys[0], this.secret, this.acquisition);
+		}
+		// the next waiter of this registry tries once a quorum is free of the lock
+		return this.fleet.releaseEverywhere(this.keys[0], this.secret, this.acquisition,
+				() -> this.engine.waiting().holderGone(this.key));
 	}
 
 	@Override

@@ -67,6 +67,9 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	private final LockObserver observer;
 
+	/** Wake-ups when other processes release, or {@code null} if turned off. */
+	private final ReleaseHints hints;
+
 	private RedlockRegistry(Builder builder, RedlockSettings settings, List<NodeAddress> addresses) {
 		KeyLayout keys = new KeyLayout(settings.keyPrefix());
 		Validity validity = new Validity(settings.driftFactor());
@@ -88,6 +91,9 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 				new RegistryEvents(builder.listeners));
 		this.diagnostics = new Diagnostics(this.fleet, keys);
 		this.observer = builder.observer;
+		this.hints = builder.releaseHints ? new ReleaseHints(this.fleet, keys, this.engine.waiting(),
+				this.engine.scheduler(), this.engine.callbacks()) : null;
+		this.engine.waiting().useHints(this.hints);
 	}
 
 	/**
@@ -404,6 +410,14 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		return this.fleet;
 	}
 
+	Waiting waiting() {
+		return this.engine.waiting();
+	}
+
+	ReleaseHints hints() {
+		return this.hints;
+	}
+
 	/**
 	 * Returns how many acquisitions this registry has made so far.
 	 * @return the number of acquisitions
@@ -437,6 +451,9 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	public void close() {
 		if (this.engine.leases().close(this.fleet.callBoundNanos())) {
 			this.engine.scheduler().shutdownNow();
+			if (this.hints != null) {
+				this.hints.close();
+			}
 			this.fleet.close();
 			this.engine.callbacks().shutdown();
 		}
@@ -477,6 +494,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		private boolean restartGuard = true;
 
 		private boolean acceptEviction;
+
+		private boolean releaseHints = true;
 
 		private Duration fencingRetention = Duration.ofDays(1);
 
@@ -641,6 +660,23 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 */
 		public Builder acceptEviction(boolean acceptEviction) {
 			this.acceptEviction = acceptEviction;
+			return this;
+		}
+
+		/**
+		 * Sets whether waiters are woken when another process releases the lock they wait
+		 * for: the release script publishes on a channel named as the lock's key, and the
+		 * registry subscribes to it on every node (on a second connection per node) only
+		 * while it has waiters for a holder elsewhere. A node that forbids
+		 * publish/subscribe is polled instead, as every node is with this turned off:
+		 * every {@link #retryDelay retry delay} plus jitter, never later than the
+		 * holder's remaining time to live. Waiters for a lock held in this registry are
+		 * woken when it is released either way. Defaults to {@code true}.
+		 * @param releaseHints whether to subscribe to release hints
+		 * @return this builder
+		 */
+		public Builder releaseHints(boolean releaseHints) {
+			this.releaseHints = releaseHints;
 			return this;
 		}
 

@@ -76,12 +76,20 @@ record Script(String name, String text, String sha) {
 			return -1 - left
 			""");
 
-	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock value, ARGV[2] token,
+	// The scripts that act on a lock already set (raise, release, extend) compare only
+	// the lock value's secret part, its first 27 characters (LockValues.SECRET_LENGTH),
+	// and are sent only that: the owner's identity after it is for people reading the
+	// key, and costs its length (20 to 80 bytes) on every release and extension to every
+	// node. A secret shorter than 16 characters never matches, so that no caller can
+	// match every value with an empty one.
+
+	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock secret, ARGV[2] token,
 	// ARGV[3] counter retention ms.
 	// Raises the counter to the token while the lock is ours. Returns 1, or 0 when the
 	// lock is not ours.
 	static final Script RAISE_FENCE = of("raise-fence", """
-			if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
+			local v = redis.call('get', KEYS[1])
+			if not v or #ARGV[1] < 16 or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
 			local current = redis.call('get', KEYS[2])
 			if (not current) or tonumber(current) < tonumber(ARGV[2]) then
 			  redis.call('set', KEYS[2], ARGV[2])
@@ -113,20 +121,29 @@ record Script(String name, String text, String sha) {
 			return { redis.call('get', KEYS[1]), redis.call('pttl', KEYS[1]), redis.call('get', KEYS[2]) }
 			""");
 
-	// KEYS[1] lock key; ARGV[1] lock value.
-	// Deletes the key if it holds the value. Returns 1 if deleted, else 0.
+	// KEYS[1] lock key; ARGV[1] lock secret.
+	// Deletes the key if it holds the secret, and then publishes an empty message on the
+	// channel named as the key: a release hint for registries of other processes that
+	// wait for it (ReleaseHints), who subscribe to that channel only while they wait.
+	// The publish is a pcall, so that a node that forbids PUBLISH (an ACL without the
+	// channel, a managed service) still releases; its waiters poll. Returns 1 if deleted,
+	// else 0.
 	static final Script RELEASE = of("release", """
-			if redis.call('get', KEYS[1]) == ARGV[1] then
-			  return redis.call('del', KEYS[1])
+			local v = redis.call('get', KEYS[1])
+			if v and #ARGV[1] >= 16 and string.sub(v, 1, #ARGV[1]) == ARGV[1] then
+			  redis.call('del', KEYS[1])
+			  redis.pcall('publish', KEYS[1], '')
+			  return 1
 			end
 			return 0
 			""");
 
-	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock value, ARGV[2] ttl ms,
+	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock secret, ARGV[2] ttl ms,
 	// ARGV[3] counter retention ms.
-	// Sets the key's ttl if it holds the value. Returns 1 if extended, else 0.
+	// Sets the key's ttl if it holds the secret. Returns 1 if extended, else 0.
 	static final Script EXTEND = of("extend", """
-			if redis.call('get', KEYS[1]) == ARGV[1] then
+			local v = redis.call('get', KEYS[1])
+			if v and #ARGV[1] >= 16 and string.sub(v, 1, #ARGV[1]) == ARGV[1] then
 			  redis.call('pexpire', KEYS[2], ARGV[3])
 			  return redis.call('pexpire', KEYS[1], ARGV[2])
 			end

@@ -1,28 +1,64 @@
 package io.github.redlock.engine;
 
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Decides when an acquisition that found its lock unavailable tries again. Nothing else
- * in the engine decides it, so that this is the one place to change how waiters wait.
+ * Decides when an acquisition tries the quorum. Nothing else in the engine decides it, so
+ * that this is the one place to change how waiters wait.
  * <p>
- * Today every waiter polls: it tries again after {@code retryDelay} plus a random jitter
- * up to {@code retryJitter}, so that contenders fall out of step, and never later than
- * its wait time allows. Per-key queues of local waiters and wake-ups when a lock is
- * released belong here too.
+ * <b>One line per key.</b> The acquisitions of this registry that wait for one key stand
+ * in a line, in the order they started (blocking, async and reactive ones alike: a waiter
+ * is a few fields and at most one scheduled task, never a thread). Only the head of the
+ * line tries the quorum; the others wait their turn without sending anything. The line
+ * also counts this registry's leases on the key: while one is held, the head does not try
+ * either (it could only fail), and when it ends (released, lost, or released with a
+ * minimum hold), the head is woken at once and tries. It still takes a lease of its own
+ * through the quorum, with a new fencing token: nothing is handed over silently.
+ * <p>
+ * <b>When the holder is elsewhere.</b> A head whose attempt failed tries again after
+ * {@code retryDelay} plus a random jitter up to {@code retryJitter}, so that contenders
+ * of different processes fall out of step, but never later than the holder's remaining
+ * time to live, which the failed attempt's nodes reported (so that a lock whose holder
+ * died is taken as soon as it expires), and never later than its wait time allows. A
+ * {@link ReleaseHints release hint} from the nodes, when another process releases the
+ * key, wakes it at once; a wake-up that comes while an attempt is on its way makes it try
+ * again as soon as that attempt failed.
+ * <p>
+ * A waiter that spends its wait time in the line behind others fails without an attempt
+ * of its own; an acquisition that may not wait ({@code waitTime} zero, as
+ * {@code tryAcquire}) never stands in line: it tries once, at once.
  *
  * @author redlock contributors
  */
 final class Waiting {
+
+	/** Not the head: waits its turn, with only its deadline scheduled. */
+	private static final int QUEUED = 0;
+
+	/** The head, with an attempt on its way. */
+	private static final int ATTEMPTING = 1;
+
+	/** The head, waiting for a wake-up or its next poll. */
+	private static final int SLEEPING = 2;
+
+	/** Out of the line. */
+	private static final int GONE = 3;
 
 	private final long retryDelayNanos;
 
 	private final long retryJitterNanos;
 
 	private final ScheduledExecutorService scheduler;
+
+	private final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
+
+	private volatile ReleaseHints hints;
 
 	Waiting(RedlockSettings settings, ScheduledExecutorService scheduler) {
 		this.retryDelayNanos = settings.retryDelay().toNanos();
@@ -31,23 +67,383 @@ final class Waiting {
 	}
 
 	/**
-	 * Schedules the next attempt of an acquisition.
-	 * @param attempt the next attempt
-	 * @param leftNanos what is left of the acquisition's wait time, more than zero
-	 * @return {@code false} if the registry is closing and runs no more attempts
+	 * Sets where release hints come from; without them, waiters poll.
 	 */
-	boolean retryLater(Runnable attempt, long leftNanos) {
+	void useHints(ReleaseHints hints) {
+		this.hints = hints;
+	}
+
+	/**
+	 * Returns the delay before a head tries again after a failed attempt.
+	 * @param holderLeftNanos the holder's remaining time to live as the nodes reported
+	 * it, or a negative value if none did
+	 */
+	long retryDelay(long holderLeftNanos) {
 		long delay = this.retryDelayNanos;
 		if (this.retryJitterNanos > 0) {
 			delay += ThreadLocalRandom.current().nextLong(this.retryJitterNanos);
 		}
-		try {
-			this.scheduler.schedule(attempt, Math.min(delay, leftNanos), TimeUnit.NANOSECONDS);
+		if (holderLeftNanos >= 0) {
+			// the key expires then: a millisecond later, it is free on that node
+			delay = Math.min(delay, holderLeftNanos + TimeUnit.MILLISECONDS.toNanos(1));
+		}
+		return delay;
+	}
+
+	/**
+	 * Puts an acquisition in its key's line. When it is the head and no lease of this
+	 * registry holds the key, {@link Waiter#startsNow()} says so, and the caller sends
+	 * its first attempt at once.
+	 * @param key the lock key
+	 * @param attempt sends one attempt; called once per turn, never concurrently
+	 * @param timedOut fails the acquisition because its wait time was spent in line
+	 * @param deadline when its wait time is spent, in {@link System#nanoTime()}
+	 * @return its place, which it must {@link Waiter#leave leave} when it is done
+	 */
+	Waiter enter(String key, Runnable attempt, Runnable timedOut, long deadline) {
+		while (true) {
+			Line line = this.lines.computeIfAbsent(key, Line::new);
+			Waiter waiter = new Waiter(line, attempt, timedOut, deadline);
+			synchronized (line) {
+				if (line.retired) {
+					continue; // emptied and removed meanwhile: take the new one
+				}
+				line.waiters.addLast(waiter);
+				if (line.waiters.size() > 1) {
+					waiter.phase = QUEUED;
+					waiter.schedule(deadline - System.nanoTime());
+				}
+				else if (line.holders == 0) {
+					waiter.phase = ATTEMPTING;
+					waiter.startsNow = true;
+				}
+				else {
+					waiter.phase = SLEEPING;
+					waiter.schedule(Math.min(retryDelay(-1), deadline - System.nanoTime()));
+				}
+			}
+			return waiter;
+		}
+	}
+
+	/**
+	 * Counts a lease of this registry on {@code key} that was acquired without standing
+	 * in line.
+	 */
+	void holding(String key) {
+		while (true) {
+			Line line = this.lines.computeIfAbsent(key, Line::new);
+			synchronized (line) {
+				if (!line.retired) {
+					line.holders++;
+					return;
+				}
+			}
+		}
+	}
+
+	/**
+	 * Tells the line that a lease of this registry on {@code key} ended: released, lost,
+	 * or released with a minimum hold. Its head tries at once.
+	 */
+	void holderGone(String key) {
+		Line line = this.lines.get(key);
+		if (line == null) {
+			return;
+		}
+		Waiter woken = null;
+		synchronized (line) {
+			if (line.retired) {
+				return;
+			}
+			line.holders = Math.max(0, line.holders - 1);
+			if (line.holders == 0) {
+				woken = line.waiters.peekFirst();
+			}
+			line.retireIfEmpty();
+		}
+		if (woken != null) {
+			woken.wake();
+		}
+	}
+
+	/**
+	 * Wakes the head of {@code key}'s line, if no lease of this registry holds the key:
+	 * another process released it.
+	 */
+	void hint(String key) {
+		Line line = this.lines.get(key);
+		if (line == null) {
+			return;
+		}
+		Waiter head;
+		synchronized (line) {
+			head = (line.holders == 0) ? line.waiters.peekFirst() : null;
+		}
+		if (head != null) {
+			head.wake();
+		}
+	}
+
+	/**
+	 * Wakes every head that waits for a holder in another process: its release may have
+	 * been published before release hints were subscribed to.
+	 */
+	void hintAll() {
+		for (String key : this.lines.keySet()) {
+			hint(key);
+		}
+	}
+
+	/**
+	 * Returns how many acquisitions stand in lines.
+	 */
+	int waiters() {
+		int count = 0;
+		for (Line line : this.lines.values()) {
+			synchronized (line) {
+				count += line.waiters.size();
+			}
+		}
+		return count;
+	}
+
+	/**
+	 * The acquisitions of this registry waiting for one key, and its leases on the key.
+	 */
+	private final class Line {
+
+		private final String key;
+
+		private final ArrayDeque<Waiter> waiters = new ArrayDeque<>(4);
+
+		private int holders;
+
+		/** Removed from the map: a newcomer takes a new line. */
+		private boolean retired;
+
+		/** Whether release hints for the key are asked for, as the head waits. */
+		private boolean hinted;
+
+		Line(String key) {
+			this.key = key;
+		}
+
+		/** Called holding the line's monitor. */
+		void retireIfEmpty() {
+			if (this.waiters.isEmpty() && this.holders == 0) {
+				this.retired = true;
+				Waiting.this.lines.remove(this.key, this);
+			}
+			updateHints();
+		}
+
+		/**
+		 * Asks for release hints while the head sleeps and no lease of this registry
+		 * holds the key: only then can a release come from elsewhere. Called holding the
+		 * line's monitor.
+		 */
+		void updateHints() {
+			ReleaseHints releaseHints = Waiting.this.hints;
+			if (releaseHints == null) {
+				return;
+			}
+			Waiter head = this.waiters.peekFirst();
+			boolean wanted = !this.retired && this.holders == 0 && head != null && head.phase == SLEEPING;
+			if (wanted != this.hinted) {
+				this.hinted = wanted;
+				if (wanted) {
+					releaseHints.want(this.key);
+				}
+				else {
+					releaseHints.unwant(this.key);
+				}
+			}
+		}
+
+	}
+
+	/**
+	 * One acquisition's place in its key's line.
+	 */
+	final class Waiter {
+
+		private final Line line;
+
+		private final Runnable attempt;
+
+		private final Runnable timedOut;
+
+		private final long deadline;
+
+		/** Guarded by the line's monitor. */
+		private int phase;
+
+		/** Woken while attempting: try again as soon as that attempt failed. */
+		private boolean woken;
+
+		/** Set by {@link Waiting#enter}: the first attempt is the caller's to send. */
+		private boolean startsNow;
+
+		private ScheduledFuture<?> timer;
+
+		private Waiter(Line line, Runnable attempt, Runnable timedOut, long deadline) {
+			this.line = line;
+			this.attempt = attempt;
+			this.timedOut = timedOut;
+			this.deadline = deadline;
+		}
+
+		/**
+		 * Returns whether the acquisition sends its first attempt at once, as the head of
+		 * its line with no lease of this registry on the key.
+		 */
+		boolean startsNow() {
+			return this.startsNow;
+		}
+
+		/**
+		 * After a failed attempt: tries again after {@code delayNanos}, or at once if
+		 * woken meanwhile, never past the deadline.
+		 * @return {@code false} if the registry is closing and runs no more attempts
+		 */
+		boolean retry(long delayNanos) {
+			synchronized (this.line) {
+				if (this.phase != ATTEMPTING) {
+					return true;
+				}
+				if (!this.woken) {
+					this.phase = SLEEPING;
+					this.line.updateHints();
+					return schedule(Math.min(delayNanos, this.deadline - System.nanoTime()));
+				}
+				this.woken = false;
+			}
+			this.attempt.run();
 			return true;
 		}
-		catch (RejectedExecutionException ex) {
-			return false;
+
+		/**
+		 * Leaves the line: the acquisition is done. The next waiter becomes the head, and
+		 * tries at once unless a lease of this registry holds the key.
+		 * @param holds whether it acquired the lease, which the line then counts
+		 */
+		void leave(boolean holds) {
+			Waiter next = null;
+			boolean nextAttempts = false;
+			boolean countElsewhere = false;
+			synchronized (this.line) {
+				if (this.phase == GONE) {
+					// gone already (given up), and yet a lease came: counted all the
+					// same,
+					// since its release will be told
+					countElsewhere = holds;
+				}
+				else {
+					boolean wasHead = this.line.waiters.peekFirst() == this;
+					this.line.waiters.remove(this);
+					this.phase = GONE;
+					cancelTimer();
+					if (holds) {
+						this.line.holders++;
+					}
+					if (wasHead) {
+						next = this.line.waiters.peekFirst();
+						if (next != null) {
+							next.cancelTimer();
+							nextAttempts = this.line.holders == 0;
+							next.phase = nextAttempts ? ATTEMPTING : SLEEPING;
+							if (!nextAttempts) {
+								next.schedule(Math.min(retryDelay(-1), next.deadline - System.nanoTime()));
+							}
+						}
+					}
+					this.line.retireIfEmpty();
+				}
+			}
+			if (countElsewhere) {
+				holding(this.line.key);
+			}
+			if (nextAttempts) {
+				next.attempt.run();
+			}
 		}
+
+		private void wake() {
+			synchronized (this.line) {
+				if (this.phase == ATTEMPTING) {
+					this.woken = true;
+					return;
+				}
+				if (this.phase != SLEEPING) {
+					return;
+				}
+				cancelTimer();
+				this.phase = ATTEMPTING;
+				this.line.updateHints();
+			}
+			this.attempt.run();
+		}
+
+		private void fire() {
+			boolean attemptNow;
+			synchronized (this.line) {
+				this.timer = null;
+				if (this.phase == QUEUED) {
+					attemptNow = false; // its wait time is spent in line
+				}
+				else if (this.phase == SLEEPING) {
+					this.phase = ATTEMPTING;
+					this.line.updateHints();
+					attemptNow = true;
+				}
+				else {
+					return;
+				}
+			}
+			if (attemptNow) {
+				this.attempt.run();
+			}
+			else {
+				this.timedOut.run();
+			}
+		}
+
+		/** Called holding the line's monitor. */
+		private boolean schedule(long delayNanos) {
+			try {
+				this.timer = Waiting.this.scheduler.schedule(this::fire, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+				return true;
+			}
+			catch (RejectedExecutionException ex) {
+				return false;
+			}
+		}
+
+		private void cancelTimer() {
+			ScheduledFuture<?> scheduled = this.timer;
+			if (scheduled != null) {
+				scheduled.cancel(false);
+				this.timer = null;
+			}
+		}
+
+		/**
+		 * Returns how many waiters stand before this one.
+		 */
+		int ahead() {
+			synchronized (this.line) {
+				int ahead = 0;
+				for (Waiter waiter : this.line.waiters) {
+					if (waiter == this) {
+						return ahead;
+					}
+					ahead++;
+				}
+				return ahead;
+			}
+		}
+
 	}
 
 }

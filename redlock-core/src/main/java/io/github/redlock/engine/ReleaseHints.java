@@ -1,0 +1,285 @@
+package io.github.redlock.engine;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Wake-ups across processes: the release script publishes an empty message on a channel
+ * named as the lock's key on the node ({@code <keyPrefix>lock:<key>}, see
+ * {@link Script#RELEASE}), and this registry subscribes to that channel on every node,
+ * but only while a waiter of its own waits for a holder in another process (the head of
+ * the key's line sleeps between attempts, and no lease of this registry holds the key:
+ * see {@link Waiting}). A message wakes that waiter at once.
+ * <p>
+ * Hints are only hints: a waiter still takes the lock through the quorum, and still
+ * polls, so that nothing depends on a message arriving. Each node gets its own
+ * publish/subscribe connection, opened the first time a hint is wanted. A subscription is
+ * kept for a second after the last waiter for the key stopped wanting it, so that a lock
+ * passed back and forth between processes is not subscribed to again each time. Once
+ * every node answered a new subscription, the waiter tries once more: the release may
+ * have been published before it was subscribed to.
+ * <p>
+ * A node that refuses to subscribe (a managed service or an ACL that forbids
+ * publish/subscribe) is said once, at INFO; its waiters poll, every {@code retryDelay}
+ * plus jitter, never later than the holder's remaining time to live.
+ *
+ * @author redlock contributors
+ */
+final class ReleaseHints {
+
+	private static final Log logger = LogFactory.getLog(ReleaseHints.class);
+
+	private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private static final long RECONNECT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private final List<NodeClient> nodes;
+
+	private final String lockPrefix;
+
+	private final Waiting waiting;
+
+	private final ScheduledExecutorService scheduler;
+
+	private final Executor callbacks;
+
+	private final long callBoundNanos;
+
+	private final NodeChannel[] channels;
+
+	private final ConcurrentHashMap<String, Interest> interests = new ConcurrentHashMap<>();
+
+	private volatile boolean closed;
+
+	ReleaseHints(NodeFleet fleet, KeyLayout keys, Waiting waiting, ScheduledExecutorService scheduler,
+			Executor callbacks) {
+		this.nodes = fleet.nodes();
+		this.lockPrefix = keys.lockPrefix();
+		this.waiting = waiting;
+		this.scheduler = scheduler;
+		this.callbacks = callbacks;
+		this.callBoundNanos = fleet.callBoundNanos();
+		this.channels = new NodeChannel[this.nodes.size()];
+		for (int i = 0; i < this.channels.length; i++) {
+			this.channels[i] = new NodeChannel(this.nodes.get(i));
+		}
+	}
+
+	/**
+	 * Subscribes to the key's release hints, unless subscribed already. Called holding a
+	 * line's monitor: sends and schedules, but never blocks or calls back synchronously.
+	 */
+	void want(String key) {
+		if (this.closed) {
+			return;
+		}
+		boolean[] subscribe = new boolean[1];
+		this.interests.compute(key, (name, existing) -> {
+			Interest interest = (existing != null) ? existing : new Interest();
+			interest.wanted = true;
+			interest.cancelLinger();
+			if (!interest.subscribed) {
+				interest.subscribed = true;
+				subscribe[0] = true;
+			}
+			return interest;
+		});
+		if (subscribe[0]) {
+			subscribe(key);
+		}
+	}
+
+	/**
+	 * Unsubscribes from the key's release hints a second from now, unless they are wanted
+	 * again meanwhile. Called holding a line's monitor.
+	 */
+	void unwant(String key) {
+		this.interests.computeIfPresent(key, (name, interest) -> {
+			interest.wanted = false;
+			interest.cancelLinger();
+			try {
+				interest.linger = this.scheduler.schedule(() -> expire(name), LINGER_NANOS, TimeUnit.NANOSECONDS);
+			}
+			catch (RejectedExecutionException ex) {
+				// closing: the connections close with the registry
+			}
+			return interest;
+		});
+	}
+
+	private void expire(String key) {
+		this.interests.computeIfPresent(key, (name, interest) -> {
+			if (interest.wanted) {
+				return interest;
+			}
+			String channel = this.lockPrefix + name;
+			for (NodeChannel node : this.channels) {
+				node.unsubscribe(channel);
+			}
+			return null;
+		});
+	}
+
+	private void subscribe(String key) {
+		String channel = this.lockPrefix + key;
+		CompletableFuture<?>[] subscribed = new CompletableFuture<?>[this.channels.length];
+		for (int i = 0; i < subscribed.length; i++) {
+			subscribed[i] = this.channels[i].subscribe(channel);
+		}
+		// the release may have been published before the subscriptions: try once more,
+		// off the monitor of the line that wanted them
+		CompletableFuture.allOf(subscribed).whenCompleteAsync((ignored, ex) -> this.waiting.hint(key), this.callbacks);
+	}
+
+	/**
+	 * Returns how many keys are subscribed to, lingering ones included.
+	 */
+	int subscriptions() {
+		return this.interests.size();
+	}
+
+	/**
+	 * Closes the publish/subscribe connections; waits a bounded time.
+	 */
+	void close() {
+		this.closed = true;
+		CompletableFuture<?>[] closing = new CompletableFuture<?>[this.channels.length];
+		for (int i = 0; i < closing.length; i++) {
+			closing[i] = this.channels[i].close();
+		}
+		try {
+			CompletableFuture.allOf(closing).get(this.callBoundNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.debug("Redlock release hint connections did not close cleanly", ex);
+		}
+	}
+
+	private void hint(String channel) {
+		if (channel.startsWith(this.lockPrefix)) {
+			this.waiting.hint(channel.substring(this.lockPrefix.length()));
+		}
+	}
+
+	/**
+	 * One key's subscription. Guarded by the map's lock for the key.
+	 */
+	private static final class Interest {
+
+		private boolean wanted;
+
+		private boolean subscribed;
+
+		private ScheduledFuture<?> linger;
+
+		void cancelLinger() {
+			if (this.linger != null) {
+				this.linger.cancel(false);
+				this.linger = null;
+			}
+		}
+
+	}
+
+	/**
+	 * One node's publish/subscribe connection, opened when first needed.
+	 */
+	private final class NodeChannel {
+
+		private final NodeClient node;
+
+		private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection;
+
+		private long connectedAt;
+
+		private boolean refusalSaid;
+
+		NodeChannel(NodeClient node) {
+			this.node = node;
+		}
+
+		private synchronized CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection() {
+			CompletableFuture<StatefulRedisPubSubConnection<String, String>> current = this.connection;
+			boolean failed = current != null && current.isCompletedExceptionally();
+			if (current == null || (failed && System.nanoTime() - this.connectedAt > RECONNECT_INTERVAL_NANOS)) {
+				this.connectedAt = System.nanoTime();
+				current = this.node.connectPubSub().thenApply((opened) -> {
+					opened.addListener(new RedisPubSubAdapter<>() {
+
+						@Override
+						public void message(String channel, String message) {
+							hint(channel);
+						}
+
+					});
+					if (ReleaseHints.this.closed) {
+						opened.closeAsync();
+					}
+					return opened;
+				});
+				this.connection = current;
+			}
+			return current;
+		}
+
+		CompletableFuture<Void> subscribe(String channel) {
+			return connection().thenCompose((opened) -> opened.async().subscribe(channel).toCompletableFuture())
+				.handle((ignored, ex) -> {
+					if (ex != null) {
+						refused(ex);
+					}
+					return null;
+				});
+		}
+
+		void unsubscribe(String channel) {
+			CompletableFuture<StatefulRedisPubSubConnection<String, String>> current;
+			synchronized (this) {
+				current = this.connection;
+			}
+			if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
+				current.join().async().unsubscribe(channel);
+			}
+		}
+
+		private void refused(Throwable ex) {
+			boolean say;
+			synchronized (this) {
+				say = !this.refusalSaid;
+				this.refusalSaid = true;
+			}
+			if (say && !ReleaseHints.this.closed) {
+				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+				logger.info("Redlock node " + this.node + " gives no release hints (" + cause.getMessage()
+						+ "): waiters for locks held by other processes poll it, every retry delay plus jitter and"
+						+ " never later than the holder's remaining time to live");
+			}
+		}
+
+		synchronized CompletableFuture<?> close() {
+			CompletableFuture<StatefulRedisPubSubConnection<String, String>> current = this.connection;
+			if (current == null) {
+				return CompletableFuture.completedFuture(null);
+			}
+			return current.thenCompose((opened) -> opened.closeAsync()).exceptionally((ex) -> null);
+		}
+
+	}
+
+}

@@ -1,0 +1,241 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.embedded.RedisFleetExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * How waiters wait (issue 15, items 1 and 2): one line per key in a registry, woken when
+ * a lease of the registry ends, and release hints from the nodes when another process
+ * releases. Every waiter here polls only every 30 seconds, so a waiter that gets the lock
+ * within a few seconds of a release was woken; before the change each of these waited for
+ * its poll (the release tests failed on the {@code atMost}, the order test got its
+ * waiters in the order their polls fell, the fairness test saw the releasing thread take
+ * the lock back nearly every time; each of those, and the hint test, failed again with
+ * the wake-ups turned off on purpose). Two registries stand for two processes: they share
+ * nothing but the nodes.
+ */
+class WaitingIntegrationTests {
+
+	private static final Duration SLOW_POLL = Duration.ofSeconds(30);
+
+	private static final Duration TTL = Duration.ofSeconds(10);
+
+	private static final Duration WAIT = Duration.ofSeconds(60);
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
+
+	private final List<RedlockRegistry> registries = new ArrayList<>();
+
+	@AfterEach
+	void close() {
+		this.registries.forEach(RedlockRegistry::close);
+	}
+
+	private RedlockRegistry registry(boolean releaseHints) {
+		RedlockRegistry registry = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.restartGuard(false)
+			.retryDelay(SLOW_POLL)
+			.retryJitter(Duration.ZERO)
+			.releaseHints(releaseHints)
+			.build()
+			.start();
+		this.registries.add(registry);
+		return registry;
+	}
+
+	@Test
+	void aWaiterOfTheSameRegistryGetsTheLockRightAfterTheRelease() throws Exception {
+		RedlockRegistry registry = registry(false);
+		Lease held = registry.acquire("line-release", TTL, Duration.ZERO);
+		CompletableFuture<Lease> waiter = registry.acquireAsync("line-release", TTL, WAIT);
+		awaitWaiters(registry, 1);
+		held.release();
+		Lease next = waiter.get(20, TimeUnit.SECONDS);
+		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+		next.release();
+	}
+
+	@Test
+	void aWaiterOfAnotherRegistryGetsTheLockRightAfterTheReleaseThroughAHint() throws Exception {
+		// with the hint listener made to ignore messages, this failed on the get's
+		// timeout
+		RedlockRegistry holder = registry(true);
+		RedlockRegistry waiting = registry(true);
+		// held for longer than the waiter waits below: only a wake-up can get it there
+		Lease held = holder.acquire("hint-release", Duration.ofSeconds(50), Duration.ZERO);
+		CompletableFuture<Lease> waiter = waiting.acquireAsync("hint-release", TTL, WAIT);
+		// subscribed on every node once its first attempt failed
+		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:hint-release") == 3);
+		held.release();
+		Lease next = waiter.get(20, TimeUnit.SECONDS);
+		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+		next.release();
+		// subscribed only while waiting: unsubscribed a second after
+		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:hint-release") == 0);
+		assertThat(waiting.hints().subscriptions()).isZero();
+	}
+
+	@Test
+	void withoutHintsAWaiterPollsNoLaterThanTheHoldersRemainingTtl() throws Exception {
+		RedlockRegistry holder = registry(true);
+		RedlockRegistry waiting = registry(false);
+		// held and never released, as by a process that died: only its expiry frees it
+		holder.acquire("ttl-bound", Duration.ofSeconds(2), Duration.ZERO);
+		long start = System.nanoTime();
+		Lease next = waiting.acquireAsync("ttl-bound", TTL, WAIT).get(25, TimeUnit.SECONDS);
+		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(SLOW_POLL.toMillis());
+		next.release();
+	}
+
+	@Test
+	void waitersOfOneRegistryGetTheLockInTheOrderTheyAskedEachWithANewToken() throws Exception {
+		RedlockRegistry registry = registry(false);
+		Lease held = registry.acquire("line-order", TTL, Duration.ZERO);
+		List<Integer> order = new CopyOnWriteArrayList<>();
+		List<Long> tokens = new CopyOnWriteArrayList<>();
+		List<CompletableFuture<?>> done = new ArrayList<>();
+		for (int i = 0; i < 6; i++) {
+			int index = i;
+			if (i % 2 == 0) {
+				// a blocking waiter on a thread of its own
+				CompletableFuture<Void> blocking = new CompletableFuture<>();
+				Thread thread = new Thread(() -> {
+					try (Lease lease = registry.acquire("line-order", TTL, WAIT)) {
+						order.add(index);
+						tokens.add(lease.fencingToken());
+						blocking.complete(null);
+					}
+					catch (Throwable ex) {
+						blocking.completeExceptionally(ex);
+					}
+				});
+				thread.start();
+				done.add(blocking);
+			}
+			else {
+				// an async waiter: no thread waits for it
+				done.add(registry.acquireAsync("line-order", TTL, WAIT).thenAccept((lease) -> {
+					order.add(index);
+					tokens.add(lease.fencingToken());
+					lease.release();
+				}));
+			}
+			awaitWaiters(registry, i + 1);
+		}
+		held.release();
+		CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+		assertThat(order).containsExactly(0, 1, 2, 3, 4, 5);
+		assertThat(tokens).isSorted()
+			.doesNotHaveDuplicates()
+			.allSatisfy((token) -> assertThat(token).isGreaterThan(held.fencingToken()));
+	}
+
+	@Test
+	void theReleasingThreadGoesToTheEndOfTheLine() throws Exception {
+		RedlockRegistry registry = registry(false);
+		int threads = 4;
+		int total = 200;
+		AtomicInteger acquisitions = new AtomicInteger();
+		AtomicInteger[] perThread = new AtomicInteger[threads];
+		AtomicLong lastToken = new AtomicLong();
+		AtomicInteger backwards = new AtomicInteger();
+		List<Thread> started = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			AtomicInteger mine = perThread[t] = new AtomicInteger();
+			Thread thread = new Thread(() -> {
+				while (acquisitions.get() < total) {
+					try (Lease lease = registry.acquire("line-fair", TTL, WAIT)) {
+						if (lease.fencingToken() <= lastToken.getAndSet(lease.fencingToken())) {
+							backwards.incrementAndGet();
+						}
+						acquisitions.incrementAndGet();
+						mine.incrementAndGet();
+					}
+					catch (Exception ex) {
+						throw new IllegalStateException(ex);
+					}
+				}
+			});
+			thread.start();
+			started.add(thread);
+		}
+		for (Thread thread : started) {
+			thread.join(TimeUnit.SECONDS.toMillis(60));
+		}
+		assertThat(backwards).hasValue(0);
+		// taking turns gives each thread about a quarter; polling gave the releasing
+		// thread nearly all of them
+		for (AtomicInteger count : perThread) {
+			assertThat(count.get()).as("acquisitions per thread").isGreaterThan(total / threads / 4);
+		}
+	}
+
+	@Test
+	void aWaiterThatSpendsItsWaitTimeInLineFailsAndTheLineMovesOn() throws Exception {
+		RedlockRegistry registry = registry(false);
+		Lease held = registry.acquire("line-timeout", TTL, Duration.ZERO);
+		CompletableFuture<Lease> first = registry.acquireAsync("line-timeout", TTL, WAIT);
+		awaitWaiters(registry, 1);
+		CompletableFuture<Lease> impatient = registry.acquireAsync("line-timeout", TTL, Duration.ofMillis(300));
+		CompletableFuture<Lease> cancelled = registry.acquireAsync("line-timeout", TTL, WAIT);
+		CompletableFuture<Lease> last = registry.acquireAsync("line-timeout", TTL, WAIT);
+		awaitWaiters(registry, 4);
+		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> Acquisition.await(impatient.thenApply(RedlockLease.class::cast)));
+		assertThat(failure.getReason()).isEqualTo(LockAcquisitionException.Reason.HELD);
+		assertThat(failure).hasMessageContaining("behind 1 earlier acquisition of this registry");
+		cancelled.cancel(false);
+		awaitWaiters(registry, 2);
+		held.release();
+		first.get(20, TimeUnit.SECONDS).release();
+		last.get(20, TimeUnit.SECONDS).release();
+		awaitWaiters(registry, 0);
+	}
+
+	@Test
+	void aTryAcquireNeverWaitsInLine() throws Exception {
+		RedlockRegistry registry = registry(false);
+		Lease held = registry.acquire("line-try", TTL, Duration.ZERO);
+		CompletableFuture<Lease> waiter = registry.acquireAsync("line-try", TTL, WAIT);
+		awaitWaiters(registry, 1);
+		// from another thread: the holder's own would join its lease
+		assertThat(CompletableFuture.supplyAsync(() -> registry.tryAcquire("line-try", TTL)).get(20, TimeUnit.SECONDS))
+			.isEmpty();
+		assertThat(registry.waiting().waiters()).isEqualTo(1);
+		held.release();
+		waiter.get(20, TimeUnit.SECONDS).release();
+	}
+
+	private static void awaitWaiters(RedlockRegistry registry, int count) {
+		await().atMost(Duration.ofSeconds(20)).until(() -> registry.waiting().waiters() == count);
+	}
+
+	private static long subscribers(String channel) {
+		long total = 0;
+		for (int i = 0; i < 3; i++) {
+			List<?> reply = (List<?>) fleet.node(i).call("PUBSUB", "NUMSUB", channel);
+			total += Long.parseLong(String.valueOf(reply.get(1)));
+		}
+		return total;
+	}
+
+}
