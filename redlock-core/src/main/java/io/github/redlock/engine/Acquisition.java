@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.LockKeys;
@@ -97,6 +98,9 @@ final class Acquisition {
 	private final CompletableFuture<RedlockLease> result = new CompletableFuture<>();
 
 	private int attempts;
+
+	/** Split votes in a row: see {@link #nextDelay}. */
+	private int splits;
 
 	/** Its place in its key's line, or {@code null} when it may not wait. */
 	private volatile Waiting.Waiter waiter;
@@ -326,7 +330,7 @@ final class Acquisition {
 	 * @param reason the reason, or {@code null} to judge it from the call's replies
 	 */
 	private void failed(QuorumCall call, String value, String note, LockAcquisitionException.Reason reason) {
-		this.fleet.releaseEverywhere(this.keys[0], LockValues.secret(value), call);
+		this.fleet.withdrawEverywhere(this.keys[0], LockValues.secret(value), call);
 		if (this.result.isDone()) {
 			return;
 		}
@@ -341,9 +345,28 @@ final class Acquisition {
 							+ " stopped trying " + TimeUnit.NANOSECONDS.toMillis(left) + "ms early",
 					LockAcquisitionException.Reason.NO_QUORUM);
 		}
-		else if (!place.retry(Math.min(left, this.engine.waiting().retryDelay(holderLeftNanos(call))))) {
+		else if (!place.retry(Math.min(left, nextDelay(call)))) {
 			abandonOnClose();
 		}
+	}
+
+	/**
+	 * Returns how long to wait before the next attempt. A split vote (some nodes agreed,
+	 * fewer than a quorum hold another owner's value) means the lock was free moments ago
+	 * and another process's waiter raced this one, each withdrawing its minority: the
+	 * next attempt goes after a random delay up to 1ms, doubling with each split in a row
+	 * up to the retry delay, so that one of them wins soon. Otherwise
+	 * {@link Waiting#retryDelay}.
+	 */
+	private long nextDelay(QuorumCall call) {
+		int held = call.countAnswered((reply) -> reply < 0);
+		if (call.agreedCount() > 0 && held > 0 && held < this.fleet.quorum()) {
+			long bound = Math.min(this.engine.waiting().retryDelay(-1),
+					TimeUnit.MILLISECONDS.toNanos(1) << Math.min(this.splits++, 10));
+			return ThreadLocalRandom.current().nextLong(bound + 1);
+		}
+		this.splits = 0;
+		return this.engine.waiting().retryDelay(holderLeftNanos(call));
 	}
 
 	/**

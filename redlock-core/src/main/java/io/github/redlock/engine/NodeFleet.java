@@ -272,6 +272,15 @@ final class NodeFleet {
 	}
 
 	/**
+	 * Deletes a failed attempt's value as
+	 * {@link #releaseEverywhere(String, String, QuorumCall)} does, but with
+	 * {@link Script#WITHDRAW}, which publishes no release hint.
+	 */
+	CompletableFuture<Void> withdrawEverywhere(String lockKey, String secret, QuorumCall acquisition) {
+		return deleteEverywhere(Script.WITHDRAW, lockKey, secret, acquisition, null);
+	}
+
+	/**
 	 * Deletes the lock as {@link #releaseEverywhere(String, String, QuorumCall)} does,
 	 * and runs {@code afterQuorum} once a quorum of nodes answered the release, timed out
 	 * or was never sent it (every node does one of these, within the node timeout): then
@@ -280,6 +289,11 @@ final class NodeFleet {
 	 */
 	CompletableFuture<Void> releaseEverywhere(String lockKey, String secret, QuorumCall acquisition,
 			Runnable afterQuorum) {
+		return deleteEverywhere(Script.RELEASE, lockKey, secret, acquisition, afterQuorum);
+	}
+
+	private CompletableFuture<Void> deleteEverywhere(Script script, String lockKey, String secret,
+			QuorumCall acquisition, Runnable afterQuorum) {
 		String[] keys = { lockKey };
 		CompletableFuture<?>[] releases = new CompletableFuture<?>[this.nodes.size()];
 		AtomicInteger answered = (afterQuorum != null) ? new AtomicInteger() : null;
@@ -288,7 +302,7 @@ final class NodeFleet {
 			int index = i;
 			releases[i] = acquisition.replied(i)
 				.thenCompose((ignored) -> acquisition.answeredHeld(index) ? CompletableFuture.completedFuture(null)
-						: node.eval(Script.RELEASE, keys, secret));
+						: node.eval(script, keys, secret));
 			if (answered != null) {
 				releases[i].thenRun(() -> {
 					if (answered.incrementAndGet() == this.quorum) {

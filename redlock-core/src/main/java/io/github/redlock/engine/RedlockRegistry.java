@@ -574,7 +574,10 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		}
 
 		/**
-		 * Sets the least delay between two attempts to acquire (default 50ms).
+		 * Sets how often a waiter polls for a lock held by another process (default
+		 * 50ms), plus the jitter, never later than the holder's remaining time to live. A
+		 * waiter for a lease of this registry is woken when it ends, and one for a holder
+		 * elsewhere by a {@link #releaseHints release hint}, whatever the delay.
 		 * @param retryDelay the retry delay
 		 * @return this builder
 		 */

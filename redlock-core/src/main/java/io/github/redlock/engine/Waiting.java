@@ -119,7 +119,8 @@ final class Waiting {
 				}
 				else {
 					waiter.phase = SLEEPING;
-					waiter.schedule(Math.min(retryDelay(-1), deadline - System.nanoTime()));
+					waiter.schedule(deadline - System.nanoTime()); // woken when that
+																	// lease ends
 				}
 			}
 			return waiter;
@@ -354,7 +355,8 @@ final class Waiting {
 							nextAttempts = this.line.holders == 0;
 							next.phase = nextAttempts ? ATTEMPTING : SLEEPING;
 							if (!nextAttempts) {
-								next.schedule(Math.min(retryDelay(-1), next.deadline - System.nanoTime()));
+								// woken when that lease ends
+								next.schedule(next.deadline - System.nanoTime());
 							}
 						}
 					}

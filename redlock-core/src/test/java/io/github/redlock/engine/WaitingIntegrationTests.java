@@ -225,6 +225,62 @@ class WaitingIntegrationTests {
 		waiter.get(20, TimeUnit.SECONDS).release();
 	}
 
+	@Test
+	void aUserWithoutPubSubStillReleasesAndItsWaitersPoll() throws Exception {
+		// before the change, a release script that published with redis.call would have
+		// failed for this user and left every lock to expire
+		LogCapture log = LogCapture.of(java.util.logging.Level.INFO, ReleaseHints.class);
+		try {
+			RedlockRegistry holder = registryAs("nopubsub", Duration.ofMillis(200), "~*", "+@all", "-@pubsub");
+			RedlockRegistry waiting = registryAs("nopubsub", Duration.ofMillis(200), "~*", "+@all", "-@pubsub");
+			Lease held = holder.acquire("acl-hints", Duration.ofSeconds(50), Duration.ZERO);
+			CompletableFuture<Lease> waiter = waiting.acquireAsync("acl-hints", TTL, WAIT);
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> log.lines()
+					.stream()
+					.filter((line) -> line.contains("gives no release hints"))
+					.count() == 3);
+			held.release();
+			assertThat(fleet.node(0).call("EXISTS", "redlock:lock:acl-hints")).isEqualTo(0L);
+			waiter.get(20, TimeUnit.SECONDS).release();
+		}
+		finally {
+			log.close();
+		}
+	}
+
+	@Test
+	void theLeastPrivilegeWithPubSubOnTheLockChannelsGetsHints() throws Exception {
+		String[] rules = { "~redlock:*", "&redlock:lock:*", "+eval", "+evalsha", "+get", "+set", "+exists", "+incr",
+				"+pexpire", "+pttl", "+del", "+time", "+info", "+publish", "+subscribe", "+unsubscribe" };
+		RedlockRegistry holder = registryAs("least-hints", SLOW_POLL, rules);
+		RedlockRegistry waiting = registryAs("least-hints", SLOW_POLL, rules);
+		Lease held = holder.acquire("acl-least-hints", Duration.ofSeconds(50), Duration.ZERO);
+		CompletableFuture<Lease> waiter = waiting.acquireAsync("acl-least-hints", TTL, WAIT);
+		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:acl-least-hints") == 3);
+		held.release();
+		waiter.get(20, TimeUnit.SECONDS).release();
+	}
+
+	private RedlockRegistry registryAs(String user, Duration retryDelay, String... rules) {
+		List<String> uris = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			List<String> command = new ArrayList<>(List.of("ACL", "SETUSER", user, "reset", "on", ">secret-" + user));
+			command.addAll(List.of(rules));
+			fleet.node(i).call(command.toArray(String[]::new));
+			uris.add("redis://" + user + ":secret-" + user + "@127.0.0.1:" + fleet.node(i).port());
+		}
+		RedlockRegistry registry = RedlockRegistry.builder()
+			.nodes(uris)
+			.restartGuard(false)
+			.retryDelay(retryDelay)
+			.retryJitter(Duration.ZERO)
+			.build()
+			.start();
+		this.registries.add(registry);
+		return registry;
+	}
+
 	private static void awaitWaiters(RedlockRegistry registry, int count) {
 		await().atMost(Duration.ofSeconds(20)).until(() -> registry.waiting().waiters() == count);
 	}

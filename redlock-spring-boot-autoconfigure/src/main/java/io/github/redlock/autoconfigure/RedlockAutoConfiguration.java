@@ -86,6 +86,7 @@ public final class RedlockAutoConfiguration {
 			.fencingRetention(properties.getFencingRetention())
 			.restartGuard(properties.isRestartGuard())
 			.acceptEviction(properties.isAcceptEviction())
+			.releaseHints(properties.isReleaseHints())
 			.clientResources(clientResources)
 			.clientOptions((options) -> clientOptionsCustomizers.orderedStream()
 				.forEach((customizer) -> customizer.customize(options)));

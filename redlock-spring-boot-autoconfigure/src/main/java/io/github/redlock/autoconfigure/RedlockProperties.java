@@ -114,6 +114,15 @@ public class RedlockProperties {
 	private boolean acceptEviction;
 
 	/**
+	 * Whether a waiter is woken when another process releases the lock it waits for: the
+	 * release publishes on a channel named as the lock key, and the registry subscribes
+	 * to it (on a second connection per node) only while it has such waiters. Off, or on
+	 * a node that forbids publish/subscribe, waiters poll every retry delay plus jitter,
+	 * never later than the holder's remaining TTL.
+	 */
+	private boolean releaseHints = true;
+
+	/**
 	 * What a @DistributedLock method's caller gets when the lock was lost while the
 	 * method ran: an exception, or a warning in the log and the method's result.
 	 */
@@ -277,6 +286,14 @@ public class RedlockProperties {
 
 	public void setAcceptEviction(boolean acceptEviction) {
 		this.acceptEviction = acceptEviction;
+	}
+
+	public boolean isReleaseHints() {
+		return this.releaseHints;
+	}
+
+	public void setReleaseHints(boolean releaseHints) {
+		this.releaseHints = releaseHints;
 	}
 
 	public LostLockPolicy getLostLockPolicy() {

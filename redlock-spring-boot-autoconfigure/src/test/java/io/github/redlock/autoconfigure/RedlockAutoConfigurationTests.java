@@ -57,6 +57,7 @@ class RedlockAutoConfigurationTests {
 			RedlockRegistry registry = context.getBean(RedlockRegistry.class);
 			assertThat(registry.nodeCount()).isEqualTo(3);
 			RedlockSettings settings = registry.settings();
+			assertThat(registry.releaseHints()).isTrue();
 			assertThat(settings.keyPrefix()).isEqualTo("redlock:");
 			assertThat(settings.defaultTtl()).isEqualTo(Duration.ofSeconds(30));
 			assertThat(settings.defaultWaitTime()).isEqualTo(Duration.ofSeconds(10));
@@ -74,8 +75,9 @@ class RedlockAutoConfigurationTests {
 					"redlock.node-timeout=50ms", "redlock.connect-timeout=300ms", "redlock.drift-factor=0.02",
 					"redlock.retry-delay=20ms", "redlock.retry-jitter=30ms", "redlock.max-ttl=PT40S",
 					"redlock.max-hold=2h", "redlock.fencing-retention=12h", "redlock.restart-guard=false",
-					"redlock.order=7")
+					"redlock.order=7", "redlock.release-hints=false")
 			.run((context) -> {
+				assertThat(context.getBean(RedlockRegistry.class).releaseHints()).isFalse();
 				RedlockSettings settings = context.getBean(RedlockRegistry.class).settings();
 				assertThat(settings).isEqualTo(
 						new RedlockSettings(Duration.ofMillis(50), Duration.ofMillis(300), 0.02, Duration.ofMillis(20),
