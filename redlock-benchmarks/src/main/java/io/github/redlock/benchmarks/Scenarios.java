@@ -167,7 +167,7 @@ final class Scenarios {
 		}
 	}
 
-	private static void runThreads(int threads, Duration duration, Worker worker) throws Exception {
+	static void runThreads(int threads, Duration duration, Worker worker) throws Exception {
 		AtomicReference<Throwable> failure = new AtomicReference<>();
 		CountDownLatch finished = new CountDownLatch(threads);
 		List<Thread> started = new ArrayList<>();
@@ -198,7 +198,7 @@ final class Scenarios {
 	}
 
 	@FunctionalInterface
-	private interface Worker {
+	interface Worker {
 
 		void run(int index) throws Exception;
 
