@@ -75,22 +75,23 @@ public final class ComparisonBenchmark {
 			if (!settings.warmup().isZero()) {
 				Map<Contender, Figures> discarded = new LinkedHashMap<>();
 				contenders.forEach((contender) -> discarded.put(contender, new Figures()));
-				runRep(scenarios, twoJvms, contenders, discarded, settings.warmup(), "warmup", 0);
+				runRep(scenarios, twoJvms, contenders, discarded, new FencingTally(registry), settings.warmup(),
+						"warmup", 0);
 			}
-			long roundsBefore = registry.fencingRounds();
-			long acquisitionsBefore = registry.acquisitions();
+			FencingTally fencing = new FencingTally(registry);
 			long[] secondBefore = (twoJvms != null) ? stats(second) : null;
 			for (int rep = 1; rep <= settings.reps(); rep++) {
-				runRep(scenarios, twoJvms, contenders, figures, settings.measure(), "rep" + rep, rep);
+				runRep(scenarios, twoJvms, contenders, figures, fencing, settings.measure(), "rep" + rep, rep);
 				System.out.printf("rep %d of %d done%n", rep, settings.reps());
 			}
-			System.out.printf(Locale.ROOT, "registry fencing second rounds (restart guard %s): %d of %d acquisitions%n",
-					settings.restartGuard() ? "on" : "off", registry.fencingRounds() - roundsBefore,
-					registry.acquisitions() - acquisitionsBefore);
+			System.out.printf("registry fencing second rounds (restart guard %s):%n",
+					settings.restartGuard() ? "on" : "off");
+			fencing.print();
 			if (secondBefore != null) {
 				long[] secondAfter = stats(second);
-				System.out.printf(Locale.ROOT, "same, the second JVM's registry: %d of %d acquisitions%n",
-						secondAfter[1] - secondBefore[1], secondAfter[0] - secondBefore[0]);
+				System.out.printf(Locale.ROOT, "  %-44s %d of %d acquisitions%n",
+						"the second JVM's registry (one key, 2 JVMs):", secondAfter[1] - secondBefore[1],
+						secondAfter[0] - secondBefore[0]);
 			}
 			System.out.println("load average at end: " + loadAverage());
 			System.out.printf(Locale.ROOT, "run took %.0f s%n%n", (System.nanoTime() - started) / 1e9);
@@ -160,33 +161,37 @@ public final class ComparisonBenchmark {
 	}
 
 	private static void runRep(Scenarios scenarios, TwoJvmScenarios twoJvms, List<Contender> contenders,
-			Map<Contender, Figures> figures, Duration duration, String rep, int rotation) throws Exception {
+			Map<Contender, Figures> figures, FencingTally fencing, Duration duration, String rep, int rotation)
+			throws Exception {
 		List<Contender> order = new ArrayList<>(contenders);
 		Collections.rotate(order, -rotation);
 		for (Contender contender : order) {
-			scenarios.cycles(contender, 1, duration, key(contender, rep, "c1:"), figures.get(contender).oneThread);
+			fencing.count(contender, FencingTally.NEW_KEYS, () -> scenarios.cycles(contender, 1, duration,
+					key(contender, rep, "c1:"), figures.get(contender).oneThread));
 		}
 		for (Contender contender : order) {
-			scenarios.cycles(contender, 16, duration, key(contender, rep, "c16:"),
-					figures.get(contender).sixteenThreads);
+			fencing.count(contender, FencingTally.NEW_KEYS, () -> scenarios.cycles(contender, 16, duration,
+					key(contender, rep, "c16:"), figures.get(contender).sixteenThreads));
 		}
 		for (Contender contender : order) {
-			scenarios.oneKey(contender, CONTENDING_THREADS, duration, key(contender, rep, "k8"),
-					figures.get(contender).oneKey);
+			fencing.count(contender, FencingTally.ONE_KEY, () -> scenarios.oneKey(contender, CONTENDING_THREADS,
+					duration, key(contender, rep, "k8"), figures.get(contender).oneKey));
 		}
 		for (Contender contender : order) {
-			scenarios.handoff(contender, duration, key(contender, rep, "k2"), figures.get(contender).handoff);
+			fencing.count(contender, FencingTally.ONE_KEY, () -> scenarios.handoff(contender, duration,
+					key(contender, rep, "k2"), figures.get(contender).handoff));
 		}
 		if (twoJvms == null) {
 			return;
 		}
 		for (Contender contender : order) {
-			twoJvms.handoff(contenders.indexOf(contender), contender, duration, key(contender, rep, "x2"),
-					figures.get(contender).twoJvmHandoff);
+			fencing.count(contender, FencingTally.TWO_JVMS, () -> twoJvms.handoff(contenders.indexOf(contender),
+					contender, duration, key(contender, rep, "x2"), figures.get(contender).twoJvmHandoff));
 		}
 		for (Contender contender : order) {
-			twoJvms.oneKey(contenders.indexOf(contender), contender, CONTENDING_THREADS_PER_JVM, duration,
-					key(contender, rep, "x8"), figures.get(contender).twoJvmOneKey);
+			fencing.count(contender, FencingTally.TWO_JVMS,
+					() -> twoJvms.oneKey(contenders.indexOf(contender), contender, CONTENDING_THREADS_PER_JVM, duration,
+							key(contender, rep, "x8"), figures.get(contender).twoJvmOneKey));
 		}
 	}
 
@@ -246,7 +251,8 @@ public final class ComparisonBenchmark {
 			target("2-thread handoff p50 <= 2 ms, two JVMs", micros(ours.twoJvmHandoff, 50), 2000, " µs", false);
 			target("2 JVMs x 4 threads on one key: fairness max/min <= 2 (the one-JVM bound)",
 					ours.twoJvmOneKey.fairness(), 2, "", false);
-			target("same: holds overlapping across the JVMs = 0", ours.twoJvmOneKey.crossOverlaps(), 0, "", false);
+			System.out.printf("| same: holds overlapping across the JVMs = 0 | %d | %s |%n",
+					ours.twoJvmOneKey.crossOverlaps(), (ours.twoJvmOneKey.crossOverlaps() == 0) ? "yes" : "no");
 		}
 		else {
 			System.out.println("| 2-thread handoff p50 <= 2 ms, two JVMs | not measured (bench.two-jvms=false) | - |");
@@ -392,6 +398,54 @@ public final class ComparisonBenchmark {
 		catch (IOException ex) {
 			return "?";
 		}
+	}
+
+	/**
+	 * The registry's fencing second rounds per kind of scenario: with the restart guard
+	 * on, a new key's counters start at the whole second on every node and need no second
+	 * round; contention (a failed attempt that counted on some nodes) does.
+	 */
+	private static final class FencingTally {
+
+		static final String NEW_KEYS = "new key each cycle (1 and 16 threads):";
+
+		static final String ONE_KEY = "one key, 8 and 2 threads in this JVM:";
+
+		static final String TWO_JVMS = "one key, 2 JVMs (this JVM's registry):";
+
+		private final RegistryContender registry;
+
+		private final Map<String, long[]> counts = new LinkedHashMap<>();
+
+		FencingTally(RegistryContender registry) {
+			this.registry = registry;
+		}
+
+		void count(Contender contender, String scenario, Run run) throws Exception {
+			if (contender != this.registry) {
+				run.run();
+				return;
+			}
+			long rounds = this.registry.fencingRounds();
+			long acquisitions = this.registry.acquisitions();
+			run.run();
+			long[] count = this.counts.computeIfAbsent(scenario, (name) -> new long[2]);
+			count[0] += this.registry.fencingRounds() - rounds;
+			count[1] += this.registry.acquisitions() - acquisitions;
+		}
+
+		void print() {
+			this.counts.forEach((scenario, count) -> System.out.printf(Locale.ROOT, "  %-44s %d of %d acquisitions%n",
+					scenario, count[0], count[1]));
+		}
+
+		@FunctionalInterface
+		interface Run {
+
+			void run() throws Exception;
+
+		}
+
 	}
 
 }
