@@ -16,12 +16,14 @@ import java.util.Locale;
  * @param ttl the lease time of every acquisition, and the registry's {@code maxTtl}
  * @param hold how long a holder keeps the key after the other said it waits, in the
  * handoff scenarios
+ * @param section how long each hold lasts (busy) in the runs of many threads on one key,
+ * so that overlapping holds of a broken lock can show
  * @param bareRetry the bare quorum's retry delay (it waits 1x to 2x that)
  * @param restartGuard whether the registry runs with its restart guard on
  * @param twoJvms whether to run the scenarios across two JVMs
  */
 record BenchSettings(int reps, Duration measure, Duration warmup, int nodes, Duration ttl, Duration hold,
-		Duration bareRetry, boolean restartGuard, boolean twoJvms) {
+		Duration section, Duration bareRetry, boolean restartGuard, boolean twoJvms) {
 
 	static BenchSettings fromSystemProperties() {
 		return new BenchSettings(intProperty("bench.reps", 3, 1),
@@ -29,6 +31,7 @@ record BenchSettings(int reps, Duration measure, Duration warmup, int nodes, Dur
 				Duration.ofMillis(Math.round(doubleProperty("bench.warmup-seconds", 1, 0) * 1000)),
 				intProperty("bench.nodes", 5, 1), Duration.ofMillis(intProperty("bench.ttl-ms", 10_000, 1_000)),
 				Duration.ofMillis(intProperty("bench.hold-ms", 5, 0)),
+				Duration.ofNanos(1000L * intProperty("bench.section-us", 20, 0)),
 				Duration.ofMillis(intProperty("bench.bare-retry-ms", 1, 1)),
 				booleanProperty("bench.restart-guard", true), booleanProperty("bench.two-jvms", true));
 	}
@@ -44,10 +47,10 @@ record BenchSettings(int reps, Duration measure, Duration warmup, int nodes, Dur
 	String describe() {
 		return String.format(Locale.ROOT,
 				"settings: %d node(s), %d rep(s) of %s per scenario and contender, warm-up %s, TTL %s,"
-						+ " hold in the handoffs %s, bare quorum retry %s-%s, registry restart guard %s,"
-						+ " two-JVM scenarios %s",
-				this.nodes, this.reps, this.measure, this.warmup, this.ttl, this.hold, this.bareRetry,
-				this.bareRetry.multipliedBy(2), this.restartGuard ? "on (maxTtl = TTL)" : "off",
+						+ " hold in the handoffs %s, each hold on one contended key %d µs, bare quorum retry %s-%s,"
+						+ " registry restart guard %s, two-JVM scenarios %s",
+				this.nodes, this.reps, this.measure, this.warmup, this.ttl, this.hold, this.section.toNanos() / 1000,
+				this.bareRetry, this.bareRetry.multipliedBy(2), this.restartGuard ? "on (maxTtl = TTL)" : "off",
 				this.twoJvms ? "on" : "off");
 	}
 

@@ -35,8 +35,9 @@ import io.github.redlock.embedded.RedisServerBinary;
  * Run with {@code ./mvnw -B -pl redlock-benchmarks -am verify -DskipTests -Dbenchmarks};
  * system properties (Maven {@code -D} options) {@code bench.reps}, {@code bench.seconds},
  * {@code bench.warmup-seconds}, {@code bench.nodes}, {@code bench.ttl-ms},
- * {@code bench.hold-ms}, {@code bench.bare-retry-ms}, {@code bench.restart-guard} and
- * {@code bench.two-jvms} change the defaults ({@link BenchSettings}).
+ * {@code bench.hold-ms}, {@code bench.section-us}, {@code bench.bare-retry-ms},
+ * {@code bench.restart-guard} and {@code bench.two-jvms} change the defaults
+ * ({@link BenchSettings}).
  */
 public final class ComparisonBenchmark {
 
@@ -71,7 +72,7 @@ public final class ComparisonBenchmark {
 			List<Contender> contenders = contenderSet.all();
 			Map<Contender, Figures> figures = new LinkedHashMap<>();
 			contenders.forEach((contender) -> figures.put(contender, new Figures()));
-			Scenarios scenarios = new Scenarios(settings.hold());
+			Scenarios scenarios = new Scenarios(settings.hold(), settings.section());
 			if (!settings.warmup().isZero()) {
 				Map<Contender, Figures> discarded = new LinkedHashMap<>();
 				contenders.forEach((contender) -> discarded.put(contender, new Figures()));
@@ -142,7 +143,7 @@ public final class ComparisonBenchmark {
 				clock.comparable() ? "" : String.format(Locale.ROOT,
 						", worst reading %.1f µs outside: not comparable, the two-JVM" + " scenarios are skipped",
 						clock.worstMissNanos() / 1e3));
-		return clock.comparable() ? new TwoJvmScenarios(second, settings.hold()) : null;
+		return clock.comparable() ? new TwoJvmScenarios(second, settings.hold(), settings.section()) : null;
 	}
 
 	private static long[] stats(SecondJvm second) throws InterruptedException {

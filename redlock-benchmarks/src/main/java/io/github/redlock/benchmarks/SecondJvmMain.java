@@ -18,8 +18,8 @@ import java.util.List;
  * Commands: {@code clock} (reply {@code clock <nanoTime>}), {@code stats} (reply
  * {@code stats <registry acquisitions> <fencing second rounds>}),
  * {@code handoff <contender> <key> <start> <end> <hold ns>} and
- * {@code onekey <contender> <key> <threads> <start> <end>} (reply: its holds, then
- * {@code done <holds>}, or {@code failed <why>}), {@code quit}.
+ * {@code onekey <contender> <key> <threads> <start> <end> <section ns>} (reply: its
+ * holds, then {@code done <holds>}, or {@code failed <why>}), {@code quit}.
  */
 public final class SecondJvmMain {
 
@@ -71,7 +71,7 @@ public final class SecondJvmMain {
 					link.reset();
 					Contender contender = contenders.all().get(Integer.parseInt(words[0]));
 					run(link, () -> TwoJvmScenarios.oneKeyHalf(contender, words[1], Integer.parseInt(words[2]),
-							Long.parseLong(words[3]), Long.parseLong(words[4])));
+							Long.parseLong(words[3]), Long.parseLong(words[4]), Long.parseLong(words[5])));
 				}
 				case "quit" -> {
 					return;

@@ -28,9 +28,12 @@ final class TwoJvmScenarios {
 
 	private final Duration hold;
 
-	TwoJvmScenarios(SecondJvm second, Duration hold) {
+	private final long sectionNanos;
+
+	TwoJvmScenarios(SecondJvm second, Duration hold, Duration section) {
 		this.second = second;
 		this.hold = hold;
+		this.sectionNanos = section.toNanos();
 	}
 
 	/**
@@ -59,9 +62,10 @@ final class TwoJvmScenarios {
 	}
 
 	/**
-	 * {@code threads} threads in each JVM loop acquire, release on one key for the run;
-	 * adds the acquisitions of all, of each JVM and of each thread, the handoffs from one
-	 * JVM to the other, and the holds that overlapped.
+	 * {@code threads} threads in each JVM loop acquire, release on one key for the run,
+	 * each hold lasting the critical section ({@link Scenarios#occupy}); adds the
+	 * acquisitions of all, of each JVM and of each thread, the handoffs from one JVM to
+	 * the other, and the holds that overlapped.
 	 */
 	void oneKey(int contender, Contender local, int threads, Duration duration, String key,
 			Figures.TwoJvmContention into) throws Exception {
@@ -69,8 +73,8 @@ final class TwoJvmScenarios {
 		link.reset();
 		long startAt = System.nanoTime() + START_DELAY_NANOS;
 		long end = startAt + duration.toNanos();
-		this.second.send("onekey", contender, key, threads, startAt, end);
-		List<long[]> mine = oneKeyHalf(local, key, threads, startAt, end);
+		this.second.send("onekey", contender, key, threads, startAt, end, this.sectionNanos);
+		List<long[]> mine = oneKeyHalf(local, key, threads, startAt, end, this.sectionNanos);
 		this.second.reply("done", duration.plusNanos(Link.STUCK_NANOS));
 		into.add(analyse(mine, link.holds(), threads), duration.toNanos());
 	}
@@ -128,8 +132,8 @@ final class TwoJvmScenarios {
 	 * @return this side's holds that began before the end, each {thread, acquired,
 	 * releasing, released}
 	 */
-	static List<long[]> oneKeyHalf(Contender contender, String key, int threads, long startAt, long end)
-			throws Exception {
+	static List<long[]> oneKeyHalf(Contender contender, String key, int threads, long startAt, long end,
+			long sectionNanos) throws Exception {
 		List<List<long[]>> holds = new ArrayList<>();
 		for (int t = 0; t < threads; t++) {
 			holds.add(new ArrayList<>());
@@ -140,7 +144,7 @@ final class TwoJvmScenarios {
 			while (System.nanoTime() - end < 0) {
 				Contender.Held held = contender.acquire(key);
 				long acquired = System.nanoTime();
-				long releasing = System.nanoTime();
+				long releasing = Scenarios.occupy(acquired, sectionNanos);
 				held.release();
 				long released = System.nanoTime();
 				if (acquired - end < 0) {
