@@ -96,7 +96,9 @@ public final class ComparisonBenchmark {
 			}
 			System.out.println("load average at end: " + loadAverage());
 			System.out.printf(Locale.ROOT, "run took %.0f s%n%n", (System.nanoTime() - started) / 1e9);
-			print(contenders, figures, twoJvms != null);
+			String notMeasured = (second == null) ? "bench.two-jvms=false"
+					: "the two JVMs' System.nanoTime() did not compare";
+			print(contenders, figures, (twoJvms != null) ? null : notMeasured);
 		}
 	}
 
@@ -200,7 +202,12 @@ public final class ComparisonBenchmark {
 		return "bench:" + contender.name().replaceAll("[^A-Za-z0-9]", "") + ":" + rep + ":" + scenario;
 	}
 
-	private static void print(List<Contender> contenders, Map<Contender, Figures> figures, boolean twoJvms) {
+	/**
+	 * Prints the tables; {@code twoJvmsNotMeasured} says why the two-JVM scenarios did
+	 * not run, or is {@code null} when they did.
+	 */
+	private static void print(List<Contender> contenders, Map<Contender, Figures> figures, String twoJvmsNotMeasured) {
+		boolean twoJvms = twoJvmsNotMeasured == null;
 		Contender registry = contenders.get(0);
 		System.out.println("One JVM:");
 		System.out.println();
@@ -256,7 +263,8 @@ public final class ComparisonBenchmark {
 					ours.twoJvmOneKey.crossOverlaps(), (ours.twoJvmOneKey.crossOverlaps() == 0) ? "yes" : "no");
 		}
 		else {
-			System.out.println("| 2-thread handoff p50 <= 2 ms, two JVMs | not measured (bench.two-jvms=false) | - |");
+			System.out
+				.println("| 2-thread handoff p50 <= 2 ms, two JVMs | not measured (" + twoJvmsNotMeasured + ") | - |");
 		}
 	}
 
