@@ -85,6 +85,20 @@ final class Scenarios {
 			all.addAll(holds.get(t));
 			perThread[t] = holds.get(t).size();
 		}
+		OneKey run = analyse(all);
+		into.add(all.size(), duration.toNanos(), perThread, run.handoffs(), run.self(), Math.max(0, all.size() - 1),
+				run.overlaps());
+	}
+
+	/**
+	 * Derives from the holds of one run on one key, each {@code {acquired, releasing,
+	 * released, thread}}, the handoffs to another thread, the successions by the same
+	 * thread, and the holds that began before an earlier hold of another thread started
+	 * to release (a thread's own holds follow each other, so any earlier release that
+	 * started later is another thread's).
+	 */
+	static OneKey analyse(List<long[]> holds) {
+		List<long[]> all = new ArrayList<>(holds);
 		all.sort(Comparator.comparingLong((long[] hold) -> hold[0]));
 		Samples handoffs = new Samples();
 		long self = 0;
@@ -94,8 +108,6 @@ final class Scenarios {
 			long[] previous = all.get(i - 1);
 			long[] current = all.get(i);
 			if (current[0] - latestReleasing < 0) {
-				// held before an earlier holder (another thread: a thread's own holds
-				// follow each other) started to release
 				overlaps++;
 			}
 			if (current[1] - latestReleasing > 0) {
@@ -108,7 +120,7 @@ final class Scenarios {
 				handoffs.add(current[0] - previous[2]);
 			}
 		}
-		into.add(all.size(), duration.toNanos(), perThread, handoffs, self, Math.max(0, all.size() - 1), overlaps);
+		return new OneKey(handoffs, self, overlaps);
 	}
 
 	/**
@@ -221,6 +233,17 @@ final class Scenarios {
 		if (failure.get() != null) {
 			throw new IllegalStateException("A benchmark thread failed", failure.get());
 		}
+	}
+
+	/**
+	 * What one run on one key in one JVM showed.
+	 *
+	 * @param handoffs the successions to another thread, in nanoseconds
+	 * @param self the successions by the thread that held before
+	 * @param overlaps holds that began before another thread's hold started to release
+	 */
+	record OneKey(Samples handoffs, long self, long overlaps) {
+
 	}
 
 	@FunctionalInterface
