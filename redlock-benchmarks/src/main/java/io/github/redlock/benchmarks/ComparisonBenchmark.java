@@ -113,7 +113,8 @@ public final class ComparisonBenchmark {
 		RegistryContender.Usable usable = registry.awaitUsable(timeout);
 		long uptimeLeast = Long.MAX_VALUE;
 		for (RedisNode node : fleet.nodes()) {
-			uptimeLeast = Math.min(uptimeLeast, Long.parseLong(info(node, "uptime_in_seconds").substring(18)));
+			String uptime = info(node, "uptime_in_seconds");
+			uptimeLeast = Math.min(uptimeLeast, Long.parseLong(uptime.substring(uptime.indexOf(':') + 1).trim()));
 		}
 		if (settings.restartGuard()) {
 			System.out.printf(Locale.ROOT,
@@ -134,7 +135,8 @@ public final class ComparisonBenchmark {
 	 */
 	private static TwoJvmScenarios connect(SecondJvm second, BenchSettings settings, Duration timeout)
 			throws InterruptedException {
-		long waited = Long.parseLong(second.reply("ready", timeout)[0]);
+		// longer than the second JVM's own wait, so that its report of a failure arrives
+		long waited = Long.parseLong(second.reply("ready", timeout.plusSeconds(30))[0]);
 		System.out.printf(Locale.ROOT, "second JVM (pid %d): its registry counted every node after %.1f s%n",
 				second.pid(), waited / 1e3);
 		SecondJvm.ClockCheck clock = second.checkClock(50);

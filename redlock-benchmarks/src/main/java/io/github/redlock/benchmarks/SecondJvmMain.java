@@ -47,7 +47,12 @@ public final class SecondJvmMain {
 			serve(link, contenders);
 		}
 		catch (Exception | Error ex) {
-			link.send("failed", describe(ex));
+			try {
+				link.send("failed", describe(ex));
+			}
+			catch (RuntimeException unsent) {
+				ex.addSuppressed(unsent);
+			}
 			throw ex;
 		}
 		System.exit(0);
