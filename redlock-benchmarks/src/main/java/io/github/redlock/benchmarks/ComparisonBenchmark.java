@@ -7,31 +7,43 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 import io.github.redlock.embedded.RedisFleet;
+import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.embedded.RedisServerBinary;
 
 /**
- * Runs, in one JVM over the same local {@code redis-server} nodes, this project's
- * registry, a bare Lettuce quorum, {@code RedissonRedLock} and Redisson's single-node
- * {@code RLock}, interleaved (each repetition runs every scenario for every contender in
- * turn, starting with a different contender), and prints a Markdown table of the figures,
- * the registry's ratios to each, and issue 15's targets next to the measured ratios. It
- * asserts nothing.
+ * Runs, over the same local {@code redis-server} nodes, this project's registry, a bare
+ * Lettuce quorum, {@code RedissonRedLock} and Redisson's single-node {@code RLock},
+ * interleaved (each repetition runs every scenario for every contender in turn, starting
+ * with a different contender), and prints Markdown tables of the figures, the registry's
+ * ratios to each, and issue 15's targets next to the measured ratios. It asserts nothing.
+ * <p>
+ * The one-JVM scenarios run in this JVM; the two-JVM ones (a handoff back and forth, and
+ * 4 threads in each JVM on one key) run each contender in this JVM and in a second JVM
+ * that it starts ({@link SecondJvm}) over the same nodes, coordinated over that JVM's
+ * standard input and output. The registry runs with its restart guard on unless
+ * {@code bench.restart-guard=false}, after waiting the guard out on the fresh nodes.
  * <p>
  * Run with {@code ./mvnw -B -pl redlock-benchmarks -am verify -DskipTests -Dbenchmarks};
  * system properties (Maven {@code -D} options) {@code bench.reps}, {@code bench.seconds},
  * {@code bench.warmup-seconds}, {@code bench.nodes}, {@code bench.ttl-ms},
- * {@code bench.hold-ms} and {@code bench.bare-retry-ms} change the defaults.
+ * {@code bench.hold-ms}, {@code bench.section-us}, {@code bench.bare-retry-ms},
+ * {@code bench.restart-guard} and {@code bench.two-jvms} change the defaults
+ * ({@link BenchSettings}).
  */
 public final class ComparisonBenchmark {
 
 	private static final int CONTENDING_THREADS = 8;
+
+	private static final int CONTENDING_THREADS_PER_JVM = 4;
 
 	private ComparisonBenchmark() {
 	}
@@ -42,72 +54,149 @@ public final class ComparisonBenchmark {
 	 * @throws Exception if a run failed or got stuck
 	 */
 	public static void main(String[] args) throws Exception {
-		int reps = intProperty("bench.reps", 3, 1);
-		Duration measure = Duration.ofMillis(Math.round(doubleProperty("bench.seconds", 2, 0.1) * 1000));
-		Duration warmup = Duration.ofMillis(Math.round(doubleProperty("bench.warmup-seconds", 1, 0) * 1000));
-		int nodeCount = intProperty("bench.nodes", 5, 1);
-		Duration ttl = Duration.ofMillis(intProperty("bench.ttl-ms", 10_000, 1_000));
-		Duration hold = Duration.ofMillis(intProperty("bench.hold-ms", 5, 0));
-		Duration bareRetry = Duration.ofMillis(intProperty("bench.bare-retry-ms", 1, 1));
-
+		BenchSettings settings = BenchSettings.fromSystemProperties();
 		System.out.println(machine());
-		System.out.printf(Locale.ROOT,
-				"settings: %d node(s), %d rep(s) of %s per scenario and contender, warm-up %s, TTL %s,"
-						+ " 2-thread hold %s, bare quorum retry %s-%s%n",
-				nodeCount, reps, measure, warmup, ttl, hold, bareRetry, bareRetry.multipliedBy(2));
+		System.out.println(settings.describe());
 		System.out.println("load average at start: " + loadAverage());
 		long started = System.nanoTime();
-		try (RedisFleet fleet = RedisFleet.start(nodeCount);
-				RegistryContender registry = new RegistryContender(fleet.uris(), ttl);
-				BareQuorumContender bare = new BareQuorumContender(fleet.uris(), ttl, bareRetry);
-				RedissonContenders redisson = new RedissonContenders(fleet.uris(), ttl)) {
-			System.out.println("redis-server: " + fleet.node(0)
-				.call("INFO", "server")
-				.toString()
-				.lines()
-				.filter((line) -> line.startsWith("redis_version"))
-				.findFirst()
-				.orElse("?") + ", " + RedisServerBinary.get().version());
-			List<Contender> contenders = List.of(registry, bare, redisson.redLock(), redisson.singleNode());
+		Duration readyTimeout = settings.ttl().multipliedBy(2).plusSeconds(60);
+		try (RedisFleet fleet = RedisFleet.start(settings.nodes());
+				// started first, so that its start-up overlaps the restart guard's wait
+				SecondJvm second = settings.twoJvms() ? SecondJvm.start(settings, fleet.uris()) : null;
+				ContenderSet contenderSet = new ContenderSet(fleet.uris(), settings)) {
+			System.out.println(
+					"redis-server: " + info(fleet.node(0), "redis_version") + ", " + RedisServerBinary.get().version());
+			RegistryContender registry = contenderSet.registry();
+			trustNodes(settings, fleet, registry, readyTimeout);
+			TwoJvmScenarios twoJvms = (second != null) ? connect(second, settings, readyTimeout) : null;
+			List<Contender> contenders = contenderSet.all();
 			Map<Contender, Figures> figures = new LinkedHashMap<>();
 			contenders.forEach((contender) -> figures.put(contender, new Figures()));
-			Scenarios scenarios = new Scenarios(hold);
-			if (!warmup.isZero()) {
+			Scenarios scenarios = new Scenarios(settings.hold(), settings.section());
+			if (!settings.warmup().isZero()) {
 				Map<Contender, Figures> discarded = new LinkedHashMap<>();
 				contenders.forEach((contender) -> discarded.put(contender, new Figures()));
-				runRep(scenarios, contenders, discarded, warmup, "warmup", 0);
+				runRep(scenarios, twoJvms, contenders, discarded, new FencingTally(registry), settings.warmup(),
+						"warmup", 0);
 			}
-			long roundsBefore = registry.fencingRounds();
-			long acquisitionsBefore = registry.acquisitions();
-			for (int rep = 1; rep <= reps; rep++) {
-				runRep(scenarios, contenders, figures, measure, "rep" + rep, rep);
-				System.out.printf("rep %d of %d done%n", rep, reps);
+			FencingTally fencing = new FencingTally(registry);
+			long[] secondBefore = (twoJvms != null) ? stats(second) : null;
+			for (int rep = 1; rep <= settings.reps(); rep++) {
+				runRep(scenarios, twoJvms, contenders, figures, fencing, settings.measure(), "rep" + rep, rep);
+				System.out.printf("rep %d of %d done%n", rep, settings.reps());
 			}
-			System.out.printf(Locale.ROOT, "registry fencing second rounds: %d of %d acquisitions%n",
-					registry.fencingRounds() - roundsBefore, registry.acquisitions() - acquisitionsBefore);
+			System.out.printf("registry fencing second rounds (restart guard %s):%n",
+					settings.restartGuard() ? "on" : "off");
+			fencing.print();
+			if (secondBefore != null) {
+				long[] secondAfter = stats(second);
+				System.out.printf(Locale.ROOT, "  %-44s %d of %d acquisitions%n",
+						"the second JVM's registry (one key, 2 JVMs):", secondAfter[1] - secondBefore[1],
+						secondAfter[0] - secondBefore[0]);
+			}
 			System.out.println("load average at end: " + loadAverage());
 			System.out.printf(Locale.ROOT, "run took %.0f s%n%n", (System.nanoTime() - started) / 1e9);
-			print(contenders, figures);
+			String notMeasured = (second == null) ? "bench.two-jvms=false"
+					: "the two JVMs' System.nanoTime() did not compare";
+			print(contenders, figures, (twoJvms != null) ? null : notMeasured);
 		}
 	}
 
-	private static void runRep(Scenarios scenarios, List<Contender> contenders, Map<Contender, Figures> figures,
-			Duration duration, String rep, int rotation) throws Exception {
+	/**
+	 * With the restart guard on, waits until the registry counts every fresh node: it
+	 * creates each node's marker key and keeps the node out for {@code maxTtl} (the TTL
+	 * here) plus its drift from then, by which time the node has also been up longer than
+	 * that. Prints how long that took and what the guard said.
+	 */
+	private static void trustNodes(BenchSettings settings, RedisFleet fleet, RegistryContender registry,
+			Duration timeout) {
+		RegistryContender.Usable usable = registry.awaitUsable(timeout);
+		long uptimeLeast = Long.MAX_VALUE;
+		for (RedisNode node : fleet.nodes()) {
+			String uptime = info(node, "uptime_in_seconds");
+			uptimeLeast = Math.min(uptimeLeast, Long.parseLong(uptime.substring(uptime.indexOf(':') + 1).trim()));
+		}
+		if (settings.restartGuard()) {
+			System.out.printf(Locale.ROOT,
+					"restart guard on (maxTtl %s): the registry counted every node after %.1f s (%s); nodes up"
+							+ " at least %d s (uptime_in_seconds)%n",
+					settings.ttl(), usable.waited().toNanos() / 1e9,
+					(usable.reason() != null) ? "it said: " + usable.reason() : "none kept out", uptimeLeast);
+		}
+		else {
+			System.out.printf(Locale.ROOT, "restart guard off: every node counted after %.1f s%n",
+					usable.waited().toNanos() / 1e9);
+		}
+	}
+
+	/**
+	 * Waits until the second JVM is ready, checks that the two JVMs' clocks compare, and
+	 * returns the two-JVM scenarios, or {@code null} when the clocks do not compare.
+	 */
+	private static TwoJvmScenarios connect(SecondJvm second, BenchSettings settings, Duration timeout)
+			throws InterruptedException {
+		// longer than the second JVM's own wait, so that its report of a failure arrives
+		long waited = Long.parseLong(second.reply("ready", timeout.plusSeconds(30))[0]);
+		System.out.printf(Locale.ROOT, "second JVM (pid %d): its registry counted every node after %.1f s%n",
+				second.pid(), waited / 1e3);
+		SecondJvm.ClockCheck clock = second.checkClock(50);
+		System.out.printf(Locale.ROOT,
+				"System.nanoTime() across the two JVMs: %d of %d readings of the second JVM fell between this"
+						+ " JVM's readings before and after; bracket narrowest %.1f µs, median %.1f µs%s%n",
+				clock.inside(), clock.rounds(), clock.narrowestNanos() / 1e3, clock.medianNanos() / 1e3,
+				clock.comparable() ? "" : String.format(Locale.ROOT,
+						", worst reading %.1f µs outside: not comparable, the two-JVM" + " scenarios are skipped",
+						clock.worstMissNanos() / 1e3));
+		return clock.comparable() ? new TwoJvmScenarios(second, settings.hold(), settings.section()) : null;
+	}
+
+	private static long[] stats(SecondJvm second) throws InterruptedException {
+		second.send("stats");
+		String[] words = second.reply("stats", Duration.ofSeconds(30));
+		return new long[] { Long.parseLong(words[0]), Long.parseLong(words[1]) };
+	}
+
+	private static String info(RedisNode node, String field) {
+		return node.call("INFO", "server")
+			.toString()
+			.lines()
+			.filter((line) -> line.startsWith(field + ":"))
+			.findFirst()
+			.orElse(field + ":?");
+	}
+
+	private static void runRep(Scenarios scenarios, TwoJvmScenarios twoJvms, List<Contender> contenders,
+			Map<Contender, Figures> figures, FencingTally fencing, Duration duration, String rep, int rotation)
+			throws Exception {
 		List<Contender> order = new ArrayList<>(contenders);
-		java.util.Collections.rotate(order, -rotation);
+		Collections.rotate(order, -rotation);
 		for (Contender contender : order) {
-			scenarios.cycles(contender, 1, duration, key(contender, rep, "c1:"), figures.get(contender).oneThread);
+			fencing.count(contender, FencingTally.NEW_KEYS, () -> scenarios.cycles(contender, 1, duration,
+					key(contender, rep, "c1:"), figures.get(contender).oneThread));
 		}
 		for (Contender contender : order) {
-			scenarios.cycles(contender, 16, duration, key(contender, rep, "c16:"),
-					figures.get(contender).sixteenThreads);
+			fencing.count(contender, FencingTally.NEW_KEYS, () -> scenarios.cycles(contender, 16, duration,
+					key(contender, rep, "c16:"), figures.get(contender).sixteenThreads));
 		}
 		for (Contender contender : order) {
-			scenarios.oneKey(contender, CONTENDING_THREADS, duration, key(contender, rep, "k8"),
-					figures.get(contender).oneKey);
+			fencing.count(contender, FencingTally.ONE_KEY, () -> scenarios.oneKey(contender, CONTENDING_THREADS,
+					duration, key(contender, rep, "k8"), figures.get(contender).oneKey));
 		}
 		for (Contender contender : order) {
-			scenarios.handoff(contender, duration, key(contender, rep, "k2"), figures.get(contender).handoff);
+			fencing.count(contender, FencingTally.ONE_KEY, () -> scenarios.handoff(contender, duration,
+					key(contender, rep, "k2"), figures.get(contender).handoff));
+		}
+		if (twoJvms == null) {
+			return;
+		}
+		for (Contender contender : order) {
+			fencing.count(contender, FencingTally.TWO_JVMS, () -> twoJvms.handoff(contenders.indexOf(contender),
+					contender, duration, key(contender, rep, "x2"), figures.get(contender).twoJvmHandoff));
+		}
+		for (Contender contender : order) {
+			fencing.count(contender, FencingTally.TWO_JVMS,
+					() -> twoJvms.oneKey(contenders.indexOf(contender), contender, CONTENDING_THREADS_PER_JVM, duration,
+							key(contender, rep, "x8"), figures.get(contender).twoJvmOneKey));
 		}
 	}
 
@@ -115,21 +204,16 @@ public final class ComparisonBenchmark {
 		return "bench:" + contender.name().replaceAll("[^A-Za-z0-9]", "") + ":" + rep + ":" + scenario;
 	}
 
-	private static void print(List<Contender> contenders, Map<Contender, Figures> figures) {
+	/**
+	 * Prints the tables; {@code twoJvmsNotMeasured} says why the two-JVM scenarios did
+	 * not run, or is {@code null} when they did.
+	 */
+	private static void print(List<Contender> contenders, Map<Contender, Figures> figures, String twoJvmsNotMeasured) {
+		boolean twoJvms = twoJvmsNotMeasured == null;
 		Contender registry = contenders.get(0);
-		List<Contender> others = contenders.subList(1, contenders.size());
-		StringBuilder header = new StringBuilder("| measure |");
-		StringBuilder rule = new StringBuilder("|---|");
-		for (Contender contender : contenders) {
-			header.append(' ').append(contender.name()).append(" |");
-			rule.append("---:|");
-		}
-		for (Contender other : others) {
-			header.append(" registry / ").append(other.name()).append(" |");
-			rule.append("---:|");
-		}
-		System.out.println(header);
-		System.out.println(rule);
+		System.out.println("One JVM:");
+		System.out.println();
+		header(contenders);
 		row("1 thread, acquire+release cycles/s", contenders, figures, (f) -> f.oneThread.perSecond(), false);
 		row("16 threads, cycles/s", contenders, figures, (f) -> f.sixteenThreads.perSecond(), false);
 		row("8 threads on one key, acquisitions/s", contenders, figures, (f) -> f.oneKey.acquisitions.perSecond(),
@@ -139,27 +223,21 @@ public final class ComparisonBenchmark {
 		row("same: handoff p99 (µs)", contenders, figures, (f) -> micros(f.oneKey.handoffs, 99), true);
 		row("same: fairness, most/fewest acquisitions of a thread", contenders, figures, (f) -> f.oneKey.fairness(),
 				true);
-		StringBuilder share = new StringBuilder("| same: share re-acquired by the releasing thread |");
-		StringBuilder overlaps = new StringBuilder("| same: overlapping holds (must be 0) |");
-		for (Contender contender : contenders) {
-			share.append(String.format(Locale.ROOT, " %.0f %% |", figures.get(contender).oneKey.selfShare() * 100));
-			overlaps.append(' ').append(figures.get(contender).oneKey.overlaps()).append(" |");
-		}
-		System.out.println(share.append(" |".repeat(others.size())));
-		System.out.println(overlaps.append(" |".repeat(others.size())));
+		plain("same: share re-acquired by the releasing thread", contenders, figures,
+				(f) -> String.format(Locale.ROOT, "%.0f %%", f.oneKey.selfShare() * 100));
+		plain("same: overlapping holds (must be 0)", contenders, figures, (f) -> Long.toString(f.oneKey.overlaps()));
 		row("2 threads on one key, handoff p50 (µs)", contenders, figures, (f) -> micros(f.handoff, 50), true);
 		row("same: handoff p99 (µs)", contenders, figures, (f) -> micros(f.handoff, 99), true);
-		StringBuilder samples = new StringBuilder("| same: handoffs measured |");
-		for (Contender contender : contenders) {
-			samples.append(' ').append(figures.get(contender).handoff.size()).append(" |");
-		}
-		System.out.println(samples.append(" |".repeat(others.size())));
+		plain("same: handoffs measured", contenders, figures, (f) -> Integer.toString(f.handoff.size()));
 
 		System.out.println();
 		System.out.println("8 threads on one key, acquisitions per thread:");
 		for (Contender contender : contenders) {
 			System.out.printf("  %-24s %s%n", contender.name(),
 					Arrays.toString(figures.get(contender).oneKey.perThread()));
+		}
+		if (twoJvms) {
+			printTwoJvms(contenders, figures);
 		}
 
 		Figures ours = figures.get(registry);
@@ -179,7 +257,84 @@ public final class ComparisonBenchmark {
 		target("same: fairness max/min <= 2", ours.oneKey.fairness(), 2, "", false);
 		target("same: handoff p50 <= 300 µs", micros(ours.oneKey.handoffs, 50), 300, " µs", false);
 		target("2-thread handoff p50 <= 1 ms, one JVM", micros(ours.handoff, 50), 1000, " µs", false);
-		System.out.println("| 2-thread handoff p50 <= 2 ms, two JVMs | not measured here | - |");
+		if (twoJvms) {
+			target("2-thread handoff p50 <= 2 ms, two JVMs", micros(ours.twoJvmHandoff, 50), 2000, " µs", false);
+			target("2 JVMs x 4 threads on one key: fairness max/min <= 2 (the one-JVM bound)",
+					ours.twoJvmOneKey.fairness(), 2, "", false);
+			System.out.printf("| same: holds overlapping across the JVMs = 0 | %d | %s |%n",
+					ours.twoJvmOneKey.crossOverlaps(), (ours.twoJvmOneKey.crossOverlaps() == 0) ? "yes" : "no");
+		}
+		else {
+			System.out
+				.println("| 2-thread handoff p50 <= 2 ms, two JVMs | not measured (" + twoJvmsNotMeasured + ") | - |");
+		}
+	}
+
+	private static void printTwoJvms(List<Contender> contenders, Map<Contender, Figures> figures) {
+		System.out.println();
+		System.out.println("Two JVMs (this one and a second one, each with its own instance of the contender):");
+		System.out.println();
+		header(contenders);
+		row("1 thread in each JVM on one key, handoff p50 (µs)", contenders, figures,
+				(f) -> micros(f.twoJvmHandoff, 50), true);
+		row("same: handoff p99 (µs)", contenders, figures, (f) -> micros(f.twoJvmHandoff, 99), true);
+		plain("same: handoffs measured", contenders, figures, (f) -> Integer.toString(f.twoJvmHandoff.size()));
+		row("4 threads in each JVM on one key, acquisitions/s", contenders, figures,
+				(f) -> f.twoJvmOneKey.acquisitions.perSecond(), false);
+		row("same: acquisitions/s in this JVM", contenders, figures, (f) -> f.twoJvmOneKey.perJvm[0].perSecond(),
+				false);
+		row("same: acquisitions/s in the second JVM", contenders, figures, (f) -> f.twoJvmOneKey.perJvm[1].perSecond(),
+				false);
+		row("same: fairness, most/fewest acquisitions of a thread (all 8)", contenders, figures,
+				(f) -> f.twoJvmOneKey.fairness(), true);
+		row("same: handoff to the other JVM p50 (µs)", contenders, figures, (f) -> micros(f.twoJvmOneKey.handoffs, 50),
+				true);
+		row("same: handoff to the other JVM p99 (µs)", contenders, figures, (f) -> micros(f.twoJvmOneKey.handoffs, 99),
+				true);
+		plain("same: handoffs to the other JVM", contenders, figures,
+				(f) -> Integer.toString(f.twoJvmOneKey.handoffs.size()));
+		plain("same: share taken in the JVM that held before", contenders, figures,
+				(f) -> String.format(Locale.ROOT, "%.0f %%", f.twoJvmOneKey.sameJvmShare() * 100));
+		plain("same: holds overlapping across the JVMs (must be 0)", contenders, figures,
+				(f) -> Long.toString(f.twoJvmOneKey.crossOverlaps()));
+		plain("same: overlapping holds, within or across the JVMs (must be 0)", contenders, figures,
+				(f) -> Long.toString(f.twoJvmOneKey.overlaps()));
+		System.out.println();
+		System.out
+			.println("4 threads in each JVM on one key, acquisitions per thread (this JVM's, then the second's):");
+		for (Contender contender : contenders) {
+			long[] perThread = figures.get(contender).twoJvmOneKey.perThread();
+			int half = perThread.length / 2;
+			System.out.printf("  %-24s %s %s%n", contender.name(), Arrays.toString(Arrays.copyOf(perThread, half)),
+					Arrays.toString(Arrays.copyOfRange(perThread, half, perThread.length)));
+		}
+	}
+
+	private static void header(List<Contender> contenders) {
+		StringBuilder header = new StringBuilder("| measure |");
+		StringBuilder rule = new StringBuilder("|---|");
+		for (Contender contender : contenders) {
+			header.append(' ').append(contender.name()).append(" |");
+			rule.append("---:|");
+		}
+		for (Contender other : contenders.subList(1, contenders.size())) {
+			header.append(" registry / ").append(other.name()).append(" |");
+			rule.append("---:|");
+		}
+		System.out.println(header);
+		System.out.println(rule);
+	}
+
+	/**
+	 * Prints a row without ratios.
+	 */
+	private static void plain(String measure, List<Contender> contenders, Map<Contender, Figures> figures,
+			Function<Figures, String> value) {
+		StringBuilder line = new StringBuilder("| ").append(measure).append(" |");
+		for (Contender contender : contenders) {
+			line.append(' ').append(value.apply(figures.get(contender))).append(" |");
+		}
+		System.out.println(line.append(" |".repeat(contenders.size() - 1)));
 	}
 
 	private static void row(String measure, List<Contender> contenders, Map<Contender, Figures> figures,
@@ -256,40 +411,52 @@ public final class ComparisonBenchmark {
 		}
 	}
 
-	private static int intProperty(String name, int defaultValue, int least) {
-		String value = System.getProperty(name);
-		if (value == null || value.isBlank()) {
-			return defaultValue;
-		}
-		try {
-			int parsed = Integer.parseInt(value.trim());
-			if (parsed >= least) {
-				return parsed;
-			}
-		}
-		catch (NumberFormatException ex) {
-			// reported below
-		}
-		throw new IllegalArgumentException("-D" + name + "=" + value + " is not a whole number of at least " + least
-				+ "; leave it out for the default, " + defaultValue);
-	}
+	/**
+	 * The registry's fencing second rounds per kind of scenario: with the restart guard
+	 * on, a new key's counters start at the whole second on every node and need no second
+	 * round; contention (a failed attempt that counted on some nodes) does.
+	 */
+	private static final class FencingTally {
 
-	private static double doubleProperty(String name, double defaultValue, double least) {
-		String value = System.getProperty(name);
-		if (value == null || value.isBlank()) {
-			return defaultValue;
+		static final String NEW_KEYS = "new key each cycle (1 and 16 threads):";
+
+		static final String ONE_KEY = "one key, 8 and 2 threads in this JVM:";
+
+		static final String TWO_JVMS = "one key, 2 JVMs (this JVM's registry):";
+
+		private final RegistryContender registry;
+
+		private final Map<String, long[]> counts = new LinkedHashMap<>();
+
+		FencingTally(RegistryContender registry) {
+			this.registry = registry;
 		}
-		try {
-			double parsed = Double.parseDouble(value.trim());
-			if (parsed >= least) {
-				return parsed;
+
+		void count(Contender contender, String scenario, Run run) throws Exception {
+			if (contender != this.registry) {
+				run.run();
+				return;
 			}
+			long rounds = this.registry.fencingRounds();
+			long acquisitions = this.registry.acquisitions();
+			run.run();
+			long[] count = this.counts.computeIfAbsent(scenario, (name) -> new long[2]);
+			count[0] += this.registry.fencingRounds() - rounds;
+			count[1] += this.registry.acquisitions() - acquisitions;
 		}
-		catch (NumberFormatException ex) {
-			// reported below
+
+		void print() {
+			this.counts.forEach((scenario, count) -> System.out.printf(Locale.ROOT, "  %-44s %d of %d acquisitions%n",
+					scenario, count[0], count[1]));
 		}
-		throw new IllegalArgumentException("-D" + name + "=" + value + " is not a number of at least " + least
-				+ "; leave it out for the default, " + defaultValue);
+
+		@FunctionalInterface
+		interface Run {
+
+			void run() throws Exception;
+
+		}
+
 	}
 
 }

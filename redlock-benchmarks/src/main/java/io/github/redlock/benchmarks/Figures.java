@@ -15,6 +15,10 @@ final class Figures {
 
 	final Samples handoff = new Samples();
 
+	final Samples twoJvmHandoff = new Samples();
+
+	final TwoJvmContention twoJvmOneKey = new TwoJvmContention();
+
 	/**
 	 * Events over time.
 	 */
@@ -87,6 +91,75 @@ final class Figures {
 
 		long overlaps() {
 			return this.overlaps;
+		}
+
+	}
+
+	/**
+	 * Threads of two JVMs contending for one key.
+	 */
+	static final class TwoJvmContention {
+
+		final Rate acquisitions = new Rate();
+
+		final Rate[] perJvm = { new Rate(), new Rate() };
+
+		final Samples handoffs = new Samples();
+
+		private long[] perThread = new long[0];
+
+		private long sameJvm;
+
+		private long successions;
+
+		private long overlaps;
+
+		private long crossOverlaps;
+
+		void add(TwoJvmScenarios.Analysis run, long nanos) {
+			this.acquisitions.add(run.acquisitions(), nanos);
+			for (int i = 0; i < this.perJvm.length; i++) {
+				this.perJvm[i].add(run.perJvm()[i], nanos);
+			}
+			long[] threads = run.perThread();
+			if (this.perThread.length < threads.length) {
+				this.perThread = Arrays.copyOf(this.perThread, threads.length);
+			}
+			for (int i = 0; i < threads.length; i++) {
+				this.perThread[i] += threads[i];
+			}
+			this.handoffs.addAll(run.handoffs());
+			this.sameJvm += run.sameJvm();
+			this.successions += run.successions();
+			this.overlaps += run.overlaps();
+			this.crossOverlaps += run.crossOverlaps();
+		}
+
+		long[] perThread() {
+			return this.perThread.clone();
+		}
+
+		/**
+		 * Most acquisitions by one thread over the fewest, over the threads of both JVMs;
+		 * infinite when one had none.
+		 */
+		double fairness() {
+			long max = Arrays.stream(this.perThread).max().orElse(0);
+			long min = Arrays.stream(this.perThread).min().orElse(0);
+			return (min != 0) ? (double) max / min : Double.POSITIVE_INFINITY;
+		}
+
+		/** Share of holds taken in the JVM that held just before. */
+		double sameJvmShare() {
+			return (this.successions != 0) ? (double) this.sameJvm / this.successions : 0;
+		}
+
+		long overlaps() {
+			return this.overlaps;
+		}
+
+		long crossOverlaps() {
+			return this.crossOverlaps;
 		}
 
 	}

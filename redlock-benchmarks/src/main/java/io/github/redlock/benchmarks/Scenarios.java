@@ -24,8 +24,11 @@ final class Scenarios {
 
 	private final Duration hold;
 
-	Scenarios(Duration hold) {
+	private final long sectionNanos;
+
+	Scenarios(Duration hold, Duration section) {
 		this.hold = hold;
+		this.sectionNanos = section.toNanos();
 	}
 
 	/**
@@ -48,11 +51,12 @@ final class Scenarios {
 	}
 
 	/**
-	 * Threads that loop acquire, release on one key, as fast as they can. Records each
-	 * hold (acquire returned, release called, release returned) and derives the
-	 * acquisitions, each thread's share, the handoffs to another thread (the previous
-	 * holder's release returned to the next holder's acquire returned), how often the
-	 * releasing thread took the lock again, and overlapping holds (which must be none).
+	 * Threads that loop acquire, release on one key, as fast as they can, each hold
+	 * lasting the critical section ({@link #occupy}). Records each hold (acquire
+	 * returned, release called, release returned) and derives the acquisitions, each
+	 * thread's share, the handoffs to another thread (the previous holder's release
+	 * returned to the next holder's acquire returned), how often the releasing thread
+	 * took the lock again, and overlapping holds (which must be none).
 	 */
 	void oneKey(Contender contender, int threads, Duration duration, String key, Figures.Contention into)
 			throws Exception {
@@ -67,7 +71,7 @@ final class Scenarios {
 			while (System.nanoTime() - end < 0) {
 				Contender.Held held = contender.acquire(key);
 				long acquired = System.nanoTime();
-				long releasing = System.nanoTime();
+				long releasing = occupy(acquired, this.sectionNanos);
 				held.release();
 				long released = System.nanoTime();
 				if (acquired - end < 0) {
@@ -81,15 +85,33 @@ final class Scenarios {
 			all.addAll(holds.get(t));
 			perThread[t] = holds.get(t).size();
 		}
+		OneKey run = analyse(all);
+		into.add(all.size(), duration.toNanos(), perThread, run.handoffs(), run.self(), Math.max(0, all.size() - 1),
+				run.overlaps());
+	}
+
+	/**
+	 * Derives from the holds of one run on one key, each {@code {acquired, releasing,
+	 * released, thread}}, the handoffs to another thread, the successions by the same
+	 * thread, and the holds that began before an earlier hold of another thread started
+	 * to release (a thread's own holds follow each other, so any earlier release that
+	 * started later is another thread's).
+	 */
+	static OneKey analyse(List<long[]> holds) {
+		List<long[]> all = new ArrayList<>(holds);
 		all.sort(Comparator.comparingLong((long[] hold) -> hold[0]));
 		Samples handoffs = new Samples();
 		long self = 0;
 		long overlaps = 0;
+		long latestReleasing = all.isEmpty() ? 0 : all.get(0)[1];
 		for (int i = 1; i < all.size(); i++) {
 			long[] previous = all.get(i - 1);
 			long[] current = all.get(i);
-			if (current[0] - previous[1] < 0) {
-				overlaps++; // held before the previous holder started to release
+			if (current[0] - latestReleasing < 0) {
+				overlaps++;
+			}
+			if (current[1] - latestReleasing > 0) {
+				latestReleasing = current[1];
 			}
 			if (current[3] == previous[3]) {
 				self++;
@@ -98,7 +120,7 @@ final class Scenarios {
 				handoffs.add(current[0] - previous[2]);
 			}
 		}
-		into.add(all.size(), duration.toNanos(), perThread, handoffs, self, Math.max(0, all.size() - 1), overlaps);
+		return new OneKey(handoffs, self, overlaps);
 	}
 
 	/**
@@ -157,6 +179,22 @@ final class Scenarios {
 		into.addAll(samples);
 	}
 
+	/**
+	 * Stays in the critical section, busy, until {@code sectionNanos} have passed since
+	 * the acquisition: a lock whose holds last no time could be broken without any two
+	 * holds overlapping (a run of 8 threads each on its own key counted no overlap so).
+	 * @return when the section ended, as {@link System#nanoTime()}: the start of the
+	 * release
+	 */
+	static long occupy(long acquired, long sectionNanos) {
+		long now = System.nanoTime();
+		while (now - acquired < sectionNanos) {
+			Thread.onSpinWait();
+			now = System.nanoTime();
+		}
+		return now;
+	}
+
 	private static void await(BooleanSupplier condition) {
 		long deadline = System.nanoTime() + STUCK_NANOS;
 		while (!condition.getAsBoolean()) {
@@ -167,7 +205,7 @@ final class Scenarios {
 		}
 	}
 
-	private static void runThreads(int threads, Duration duration, Worker worker) throws Exception {
+	static void runThreads(int threads, Duration duration, Worker worker) throws Exception {
 		AtomicReference<Throwable> failure = new AtomicReference<>();
 		CountDownLatch finished = new CountDownLatch(threads);
 		List<Thread> started = new ArrayList<>();
@@ -197,8 +235,19 @@ final class Scenarios {
 		}
 	}
 
+	/**
+	 * What one run on one key in one JVM showed.
+	 *
+	 * @param handoffs the successions to another thread, in nanoseconds
+	 * @param self the successions by the thread that held before
+	 * @param overlaps holds that began before another thread's hold started to release
+	 */
+	record OneKey(Samples handoffs, long self, long overlaps) {
+
+	}
+
 	@FunctionalInterface
-	private interface Worker {
+	interface Worker {
 
 		void run(int index) throws Exception;
 

@@ -1,7 +1,8 @@
 /**
- * A side-by-side comparison, run in one JVM over the same local nodes: the registry, a
- * bare Lettuce quorum and Redisson.
- * {@link io.github.redlock.benchmarks.ComparisonBenchmark} is the entry point; it prints
+ * A side-by-side comparison over the same local nodes: the registry, a bare Lettuce
+ * quorum and Redisson, in one JVM and across two.
+ * {@link io.github.redlock.benchmarks.ComparisonBenchmark} is the entry point; it starts
+ * {@link io.github.redlock.benchmarks.SecondJvmMain} for the two-JVM scenarios, prints
  * figures and asserts nothing.
  */
 package io.github.redlock.benchmarks;
