@@ -406,6 +406,15 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		return Math.max(0, usableNodes() - this.fleet.quorum());
 	}
 
+	/**
+	 * Returns whether waiters are woken by release hints when another process releases
+	 * (see {@link Builder#releaseHints}).
+	 * @return whether release hints are on
+	 */
+	public boolean releaseHints() {
+		return this.hints != null;
+	}
+
 	NodeFleet fleet() {
 		return this.fleet;
 	}
