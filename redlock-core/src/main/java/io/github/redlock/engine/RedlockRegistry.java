@@ -79,7 +79,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			builder.clientOptions.accept(options);
 		} : builder.clientOptions;
 		this.fleet = new NodeFleet(addresses, settings, builder.clientResources, guard, builder.acceptEviction,
-				clientOptions);
+				clientOptions, builder.coalesceWrites);
 		addresses.stream()
 			.filter((address) -> address.tlsWarning() != null)
 			.forEach((address) -> logger.warn("Redlock node " + address + ": " + address.tlsWarning()
@@ -499,6 +499,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 		private LockObserver observer;
 
+		private boolean coalesceWrites = true;
+
 		private Builder() {
 		}
 
@@ -762,6 +764,15 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 */
 		public Builder observer(LockObserver observer) {
 			this.observer = observer;
+			return this;
+		}
+
+		/**
+		 * Sets whether concurrent commands to one node go out in one write (default on):
+		 * off only to measure what it saves.
+		 */
+		Builder coalesceWrites(boolean coalesceWrites) {
+			this.coalesceWrites = coalesceWrites;
 			return this;
 		}
 
