@@ -722,7 +722,9 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 		/**
 		 * Shares Lettuce client resources (event loops, timers) with other clients. The
-		 * registry does not shut them down. By default it creates its own.
+		 * registry does not shut them down: its node clients use a copy that shares them
+		 * and adds write coalescing to each node channel, after their own
+		 * {@code NettyCustomizer}. By default it creates its own.
 		 * @param clientResources the resources
 		 * @return this builder
 		 */
