@@ -241,9 +241,12 @@ class WriteCoalescingIntegrationTests {
 		long[] after = serverCounts();
 		Figures figures = new Figures(counter.writes.sum() - writesBefore, counter.flushes.sum() - flushesBefore,
 				after[0] - before[0], after[1] - before[1]);
+		String server = (String) fleet.node(0).call("INFO", "server");
+		int version = server.indexOf("redis_version:");
 		System.out.printf(
-				"%s, %d threads, 3 nodes: %d cycles; client: %.2f commands per write; servers: %.2f scripts per read%n",
-				label, THREADS, cycles.get(), figures.commandsPerWrite(), figures.scriptsPerRead());
+				"%s, %d threads, 3 nodes (%s): %d cycles; client: %.2f commands per write; servers: %.2f scripts per read%n",
+				label, THREADS, server.substring(version, server.indexOf('\r', version)), cycles.get(),
+				figures.commandsPerWrite(), figures.scriptsPerRead());
 		return figures;
 	}
 
