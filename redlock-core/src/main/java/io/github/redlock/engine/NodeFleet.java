@@ -42,6 +42,12 @@ final class NodeFleet {
 
 	private final boolean ownsResources;
 
+	/**
+	 * Whether {@link #resources} are a copy of the application's that adds
+	 * {@link WriteCoalescing}: shut down on close, which stops nothing shared.
+	 */
+	private final boolean copiesResources;
+
 	private final Duration connectTimeout;
 
 	private final long callBoundNanos;
@@ -60,13 +66,25 @@ final class NodeFleet {
 	 * @param acceptEviction whether a node whose memory policy may evict keys still
 	 * counts
 	 * @param clientOptions what to change on each node's client options
+	 * @param coalesceWrites whether concurrent commands to one node go out in one write
+	 * ({@link WriteCoalescing})
 	 */
 	NodeFleet(List<NodeAddress> addresses, RedlockSettings settings, ClientResources resources, RestartGuard guard,
-			boolean acceptEviction, Consumer<ClientOptions.Builder> clientOptions) {
+			boolean acceptEviction, Consumer<ClientOptions.Builder> clientOptions, boolean coalesceWrites) {
 		this.ownsResources = resources == null;
-		this.resources = this.ownsResources ? DefaultClientResources.builder()
-			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
-			.build() : resources;
+		this.copiesResources = !this.ownsResources && coalesceWrites;
+		if (this.ownsResources) {
+			DefaultClientResources.Builder builder = DefaultClientResources.builder()
+				.reconnectDelay(
+						Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS));
+			if (coalesceWrites) {
+				builder.nettyCustomizer(WriteCoalescing.create());
+			}
+			this.resources = builder.build();
+		}
+		else {
+			this.resources = coalesceWrites ? WriteCoalescing.sharing(resources) : resources;
+		}
 		List<NodeClient> clients = new ArrayList<>(addresses.size());
 		ServerIdentities identities = new ServerIdentities();
 		for (NodeAddress address : addresses) {
@@ -128,6 +146,13 @@ final class NodeFleet {
 
 	List<NodeClient> nodes() {
 		return this.nodes;
+	}
+
+	/**
+	 * Returns the Lettuce resources the node clients use.
+	 */
+	ClientResources resources() {
+		return this.resources;
 	}
 
 	NodeClient node(int index) {
@@ -325,7 +350,7 @@ final class NodeFleet {
 		try {
 			CompletableFuture.allOf(closing)
 				.get(this.callBoundNanos + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS);
-			if (this.ownsResources) {
+			if (this.ownsResources || this.copiesResources) {
 				this.resources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
 			}
 		}

@@ -16,7 +16,8 @@
  * <li>{@code NodeClient}: one node's connection and script calls, which never fail but
  * answer a {@code NodeReply}; {@code NodeTrust}: whether that node counts toward a quorum
  * now (the restart guard); {@code NodeErrors}: what a failed call means; {@code Script}:
- * the Lua scripts.</li>
+ * the Lua scripts; {@code WriteCoalescing}: concurrent commands to one node go out in one
+ * write.</li>
  * <li>{@code EngineContext}: what acquisitions and leases work with, built once per
  * registry: settings, fleet, {@code KeyLayout} (the keys on the nodes), clock and
  * {@code Validity}, the one scheduler thread, {@code LockValues}, {@code RegistryEvents}
