@@ -202,10 +202,18 @@ class RedlockRegistryIntegrationTests {
 		Lease stale = first.acquire("handover", Duration.ofMillis(800), Duration.ZERO);
 		RedlockRegistry second = registry();
 		try (Lease current = second.acquire("handover", Duration.ofSeconds(10), Duration.ofSeconds(5))) {
-			await().atMost(Duration.ofSeconds(5)).until(() -> !lockValues("handover").contains(null));
+			// a quorum at least: a waiter now tries as the holder's time runs out, and a
+			// node whose copy outlived the others' by a millisecond answered "held" and
+			// never gets the new value (the fresh-clone CI run found one such node)
+			// (until it expires there: then only the new owner's value is left)
+			await().atMost(Duration.ofSeconds(5)).until(() -> {
+				List<Object> values = lockValues("handover");
+				return values.stream().filter((value) -> value != null).count() >= 3
+						&& values.stream().filter((value) -> value != null).distinct().count() == 1;
+			});
 			List<Object> before = lockValues("handover");
 			stale.release();
-			assertThat(lockValues("handover")).isEqualTo(before).doesNotContainNull();
+			assertThat(lockValues("handover")).isEqualTo(before);
 			assertThat(current.isHeld()).isTrue();
 			assertThat(first.tryAcquire("handover", Duration.ofSeconds(10))).isEmpty();
 		}
