@@ -180,6 +180,25 @@ final class LeaseWatchdog {
 	}
 
 	/**
+	 * Makes the expiry check run when the lease's validity, just lowered (an end was
+	 * set), runs out, rather than at the check scheduled for the longer validity: the end
+	 * of a lease wakes the key's waiters in this registry, who would otherwise wait up to
+	 * a maximum TTL longer (RedlockShedLockAutoConfigurationIntegrationTests waited 30 s
+	 * behind a released ShedLock lock whose lockAtLeastFor had long passed).
+	 */
+	void checkExpirySooner() {
+		ScheduledFuture<?> task = this.expiryCheck;
+		long due = this.lease.validUntil() - this.engine.clock().nanoTime() + 1_000_000;
+		if (task != null && task.getDelay(TimeUnit.NANOSECONDS) <= due) {
+			return;
+		}
+		if (task != null) {
+			task.cancel(false);
+		}
+		scheduleExpiryCheck();
+	}
+
+	/**
 	 * Declares the lease lost if its validity has run out, saying why; else checks again
 	 * when it runs out.
 	 */

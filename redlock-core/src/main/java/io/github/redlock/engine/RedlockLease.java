@@ -359,6 +359,7 @@ final class RedlockLease implements Lease {
 		long lowered = this.engine.validity().validUntil(start, ttlNanos);
 		if (lowered < this.validUntil) {
 			this.validUntil = lowered; // the nodes may apply it before the client hears
+			this.watchdog.checkExpirySooner();
 		}
 		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
 		QuorumCall call = this.fleet.quorumCall((reply) -> reply == 1,

@@ -223,6 +223,19 @@ class WaitingIntegrationTests {
 	}
 
 	@Test
+	void aLeaseReleasedWithAMinimumHoldWakesTheLineWhenThatHoldEnds() throws Exception {
+		// failed before the fix: the lease's expiry check stayed scheduled for its 10s
+		// validity, so the waiter got the lock only then (found by ShedLock's test, whose
+		// unlock is a releaseAfter)
+		RedlockRegistry registry = registry(false);
+		Lease held = registry.acquire("line-linger", TTL, Duration.ZERO);
+		CompletableFuture<Lease> waiter = registry.acquireAsync("line-linger", TTL, WAIT);
+		awaitWaiters(registry, 1);
+		held.releaseAfter(Duration.ofMillis(300));
+		waiter.get(5, TimeUnit.SECONDS).release();
+	}
+
+	@Test
 	void aTryAcquireNeverWaitsInLine() throws Exception {
 		RedlockRegistry registry = registry(false);
 		Lease held = registry.acquire("line-try", TTL, Duration.ZERO);
