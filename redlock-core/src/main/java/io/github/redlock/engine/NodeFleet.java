@@ -72,7 +72,7 @@ final class NodeFleet {
 	NodeFleet(List<NodeAddress> addresses, RedlockSettings settings, ClientResources resources, RestartGuard guard,
 			boolean acceptEviction, Consumer<ClientOptions.Builder> clientOptions, boolean coalesceWrites) {
 		this.ownsResources = resources == null;
-		this.copiesResources = !this.ownsResources && coalesceWrites;
+
 		if (this.ownsResources) {
 			DefaultClientResources.Builder builder = DefaultClientResources.builder()
 				.reconnectDelay(
@@ -83,8 +83,9 @@ final class NodeFleet {
 			this.resources = builder.build();
 		}
 		else {
-			this.resources = coalesceWrites ? WriteCoalescing.sharing(resources) : resources;
+			this.resources = coalesceWrites ? sharedWithCoalescing(resources) : resources;
 		}
+		this.copiesResources = !this.ownsResources && this.resources != resources;
 		List<NodeClient> clients = new ArrayList<>(addresses.size());
 		ServerIdentities identities = new ServerIdentities();
 		for (NodeAddress address : addresses) {
@@ -96,6 +97,22 @@ final class NodeFleet {
 		this.availability = new FleetAvailability(this.nodes, this.quorum);
 		this.connectTimeout = settings.connectTimeout();
 		this.callBoundNanos = 3 * settings.nodeTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
+	}
+
+	/**
+	 * Returns a copy of the application's resources that adds write coalescing, or the
+	 * resources themselves if they cannot be copied (a {@code ClientResources} of its own
+	 * whose {@code mutate()} fails): locking works the same, one write per command.
+	 */
+	private static ClientResources sharedWithCoalescing(ClientResources resources) {
+		try {
+			return WriteCoalescing.sharing(resources);
+		}
+		catch (RuntimeException ex) {
+			logger.info("Redlock nodes get no write coalescing: the given ClientResources could not be copied (" + ex
+					+ "); each command goes out in a write of its own");
+			return resources;
+		}
 	}
 
 	private void changed() {

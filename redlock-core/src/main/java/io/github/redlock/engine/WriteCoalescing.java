@@ -1,5 +1,6 @@
 package io.github.redlock.engine;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.lettuce.core.event.DefaultEventPublisherOptions;
@@ -8,8 +9,9 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.NettyCustomizer;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.flush.FlushConsolidationHandler;
+import io.netty.channel.ChannelPromise;
 
 /**
  * Makes the commands that concurrent callers send to one node go out in one write: one
@@ -17,23 +19,27 @@ import io.netty.handler.flush.FlushConsolidationHandler;
  * <p>
  * Lettuce writes and flushes every command on its own: from a caller's thread it hands
  * the channel's event loop one task per command, and each task writes the command and
- * flushes it. A Netty {@link FlushConsolidationHandler}, put into each node channel's
- * pipeline in front of Lettuce's {@link CommandHandler}, holds those flushes back:
+ * flushes it. A {@link FlushHolder}, put into each node channel's pipeline in front of
+ * Lettuce's {@link CommandHandler}, holds those flushes back and sends what they held in
+ * one flush:
  * <ul>
- * <li>outside a read, the first flush schedules one flush task on the event loop, behind
- * the write tasks already queued there, and later flushes join it. It runs as soon as the
- * event loop gets to it, never on a timer, so a lone command waits for nothing but that
- * task;</li>
- * <li>during a read (commands sent from a reply callback on the I/O thread: a NOSCRIPT
- * reload, a release chained on an acquisition's reply), the flush happens when the read
- * completes, which Netty always signals;</li>
- * <li>after 256 held flushes, and before the channel closes or disconnects, it flushes at
- * once, so nothing that was written is left unsent.</li>
+ * <li>when the event loop next runs its tasks: the first held flush queues one flush task
+ * behind the write tasks already queued there, which later flushes join. It never waits
+ * for a timer, so a lone command waits for nothing but that task;</li>
+ * <li>at the end of a read, for commands sent from a reply callback on the I/O thread (a
+ * NOSCRIPT reload, a release chained on an acquisition's reply): earlier than the task,
+ * which then finds nothing left;</li>
+ * <li>at once after 256 held flushes, and before the channel closes or disconnects.</li>
  * </ul>
- * Each channel, the first and every one a reconnect makes, gets a handler of its own from
+ * The flush task is queued for every held flush, so nothing written waits for an event
+ * that might not come (such as the end of a read). This is what Netty's
+ * {@code FlushConsolidationHandler} does, with that one difference and without a future
+ * per flush.
+ * <p>
+ * Each channel, the first and every one a reconnect makes, gets a holder of its own from
  * the {@link NettyCustomizer} of the resources the node clients use. When the registry is
  * given the application's resources, it uses a {@linkplain #sharing copy} that shares
- * their event loops, timer and executors and differs only in adding this handler.
+ * their event loops, timer and executors and differs only in adding the holder.
  *
  * @author redlock contributors
  */
@@ -103,7 +109,7 @@ final class WriteCoalescing implements NettyCustomizer {
 		if (commands != null && channel.pipeline().get(HANDLER_NAME) == null) {
 			// in front of the command handler: it sees the reads the replies come in,
 			// and the flushes of every command, before they are encoded
-			channel.pipeline().addBefore(commands.name(), HANDLER_NAME, new FlushConsolidationHandler(256, true));
+			channel.pipeline().addBefore(commands.name(), HANDLER_NAME, new FlushHolder());
 			this.channels.increment();
 		}
 	}
@@ -113,6 +119,104 @@ final class WriteCoalescing implements NettyCustomizer {
 	 */
 	long channels() {
 		return this.channels.sum();
+	}
+
+	/**
+	 * Holds a node channel's flushes and sends what they held in one flush, as the class
+	 * documentation says. Every method runs on the channel's event loop.
+	 */
+	static final class FlushHolder extends ChannelDuplexHandler {
+
+		/** Held flushes after which the holder flushes at once, bounding held memory. */
+		static final int MOST_HELD = 256;
+
+		private final Runnable flushTask = this::flushHeld;
+
+		private ChannelHandlerContext context;
+
+		private int held;
+
+		private boolean queued;
+
+		@Override
+		public void handlerAdded(ChannelHandlerContext ctx) {
+			this.context = ctx;
+		}
+
+		@Override
+		public void flush(ChannelHandlerContext ctx) {
+			if (++this.held >= MOST_HELD) {
+				flushNow(ctx);
+				return;
+			}
+			if (!this.queued) {
+				try {
+					// behind the write tasks queued already: they join this flush
+					ctx.executor().execute(this.flushTask);
+					this.queued = true;
+				}
+				catch (RejectedExecutionException ex) {
+					flushNow(ctx); // the event loop is shutting down
+				}
+			}
+		}
+
+		private void flushHeld() {
+			this.queued = false;
+			if (this.held > 0) {
+				flushNow(this.context);
+			}
+		}
+
+		private void flushNow(ChannelHandlerContext ctx) {
+			this.held = 0;
+			ctx.flush();
+		}
+
+		private void flushIfHeld(ChannelHandlerContext ctx) {
+			if (this.held > 0) {
+				flushNow(ctx);
+			}
+		}
+
+		@Override
+		public void channelReadComplete(ChannelHandlerContext ctx) {
+			// what reply callbacks sent during the read goes out now, before the task
+			flushIfHeld(ctx);
+			ctx.fireChannelReadComplete();
+		}
+
+		@Override
+		public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+			if (!ctx.channel().isWritable()) {
+				flushIfHeld(ctx);
+			}
+			ctx.fireChannelWritabilityChanged();
+		}
+
+		@Override
+		public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+			flushIfHeld(ctx);
+			ctx.fireExceptionCaught(cause);
+		}
+
+		@Override
+		public void disconnect(ChannelHandlerContext ctx, ChannelPromise promise) {
+			flushIfHeld(ctx);
+			ctx.disconnect(promise);
+		}
+
+		@Override
+		public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+			flushIfHeld(ctx);
+			ctx.close(promise);
+		}
+
+		@Override
+		public void handlerRemoved(ChannelHandlerContext ctx) {
+			flushIfHeld(ctx);
+		}
+
 	}
 
 }

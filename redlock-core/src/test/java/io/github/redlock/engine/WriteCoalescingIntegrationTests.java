@@ -1,5 +1,7 @@
 package io.github.redlock.engine;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -205,6 +207,32 @@ class WriteCoalescingIntegrationTests {
 		finally {
 			client.shutdown(0, 2, TimeUnit.SECONDS);
 		}
+	}
+
+	@Test
+	void resourcesThatCannotBeCopiedAreUsedAsTheyAre() throws Exception {
+		ClientResources uncopyable = (ClientResources) Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { ClientResources.class }, (proxy, method, args) -> {
+					if (method.getName().equals("mutate")) {
+						throw new UnsupportedOperationException("no copies");
+					}
+					try {
+						return method.invoke(application, args);
+					}
+					catch (InvocationTargetException ex) {
+						throw ex.getCause();
+					}
+				});
+		try (RedlockRegistry registry = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.restartGuard(false)
+			.clientResources(uncopyable)
+			.build()
+			.start()) {
+			assertThat(registry.fleet().resources()).isSameAs(uncopyable);
+			registry.acquire("uncopyable", Duration.ofSeconds(2), Duration.ZERO).release();
+		}
+		assertThat(application.eventExecutorGroup().isShuttingDown()).isFalse();
 	}
 
 	/**
