@@ -361,7 +361,7 @@ final class Acquisition {
 	private long nextDelay(QuorumCall call) {
 		int held = call.countAnswered((reply) -> reply < 0);
 		if (call.agreedCount() > 0 && held > 0 && held < this.fleet.quorum()) {
-			long bound = Math.min(this.engine.waiting().retryDelay(-1),
+			long bound = Math.min(this.engine.waiting().retryDelayNanos(),
 					TimeUnit.MILLISECONDS.toNanos(1) << Math.min(this.splits++, 10));
 			return ThreadLocalRandom.current().nextLong(bound + 1);
 		}

@@ -293,10 +293,11 @@ final class NodeFleet {
 	}
 
 	/**
-	 * Deletes the lock on every node where its value starts with {@code secret}. On each
-	 * node the release is sent only once that node has answered the acquisition, so that
-	 * it can never overtake the acquire script (as it could while a NOSCRIPT reply made
-	 * the script be sent again).
+	 * Deletes the lock on every node where its value starts with {@code secret}, with
+	 * {@link Script#RELEASE}, which publishes a release hint. On each node the release is
+	 * sent only once that node has answered the acquisition, so that it can never
+	 * overtake the acquire script (as it could while a NOSCRIPT reply made the script be
+	 * sent again).
 	 * <p>
 	 * A node that answered the acquisition "held by another owner" gets no release: its
 	 * script found another value under the key in the same atomic step as the
@@ -308,37 +309,30 @@ final class NodeFleet {
 	 * @param lockKey the lock's key on the nodes
 	 * @param secret the lock value's secret part ({@link LockValues#secret})
 	 * @param acquisition the acquisition that wrote the value
-	 */
-	CompletableFuture<Void> releaseEverywhere(String lockKey, String secret, QuorumCall acquisition) {
-		return releaseEverywhere(lockKey, secret, acquisition, null);
-	}
-
-	/**
-	 * Deletes a failed attempt's value as
-	 * {@link #releaseEverywhere(String, String, QuorumCall)} does, but with
-	 * {@link Script#WITHDRAW}, which publishes no release hint.
-	 */
-	CompletableFuture<Void> withdrawEverywhere(String lockKey, String secret, QuorumCall acquisition) {
-		return deleteEverywhere(Script.WITHDRAW, lockKey, secret, acquisition, null);
-	}
-
-	/**
-	 * Deletes the lock as {@link #releaseEverywhere(String, String, QuorumCall)} does,
-	 * and runs {@code afterQuorum} once a quorum of nodes answered the release, timed out
-	 * or was never sent it (every node does one of these, within the node timeout): then
-	 * a quorum is free of the lock, whatever order the commands took on the nodes (a
-	 * script reloaded after a NOSCRIPT reply goes out after commands sent later).
+	 * @param afterQuorum run once a quorum of nodes answered the release, timed out or
+	 * was never sent it (every node does one of these, within the node timeout): then a
+	 * quorum is free of the lock, whatever order the commands took on the nodes (a script
+	 * reloaded after a NOSCRIPT reply goes out after commands sent later); or
+	 * {@code null}
 	 */
 	CompletableFuture<Void> releaseEverywhere(String lockKey, String secret, QuorumCall acquisition,
 			Runnable afterQuorum) {
 		return deleteEverywhere(Script.RELEASE, lockKey, secret, acquisition, afterQuorum);
 	}
 
+	/**
+	 * Deletes a failed attempt's value as {@link #releaseEverywhere} does, but with
+	 * {@link Script#WITHDRAW}, which publishes no release hint.
+	 */
+	CompletableFuture<Void> withdrawEverywhere(String lockKey, String secret, QuorumCall acquisition) {
+		return deleteEverywhere(Script.WITHDRAW, lockKey, secret, acquisition, null);
+	}
+
 	private CompletableFuture<Void> deleteEverywhere(Script script, String lockKey, String secret,
 			QuorumCall acquisition, Runnable afterQuorum) {
 		String[] keys = { lockKey };
 		CompletableFuture<?>[] releases = new CompletableFuture<?>[this.nodes.size()];
-		AtomicInteger answered = (afterQuorum != null) ? new AtomicInteger() : null;
+		Runnable answered = (afterQuorum != null) ? countdown(afterQuorum) : null;
 		for (int i = 0; i < releases.length; i++) {
 			NodeClient node = this.nodes.get(i);
 			int index = i;
@@ -346,14 +340,23 @@ final class NodeFleet {
 				.thenCompose((ignored) -> acquisition.answeredHeld(index) ? CompletableFuture.completedFuture(null)
 						: node.eval(script, keys, secret));
 			if (answered != null) {
-				releases[i].thenRun(() -> {
-					if (answered.incrementAndGet() == this.quorum) {
-						afterQuorum.run();
-					}
-				});
+				releases[i].thenRun(answered);
 			}
 		}
 		return CompletableFuture.allOf(releases);
+	}
+
+	/**
+	 * Returns one task, shared by every node's release, that runs {@code action} when it
+	 * has run a quorum of times.
+	 */
+	private Runnable countdown(Runnable action) {
+		AtomicInteger answered = new AtomicInteger();
+		return () -> {
+			if (answered.incrementAndGet() == this.quorum) {
+				action.run();
+			}
+		};
 	}
 
 	/**

@@ -606,12 +606,10 @@ final class RedlockLease implements Lease {
 		if (previous == HELD && this.observation != null) {
 			endObservation(null);
 		}
-		if (previous != HELD) {
-			return this.fleet.releaseEverywhere(this.keys[0], this.secret, this.acquisition);
-		}
-		// the next waiter of this registry tries once a quorum is free of the lock
+		// the next waiter of this registry tries once a quorum is free of the lock; a
+		// lost lease told the line when it was lost
 		return this.fleet.releaseEverywhere(this.keys[0], this.secret, this.acquisition,
-				() -> this.engine.waiting().holderGone(this.key));
+				(previous == HELD) ? () -> this.engine.waiting().holderGone(this.key) : null);
 	}
 
 	@Override

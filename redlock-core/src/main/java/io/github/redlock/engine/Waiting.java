@@ -7,6 +7,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * Decides when an acquisition tries the quorum. Nothing else in the engine decides it, so
@@ -58,6 +59,9 @@ final class Waiting {
 
 	private final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
 
+	/** Made once: a {@code Line::new} at each call would allocate, since it captures. */
+	private final Function<String, Line> newLine = Line::new;
+
 	private volatile ReleaseHints hints;
 
 	Waiting(RedlockSettings settings, ScheduledExecutorService scheduler) {
@@ -71,6 +75,13 @@ final class Waiting {
 	 */
 	void useHints(ReleaseHints hints) {
 		this.hints = hints;
+	}
+
+	/**
+	 * Returns the retry delay, without jitter.
+	 */
+	long retryDelayNanos() {
+		return this.retryDelayNanos;
 	}
 
 	/**
@@ -102,7 +113,7 @@ final class Waiting {
 	 */
 	Waiter enter(String key, Runnable attempt, Runnable timedOut, long deadline) {
 		while (true) {
-			Line line = this.lines.computeIfAbsent(key, Line::new);
+			Line line = this.lines.computeIfAbsent(key, this.newLine);
 			Waiter waiter = new Waiter(line, attempt, timedOut, deadline);
 			synchronized (line) {
 				if (line.retired) {
@@ -133,7 +144,7 @@ final class Waiting {
 	 */
 	void holding(String key) {
 		while (true) {
-			Line line = this.lines.computeIfAbsent(key, Line::new);
+			Line line = this.lines.computeIfAbsent(key, this.newLine);
 			synchronized (line) {
 				if (!line.retired) {
 					line.holders++;
@@ -183,16 +194,6 @@ final class Waiting {
 		}
 		if (head != null) {
 			head.wake();
-		}
-	}
-
-	/**
-	 * Wakes every head that waits for a holder in another process: its release may have
-	 * been published before release hints were subscribed to.
-	 */
-	void hintAll() {
-		for (String key : this.lines.keySet()) {
-			hint(key);
 		}
 	}
 
