@@ -83,13 +83,18 @@ record Script(String name, String text, String sha) {
 	// node. A secret shorter than 16 characters never matches, so that no caller can
 	// match every value with an empty one.
 
+	// The ownership check those scripts begin with: returns 0 unless KEYS[1] holds a
+	// value that starts with the secret ARGV[1].
+	private static final String OURS = """
+			local v = redis.call('get', KEYS[1])
+			if not v or #ARGV[1] < 16 or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+			""";
+
 	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock secret, ARGV[2] token,
 	// ARGV[3] counter retention ms.
 	// Raises the counter to the token while the lock is ours. Returns 1, or 0 when the
 	// lock is not ours.
-	static final Script RAISE_FENCE = of("raise-fence", """
-			local v = redis.call('get', KEYS[1])
-			if not v or #ARGV[1] < 16 or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+	static final Script RAISE_FENCE = of("raise-fence", OURS + """
 			local current = redis.call('get', KEYS[2])
 			if (not current) or tonumber(current) < tonumber(ARGV[2]) then
 			  redis.call('set', KEYS[2], ARGV[2])
@@ -128,14 +133,10 @@ record Script(String name, String text, String sha) {
 	// The publish is a pcall, so that a node that forbids PUBLISH (an ACL without the
 	// channel, a managed service) still releases; its waiters poll. Returns 1 if deleted,
 	// else 0.
-	static final Script RELEASE = of("release", """
-			local v = redis.call('get', KEYS[1])
-			if v and #ARGV[1] >= 16 and string.sub(v, 1, #ARGV[1]) == ARGV[1] then
-			  redis.call('del', KEYS[1])
-			  redis.pcall('publish', KEYS[1], '')
-			  return 1
-			end
-			return 0
+	static final Script RELEASE = of("release", OURS + """
+			redis.call('del', KEYS[1])
+			redis.pcall('publish', KEYS[1], '')
+			return 1
 			""");
 
 	// KEYS[1] lock key; ARGV[1] lock secret.
@@ -145,24 +146,16 @@ record Script(String name, String text, String sha) {
 	// down, and withdraw again: a loop of thousands of attempts a second, as
 	// RedlockRegistryIntegrationTests saw with three of five nodes down. Returns 1 if
 	// deleted, else 0.
-	static final Script WITHDRAW = of("withdraw", """
-			local v = redis.call('get', KEYS[1])
-			if v and #ARGV[1] >= 16 and string.sub(v, 1, #ARGV[1]) == ARGV[1] then
-			  return redis.call('del', KEYS[1])
-			end
-			return 0
+	static final Script WITHDRAW = of("withdraw", OURS + """
+			return redis.call('del', KEYS[1])
 			""");
 
 	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock secret, ARGV[2] ttl ms,
 	// ARGV[3] counter retention ms.
 	// Sets the key's ttl if it holds the secret. Returns 1 if extended, else 0.
-	static final Script EXTEND = of("extend", """
-			local v = redis.call('get', KEYS[1])
-			if v and #ARGV[1] >= 16 and string.sub(v, 1, #ARGV[1]) == ARGV[1] then
-			  redis.call('pexpire', KEYS[2], ARGV[3])
-			  return redis.call('pexpire', KEYS[1], ARGV[2])
-			end
-			return 0
+	static final Script EXTEND = of("extend", OURS + """
+			redis.call('pexpire', KEYS[2], ARGV[3])
+			return redis.call('pexpire', KEYS[1], ARGV[2])
 			""");
 
 }
