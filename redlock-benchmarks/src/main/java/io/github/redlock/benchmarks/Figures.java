@@ -48,7 +48,7 @@ final class Figures {
 
 		final Samples handoffs = new Samples();
 
-		private long[] perThread = new long[0];
+		private final PerThread perThread = new PerThread();
 
 		private long self;
 
@@ -59,12 +59,7 @@ final class Figures {
 		void add(long acquisitions, long nanos, long[] perThread, Samples handoffs, long self, long successions,
 				long overlaps) {
 			this.acquisitions.add(acquisitions, nanos);
-			if (this.perThread.length < perThread.length) {
-				this.perThread = Arrays.copyOf(this.perThread, perThread.length);
-			}
-			for (int i = 0; i < perThread.length; i++) {
-				this.perThread[i] += perThread[i];
-			}
+			this.perThread.add(perThread);
 			this.handoffs.addAll(handoffs);
 			this.self += self;
 			this.successions += successions;
@@ -72,16 +67,14 @@ final class Figures {
 		}
 
 		long[] perThread() {
-			return this.perThread.clone();
+			return this.perThread.counts();
 		}
 
 		/**
 		 * Most acquisitions by one thread over the fewest; infinite when one had none.
 		 */
 		double fairness() {
-			long max = Arrays.stream(this.perThread).max().orElse(0);
-			long min = Arrays.stream(this.perThread).min().orElse(0);
-			return (min != 0) ? (double) max / min : Double.POSITIVE_INFINITY;
+			return this.perThread.fairness();
 		}
 
 		/** Share of holds taken by the thread that held just before. */
@@ -106,7 +99,7 @@ final class Figures {
 
 		final Samples handoffs = new Samples();
 
-		private long[] perThread = new long[0];
+		private final PerThread perThread = new PerThread();
 
 		private long sameJvm;
 
@@ -121,13 +114,7 @@ final class Figures {
 			for (int i = 0; i < this.perJvm.length; i++) {
 				this.perJvm[i].add(run.perJvm()[i], nanos);
 			}
-			long[] threads = run.perThread();
-			if (this.perThread.length < threads.length) {
-				this.perThread = Arrays.copyOf(this.perThread, threads.length);
-			}
-			for (int i = 0; i < threads.length; i++) {
-				this.perThread[i] += threads[i];
-			}
+			this.perThread.add(run.perThread());
 			this.handoffs.addAll(run.handoffs());
 			this.sameJvm += run.sameJvm();
 			this.successions += run.successions();
@@ -136,7 +123,7 @@ final class Figures {
 		}
 
 		long[] perThread() {
-			return this.perThread.clone();
+			return this.perThread.counts();
 		}
 
 		/**
@@ -144,9 +131,7 @@ final class Figures {
 		 * infinite when one had none.
 		 */
 		double fairness() {
-			long max = Arrays.stream(this.perThread).max().orElse(0);
-			long min = Arrays.stream(this.perThread).min().orElse(0);
-			return (min != 0) ? (double) max / min : Double.POSITIVE_INFINITY;
+			return this.perThread.fairness();
 		}
 
 		/** Share of holds taken in the JVM that held just before. */
@@ -160,6 +145,37 @@ final class Figures {
 
 		long crossOverlaps() {
 			return this.crossOverlaps;
+		}
+
+	}
+
+	/**
+	 * Acquisitions per thread, summed over the repetitions by thread number.
+	 */
+	static final class PerThread {
+
+		private long[] counts = new long[0];
+
+		void add(long[] perThread) {
+			if (this.counts.length < perThread.length) {
+				this.counts = Arrays.copyOf(this.counts, perThread.length);
+			}
+			for (int i = 0; i < perThread.length; i++) {
+				this.counts[i] += perThread[i];
+			}
+		}
+
+		long[] counts() {
+			return this.counts.clone();
+		}
+
+		/**
+		 * Most acquisitions by one thread over the fewest; infinite when one had none.
+		 */
+		double fairness() {
+			long max = Arrays.stream(this.counts).max().orElse(0);
+			long min = Arrays.stream(this.counts).min().orElse(0);
+			return (min != 0) ? (double) max / min : Double.POSITIVE_INFINITY;
 		}
 
 	}
