@@ -38,6 +38,8 @@ final class EngineContext {
 
 	private final Waiting waiting;
 
+	private final ExpiryChecks expiryChecks;
+
 	private final ExecutorService callbacks;
 
 	private final LockValues values = new LockValues();
@@ -67,6 +69,7 @@ final class EngineContext {
 		});
 		this.scheduler.setRemoveOnCancelPolicy(true);
 		this.waiting = new Waiting(settings, this.scheduler);
+		this.expiryChecks = new ExpiryChecks(clock, this.scheduler);
 		this.callbacks = callbackThreads();
 		this.retentionMillis = String.valueOf(settings.fencingRetention().toMillis());
 		this.minimumTtlNanos = 3 * settings.nodeTimeout().toNanos();
@@ -119,6 +122,13 @@ final class EngineContext {
 	 */
 	ScheduledThreadPoolExecutor scheduler() {
 		return this.scheduler;
+	}
+
+	/**
+	 * Returns the one timer that checks whether leases ran out.
+	 */
+	ExpiryChecks expiryChecks() {
+		return this.expiryChecks;
 	}
 
 	/**

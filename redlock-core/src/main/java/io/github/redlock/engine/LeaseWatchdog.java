@@ -43,8 +43,6 @@ final class LeaseWatchdog {
 
 	private volatile ScheduledFuture<?> renewal;
 
-	private volatile ScheduledFuture<?> expiryCheck;
-
 	LeaseWatchdog(EngineContext engine, RedlockLease lease) {
 		this.engine = engine;
 		this.lease = lease;
@@ -166,36 +164,30 @@ final class LeaseWatchdog {
 	}
 
 	/**
-	 * Checks just after the lease's validity ends whether it is still held.
+	 * Checks just after the lease's validity ends whether it is still held, on the
+	 * registry's one expiry timer.
 	 */
-	void scheduleExpiryCheck() {
-		long delay = this.lease.validUntil() - this.engine.clock().nanoTime();
-		try {
-			this.expiryCheck = this.engine.scheduler()
-				.schedule(this::checkExpiry, Math.max(0, delay) + 1_000_000, TimeUnit.NANOSECONDS);
-		}
-		catch (RejectedExecutionException ex) {
-			// the registry is closing and releases every lease
-		}
+	void watchExpiry() {
+		this.engine.expiryChecks().watch(this);
+	}
+
+	/**
+	 * Returns when the expiry check is due, on the registry's clock: just after the
+	 * lease's validity ends.
+	 */
+	long expiryDue() {
+		return this.lease.validUntil() + 1_000_000;
 	}
 
 	/**
 	 * Makes the expiry check run when the lease's validity, just lowered (an end was
-	 * set), runs out, rather than at the check scheduled for the longer validity: the end
-	 * of a lease wakes the key's waiters in this registry, who would otherwise wait up to
-	 * a maximum TTL longer (RedlockShedLockAutoConfigurationIntegrationTests waited 30 s
-	 * behind a released ShedLock lock whose lockAtLeastFor had long passed).
+	 * set), runs out, rather than when the longer validity would have: the end of a lease
+	 * wakes the key's waiters in this registry, who would otherwise wait up to a maximum
+	 * TTL longer (RedlockShedLockAutoConfigurationIntegrationTests waited 30 s behind a
+	 * released ShedLock lock whose lockAtLeastFor had long passed).
 	 */
 	void checkExpirySooner() {
-		ScheduledFuture<?> task = this.expiryCheck;
-		long due = this.lease.validUntil() - this.engine.clock().nanoTime() + 1_000_000;
-		if (task != null && task.getDelay(TimeUnit.NANOSECONDS) <= due) {
-			return;
-		}
-		if (task != null) {
-			task.cancel(false);
-		}
-		scheduleExpiryCheck();
+		this.engine.expiryChecks().checkBy(expiryDue());
 	}
 
 	/**
@@ -204,11 +196,12 @@ final class LeaseWatchdog {
 	 */
 	void checkExpiry() {
 		if (!this.lease.isWatched()) {
+			this.engine.expiryChecks().forget(this);
 			return;
 		}
 		long now = this.engine.clock().nanoTime();
 		if (now < this.lease.validUntil()) {
-			scheduleExpiryCheck();
+			checkExpirySooner(); // extended meanwhile: the timer checks again then
 			return;
 		}
 		if (this.lease.endApplied()) {
@@ -247,10 +240,7 @@ final class LeaseWatchdog {
 		if (task != null) {
 			task.cancel(false);
 		}
-		task = this.expiryCheck;
-		if (task != null) {
-			task.cancel(false);
-		}
+		this.engine.expiryChecks().forget(this);
 	}
 
 }

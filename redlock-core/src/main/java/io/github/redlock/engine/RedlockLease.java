@@ -122,7 +122,7 @@ final class RedlockLease implements Lease {
 		this.validUntil = validUntil;
 		this.acquisition = acquisition;
 		this.watchdog = new LeaseWatchdog(engine, this);
-		this.watchdog.scheduleExpiryCheck();
+		this.watchdog.watchExpiry();
 	}
 
 	@Override

@@ -423,6 +423,10 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		return this.engine.waiting();
 	}
 
+	ExpiryChecks expiryChecks() {
+		return this.engine.expiryChecks();
+	}
+
 	ReleaseHints hints() {
 		return this.hints;
 	}
