@@ -42,7 +42,6 @@ final class Permissions {
 		probes.put("info", (c) -> c.info("server"));
 		probes.put("time", RedisAsyncCommands::time);
 		probes.put("get", (c) -> c.get(markerKey));
-		probes.put("exists", (c) -> c.exists(markerKey));
 		probes.put("pttl", (c) -> c.pttl(markerKey));
 		probes.put("set", (c) -> c.set(probeKey, "1", SetArgs.Builder.px(10_000)));
 		probes.put("incr", (c) -> c.incr(probeKey));

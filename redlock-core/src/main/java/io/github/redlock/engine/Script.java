@@ -37,15 +37,17 @@ record Script(String name, String text, String sha) {
 	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] node marker (only when the
 	// client
 	// knows a marker to check); ARGV[1] lock value, ARGV[2] ttl ms, ARGV[3] counter
-	// retention ms, ARGV[4] the marker the client knows (with KEYS[3] only).
-	// A missing counter starts at the node's clock in microseconds. With the restart
-	// guard checking the marker (KEYS[3]) it is rounded down to the whole second, so that
-	// nodes starting it within the same second agree and need no second round: a node
-	// that lost its counter then sits out the maximum TTL before it counts, so its new
-	// counter starts seconds later. Without the guard a node can restart empty within the
-	// second the counter began and start it again from the same second, below the last
-	// token (FencingTokenIntegrationTests repeated a token so): it keeps the
-	// microseconds.
+	// retention ms, ARGV[4] the marker the client knows (with KEYS[3] only). A missing
+	// counter starts at the node's clock in microseconds: the script increments first and
+	// starts the counter only when that made it 1 (it was missing; a counter is never 0,
+	// and never below the clock value it started at), one command fewer per acquisition
+	// than asking whether it exists. With the restart guard checking the marker (KEYS[3])
+	// it is rounded down to the whole second, so that nodes starting it within the same
+	// second agree and need no second round: a node that lost its counter then sits out
+	// the maximum TTL before it counts, so its new counter starts seconds later. Without
+	// the guard a node can restart empty within the second the counter began and start it
+	// again from the same second, below the last token (FencingTokenIntegrationTests
+	// repeated a token so): it keeps the microseconds.
 	// Returns the fencing token (> 0) when the lock was set, 0 when the marker is not the
 	// one the client knows (the node lost its data), else -(1 + the holder's remaining
 	// ms).
@@ -59,15 +61,16 @@ record Script(String name, String text, String sha) {
 			if KEYS[3] and redis.call('get', KEYS[3]) ~= ARGV[4] then return 0 end
 			if redis.replicate_commands then redis.replicate_commands() end
 			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-			  if redis.call('exists', KEYS[2]) == 0 then
+			  local token = redis.call('incr', KEYS[2])
+			  if token == 1 then
 			    local now = redis.call('time')
 			    if KEYS[3] then
 			      redis.call('set', KEYS[2], now[1] .. '000000')
 			    else
 			      redis.call('set', KEYS[2], now[1] .. string.format('%06d', tonumber(now[2])))
 			    end
+			    token = redis.call('incr', KEYS[2])
 			  end
-			  local token = redis.call('incr', KEYS[2])
 			  redis.call('pexpire', KEYS[2], ARGV[3])
 			  return token
 			end

@@ -211,6 +211,25 @@ final class Waiting {
 	}
 
 	/**
+	 * Describes the key's line, for diagnostics in tests: its waiters' phases, its
+	 * holders, and whether it asks for release hints.
+	 */
+	String describe(String key) {
+		Line line = this.lines.get(key);
+		if (line == null) {
+			return "no line";
+		}
+		synchronized (line) {
+			StringBuilder phases = new StringBuilder();
+			for (Waiter waiter : line.waiters) {
+				phases.append((phases.length() > 0) ? "," : "").append(waiter.phase);
+			}
+			return "waiters [" + phases + "] (" + QUEUED + " queued, " + ATTEMPTING + " attempting, " + SLEEPING
+					+ " sleeping), holders " + line.holders + ", hinted " + line.hinted;
+		}
+	}
+
+	/**
 	 * The acquisitions of this registry waiting for one key, and its leases on the key.
 	 */
 	private final class Line {
