@@ -223,7 +223,9 @@ final class Acquisition {
 		this.attempts++;
 		String value = this.engine.values().next(this.owner);
 		long start = this.engine.clock().nanoTime();
-		QuorumCall call = this.fleet.quorumCall((reply) -> reply > 0, (node) -> acquireOn(node, value));
+		String[] args = { value, this.ttlMillis, this.engine.retentionMillis() };
+		QuorumCall call = this.fleet.quorumCall((reply) -> reply > 0,
+				(node, index, replies) -> acquireOn(node, args, index, replies));
 		call.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
 				fence(decided, value, start);
@@ -237,13 +239,16 @@ final class Acquisition {
 	/**
 	 * Sends the acquire script to one node: with the node marker's key and value only
 	 * when the restart guard knows a marker to check, else two keys and three arguments.
+	 * @param args the value, the ttl and the retention, shared by the attempt's nodes
 	 */
-	private CompletableFuture<NodeReply> acquireOn(NodeClient node, String value) {
+	private void acquireOn(NodeClient node, String[] args, int index, NodeClient.ReplyHandler replies) {
 		String marker = node.marker();
 		if (marker.isEmpty()) {
-			return node.eval(Script.ACQUIRE, this.lockAndFence, value, this.ttlMillis, this.engine.retentionMillis());
+			node.eval(Script.ACQUIRE, this.lockAndFence, args, index, replies);
 		}
-		return node.eval(Script.ACQUIRE, this.keys, value, this.ttlMillis, this.engine.retentionMillis(), marker);
+		else {
+			node.eval(Script.ACQUIRE, this.keys, new String[] { args[0], args[1], args[2], marker }, index, replies);
+		}
 	}
 
 	private void fence(QuorumCall call, String value, long start) {
@@ -271,9 +276,9 @@ final class Acquisition {
 		}
 		long token = highest;
 		String tokenText = String.valueOf(token);
+		String[] raiseArgs = { LockValues.secret(value), tokenText, this.engine.retentionMillis() };
 		QuorumCall raise = QuorumCall.start(behind, missing, (reply) -> reply == 1,
-				(node) -> node.eval(Script.RAISE_FENCE, this.lockAndFence, LockValues.secret(value), tokenText,
-						this.engine.retentionMillis()));
+				(node, index, replies) -> node.eval(Script.RAISE_FENCE, this.lockAndFence, raiseArgs, index, replies));
 		raise.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
 				acquired(call, value, start, token);

@@ -186,16 +186,29 @@ final class NodeClient {
 	 * is none
 	 */
 	CompletableFuture<NodeReply> eval(Script script, String[] keys, String... args) {
+		CompletableFuture<NodeReply> result = new CompletableFuture<>();
+		eval(script, keys, args, 0, (index, reply) -> result.complete(reply));
+		return result;
+	}
+
+	/**
+	 * Runs a script on this node and hands the reply, or why there is none, to
+	 * {@code replies}, once, with {@code index}: on the hot path a quorum call or a
+	 * release hears its nodes so, without a future per node.
+	 */
+	void eval(Script script, String[] keys, String[] args, int index, ReplyHandler replies) {
 		StatefulRedisConnection<String, String> current = this.connection;
 		if (current == null) {
 			if (!this.closed && System.nanoTime() - this.lastAttemptNanos > RECONNECT_INTERVAL_NANOS) {
 				connect();
 			}
-			return CompletableFuture.completedFuture(NodeReply.failed(notConnected()));
+			replies.reply(index, NodeReply.failed(notConnected()));
+			return;
 		}
 		if (!current.isOpen()) {
 			// down (Lettuce is reconnecting): that, not the trust, is what to report
-			return CompletableFuture.completedFuture(NodeReply.failed(disconnected()));
+			replies.reply(index, NodeReply.failed(disconnected()));
+			return;
 		}
 		// the generation first: the trust must vouch for that connection, and a drop
 		// after this voids the reply
@@ -203,30 +216,29 @@ final class NodeClient {
 		if (script.counts()) {
 			NodeFailure untrusted = this.trust.untrusted(sentOn);
 			if (untrusted != null) {
-				return CompletableFuture.completedFuture(NodeReply.failed(untrusted));
+				replies.reply(index, NodeReply.failed(untrusted));
+				return;
 			}
 		}
 		Runnable seam = this.afterTrustCheck;
 		if (seam != null) {
 			seam.run();
 		}
-		CompletableFuture<NodeReply> result = new CompletableFuture<>();
 		try {
 			this.<Long>run(current, script, ScriptOutputType.INTEGER, keys, args, (value, ex) -> {
 				if (this.generation.get() != sentOn) {
 					// answered after the connection dropped: by a server that may have
 					// restarted since the command was sent, so it proves nothing
-					result.complete(NodeReply.failed(reset()));
+					replies.reply(index, NodeReply.failed(reset()));
 				}
 				else {
-					result.complete((ex != null) ? NodeReply.failed(failure(script, ex)) : reply(script, value));
+					replies.reply(index, (ex != null) ? NodeReply.failed(failure(script, ex)) : reply(script, value));
 				}
 			});
 		}
 		catch (RuntimeException ex) {
-			result.complete(NodeReply.failed(classify(ex)));
+			replies.reply(index, NodeReply.failed(classify(ex)));
 		}
-		return result;
 	}
 
 	/**
@@ -475,6 +487,17 @@ final class NodeClient {
 	@Override
 	public String toString() {
 		return this.address.toString();
+	}
+
+	/**
+	 * Hears the replies of script calls to nodes, each call's once, by the index it was
+	 * sent with.
+	 */
+	@FunctionalInterface
+	interface ReplyHandler {
+
+		void reply(int index, NodeReply reply);
+
 	}
 
 	/**

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.IntConsumer;
 import java.util.function.LongPredicate;
 
 import io.github.redlock.Durations;
@@ -249,7 +250,7 @@ final class NodeFleet {
 	 * @param agrees which integer replies count as agreement
 	 * @param call the call to make on one node
 	 */
-	QuorumCall quorumCall(LongPredicate agrees, Function<NodeClient, CompletableFuture<NodeReply>> call) {
+	QuorumCall quorumCall(LongPredicate agrees, QuorumCall.Send call) {
 		return QuorumCall.start(this.nodes, this.quorum, agrees, call);
 	}
 
@@ -330,33 +331,69 @@ final class NodeFleet {
 
 	private CompletableFuture<Void> deleteEverywhere(Script script, String lockKey, String secret,
 			QuorumCall acquisition, Runnable afterQuorum) {
-		String[] keys = { lockKey };
-		CompletableFuture<?>[] releases = new CompletableFuture<?>[this.nodes.size()];
-		Runnable answered = (afterQuorum != null) ? countdown(afterQuorum) : null;
-		for (int i = 0; i < releases.length; i++) {
-			NodeClient node = this.nodes.get(i);
-			int index = i;
-			releases[i] = acquisition.replied(i)
-				.thenCompose((ignored) -> acquisition.answeredHeld(index) ? CompletableFuture.completedFuture(null)
-						: node.eval(script, keys, secret));
-			if (answered != null) {
-				releases[i].thenRun(answered);
-			}
+		Deletion deletion = new Deletion(script, lockKey, secret, acquisition, afterQuorum);
+		for (int i = 0; i < this.nodes.size(); i++) {
+			acquisition.afterReply(i, deletion);
 		}
-		return CompletableFuture.allOf(releases);
+		return deletion.done;
 	}
 
 	/**
-	 * Returns one task, shared by every node's release, that runs {@code action} when it
-	 * has run a quorum of times.
+	 * One release or withdrawal on every node: sends the script to a node once that node
+	 * answered the acquisition (unless it answered "held"), and counts the nodes done,
+	 * one object for all of them rather than futures per node.
 	 */
-	private Runnable countdown(Runnable action) {
-		AtomicInteger answered = new AtomicInteger();
-		return () -> {
-			if (answered.incrementAndGet() == this.quorum) {
-				action.run();
+	private final class Deletion implements IntConsumer, NodeClient.ReplyHandler {
+
+		private final Script script;
+
+		private final String[] keys;
+
+		private final String[] args;
+
+		private final QuorumCall acquisition;
+
+		private final Runnable afterQuorum;
+
+		private final AtomicInteger answered = new AtomicInteger();
+
+		private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+		Deletion(Script script, String lockKey, String secret, QuorumCall acquisition, Runnable afterQuorum) {
+			this.script = script;
+			this.keys = new String[] { lockKey };
+			this.args = new String[] { secret };
+			this.acquisition = acquisition;
+			this.afterQuorum = afterQuorum;
+		}
+
+		/** The node at {@code index} answered the acquisition. */
+		@Override
+		public void accept(int index) {
+			if (this.acquisition.answeredHeld(index)) {
+				answered();
 			}
-		};
+			else {
+				NodeFleet.this.nodes.get(index).eval(this.script, this.keys, this.args, index, this);
+			}
+		}
+
+		/** The node at {@code index} answered the deletion, or failed to. */
+		@Override
+		public void reply(int index, NodeReply reply) {
+			answered();
+		}
+
+		private void answered() {
+			int count = this.answered.incrementAndGet();
+			if (count == NodeFleet.this.quorum && this.afterQuorum != null) {
+				this.afterQuorum.run();
+			}
+			if (count == NodeFleet.this.nodes.size()) {
+				this.done.complete(null);
+			}
+		}
+
 	}
 
 	/**

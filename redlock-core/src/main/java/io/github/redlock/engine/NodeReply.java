@@ -11,8 +11,13 @@ import io.github.redlock.NodeFailure;
  */
 record NodeReply(long value, NodeFailure failure) {
 
+	/** The replies of releases, withdrawals, raises and extensions: shared. */
+	private static final NodeReply ZERO = new NodeReply(0, null);
+
+	private static final NodeReply ONE = new NodeReply(1, null);
+
 	static NodeReply of(long value) {
-		return new NodeReply(value, null);
+		return (value == 1) ? ONE : (value == 0) ? ZERO : new NodeReply(value, null);
 	}
 
 	static NodeReply failed(NodeFailure failure) {

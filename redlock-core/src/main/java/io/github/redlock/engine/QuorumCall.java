@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.IntConsumer;
 import java.util.function.LongPredicate;
 
 import io.github.redlock.NodeFailure;
@@ -15,7 +16,7 @@ import io.github.redlock.NodeFailure;
  *
  * @author redlock contributors
  */
-final class QuorumCall {
+final class QuorumCall implements NodeClient.ReplyHandler {
 
 	private final List<NodeClient> nodes;
 
@@ -25,7 +26,11 @@ final class QuorumCall {
 
 	private final NodeReply[] replies;
 
-	private final CompletableFuture<?>[] calls;
+	/**
+	 * What to do on a node once it has replied (a release waits for its acquisition's
+	 * reply on that node), by index; made on the first such wish.
+	 */
+	private IntConsumer[] afterReply;
 
 	private final CompletableFuture<QuorumCall> decision = new CompletableFuture<>();
 
@@ -46,7 +51,6 @@ final class QuorumCall {
 		this.quorum = quorum;
 		this.agrees = agrees;
 		this.replies = new NodeReply[nodes.size()];
-		this.calls = new CompletableFuture<?>[nodes.size()];
 	}
 
 	/**
@@ -54,22 +58,22 @@ final class QuorumCall {
 	 * @param nodes the nodes
 	 * @param quorum how many must agree
 	 * @param agrees which integer replies count as agreement
-	 * @param call the call to make on one node
+	 * @param send the call to make on one node
 	 * @return the call, whose {@link #decision()} completes when the outcome is known
 	 */
-	static QuorumCall start(List<NodeClient> nodes, int quorum, LongPredicate agrees,
-			Function<NodeClient, CompletableFuture<NodeReply>> call) {
+	static QuorumCall start(List<NodeClient> nodes, int quorum, LongPredicate agrees, Send send) {
 		QuorumCall quorumCall = new QuorumCall(nodes, quorum, agrees);
 		for (int i = 0; i < nodes.size(); i++) {
-			int index = i;
-			quorumCall.calls[i] = call.apply(nodes.get(i)).thenAccept((reply) -> quorumCall.onReply(index, reply));
+			send.send(nodes.get(i), i, quorumCall);
 		}
 		return quorumCall;
 	}
 
-	private void onReply(int index, NodeReply reply) {
+	@Override
+	public void reply(int index, NodeReply reply) {
 		boolean decide = false;
 		boolean complete;
+		IntConsumer after = null;
 		synchronized (this) {
 			this.replies[index] = reply;
 			if (reply.answered() && this.agrees.test(reply.value())) {
@@ -90,9 +94,16 @@ final class QuorumCall {
 				}
 			}
 			complete = this.agreed + this.failed == this.nodes.size();
+			if (this.afterReply != null) {
+				after = this.afterReply[index];
+				this.afterReply[index] = null;
+			}
 		}
 		if (decide) {
 			this.decision.complete(this);
+		}
+		if (after != null) {
+			after.accept(index);
 		}
 		if (complete) {
 			this.completion.complete(this);
@@ -121,12 +132,23 @@ final class QuorumCall {
 	}
 
 	/**
-	 * Completes when the node at {@code index} has replied or timed out, after any reload
-	 * of the script that a NOSCRIPT reply caused. A command sent to that node afterwards
-	 * reaches it after this call's script.
+	 * Runs {@code action} with {@code index} once the node at that index has replied or
+	 * timed out (at once if it has), after any reload of the script that a NOSCRIPT reply
+	 * caused: a command sent to that node then reaches it after this call's script. One
+	 * action per node.
 	 */
-	CompletableFuture<?> replied(int index) {
-		return this.calls[index];
+	void afterReply(int index, IntConsumer action) {
+		synchronized (this) {
+			if (this.replies[index] == null) {
+				if (this.afterReply == null) {
+					this.afterReply = new IntConsumer[this.replies.length];
+				}
+				IntConsumer earlier = this.afterReply[index];
+				this.afterReply[index] = (earlier == null) ? action : earlier.andThen(action);
+				return;
+			}
+		}
+		action.accept(index);
 	}
 
 	/**
@@ -233,6 +255,20 @@ final class QuorumCall {
 			}
 		}
 		return failures;
+	}
+
+	/**
+	 * Makes the call to one node of a {@link QuorumCall}.
+	 */
+	@FunctionalInterface
+	interface Send {
+
+		/**
+		 * Sends the call to {@code node}, whose reply goes to {@code replies} with
+		 * {@code index}.
+		 */
+		void send(NodeClient node, int index, NodeClient.ReplyHandler replies);
+
 	}
 
 }

@@ -362,8 +362,9 @@ final class RedlockLease implements Lease {
 			this.watchdog.checkExpirySooner();
 		}
 		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
+		String[] args = { this.secret, ttlMillis, this.engine.retentionMillis() };
 		QuorumCall call = this.fleet.quorumCall((reply) -> reply == 1,
-				(node) -> node.eval(Script.EXTEND, this.keys, this.secret, ttlMillis, this.engine.retentionMillis()));
+				(node, index, replies) -> node.eval(Script.EXTEND, this.keys, args, index, replies));
 		CompletableFuture<ExtendOutcome> outcome = call.decision().thenApply((decided) -> {
 			long now = clock.nanoTime();
 			if (decided.succeeded()) {
