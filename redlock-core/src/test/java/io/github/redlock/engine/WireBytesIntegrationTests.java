@@ -1,6 +1,8 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
@@ -27,6 +29,8 @@ class WireBytesIntegrationTests {
 
 	private static final int CYCLES = 200;
 
+	private static final String KEY = "order:12345";
+
 	@Test
 	void anUncontendedCycleSendsTwoScriptsToEachNodeAndFewBytes() throws Exception {
 		for (boolean guard : new boolean[] { false, true }) {
@@ -37,16 +41,17 @@ class WireBytesIntegrationTests {
 			}
 			try (RedlockRegistry registry = builder.build().start()) {
 				// loads the scripts, and with the guard on waits out the fresh nodes
-				registry.acquire("order:12345", Duration.ofSeconds(1), Duration.ofSeconds(5)).release();
+				registry.acquire(KEY, Duration.ofSeconds(1), Duration.ofSeconds(5)).release();
 				// The nodes' fencing counters for the key must agree before counting, or
-				// a
-				// raise round joins a cycle: a node left out of the warm-up's quorum
-				// (still
-				// sitting out its guard time) starts its counter at a later second on its
-				// first acquisition. CI once counted 402 scripts on one node so (a raise,
-				// reloaded after NOSCRIPT). Each further cycle raises the nodes behind.
+				// a raise round joins a cycle: a node left out of the warm-up's quorum
+				// (still sitting out its guard time) starts its counter at a later second
+				// on its first acquisition. CI once counted 402 scripts on one node so (a
+				// raise, reloaded after NOSCRIPT). Each further cycle raises the nodes
+				// behind.
+				awaitEveryNodeAnswered(registry);
 				for (int round = 0; round < 50 && !countersAgree(); round++) {
-					registry.acquire("order:12345", Duration.ofSeconds(1), Duration.ofSeconds(5)).release();
+					registry.acquire(KEY, Duration.ofSeconds(1), Duration.ofSeconds(5)).release();
+					awaitEveryNodeAnswered(registry);
 				}
 				assertThat(countersAgree()).as("fencing counters agree after the warm-up").isTrue();
 				Thread.sleep(100); // lets the warm-up release land on the slowest node
@@ -60,8 +65,17 @@ class WireBytesIntegrationTests {
 				}
 				String thread = Thread.currentThread().getName();
 				for (int c = 0; c < CYCLES; c++) {
-					Lease lease = registry.acquire("order:12345", Duration.ofSeconds(1), Duration.ZERO);
+					Lease lease = registry.acquire(KEY, Duration.ofSeconds(1), Duration.ZERO);
 					lease.release();
+					// a release returns once a quorum deleted the lock; the slowest
+					// node's
+					// deletion, still on its way, would answer the next acquisition
+					// "held"
+					// (then no release goes there: a script fewer, as runs counted 394
+					// and
+					// 397 of 400, and its counter falls behind, which costs a raise
+					// round)
+					awaitEveryNodeAnswered(registry);
 				}
 				Thread.sleep(100); // lets the last release land everywhere
 				for (int i = 0; i < 3; i++) {
@@ -98,12 +112,24 @@ class WireBytesIntegrationTests {
 		}
 	}
 
-	private static boolean countersAgree() throws InterruptedException {
-		Thread.sleep(50); // lets the last release, and its script, land on every node
+	/**
+	 * Waits until every script the registry sent has been answered.
+	 */
+	private static void awaitEveryNodeAnswered(RedlockRegistry registry) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		for (int i = 0; i < registry.fleet().size(); i++) {
+			while (registry.fleet().node(i).pendingScripts() > 0) {
+				assertThat(System.nanoTime() - deadline).as("scripts still unanswered on node %d", i).isNegative();
+				LockSupport.parkNanos(20_000);
+			}
+		}
+	}
+
+	private static boolean countersAgree() {
 		return fleet.fleet()
 			.nodes()
 			.stream()
-			.map((node) -> String.valueOf(node.call("GET", "redlock:fence:order:12345")))
+			.map((node) -> String.valueOf(node.call("GET", "redlock:fence:" + KEY)))
 			.distinct()
 			.count() == 1;
 	}
