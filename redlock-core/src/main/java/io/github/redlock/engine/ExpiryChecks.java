@@ -9,8 +9,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The expiry checks of a registry's watched leases on one timer: the scheduler holds one
- * task, due when the earliest validity ends, instead of one task per lease.
+ * The expiry checks and renewals of a registry's watched leases on one timer: the
+ * scheduler holds one task, due when the earliest of them is, instead of one task per
+ * lease (and another per renewal).
  * <p>
  * A task per lease was the head of the scheduler's queue whenever no other lease was
  * held, and a new head wakes the scheduler thread: every uncontended acquisition cost
@@ -50,14 +51,14 @@ final class ExpiryChecks {
 	}
 
 	/**
-	 * Checks the watchdog's lease from when its validity ends, until it is
-	 * {@linkplain #forget forgotten}.
+	 * Runs the watchdog's renewals and expiry check when due
+	 * ({@link LeaseWatchdog#nextDue()}), until it is {@linkplain #forget forgotten}.
 	 */
 	void watch(LeaseWatchdog watchdog) {
 		// added before the timer is read: a timer firing meanwhile either sees it or was
 		// set back to none first, in which case checkBy sets a new one
 		this.watched.add(watchdog);
-		checkBy(watchdog.expiryDue());
+		checkBy(watchdog.nextDue());
 	}
 
 	void forget(LeaseWatchdog watchdog) {
@@ -96,12 +97,14 @@ final class ExpiryChecks {
 		long now = this.clock.nanoTime();
 		long next = NONE;
 		for (LeaseWatchdog watchdog : this.watched) {
-			long expiry = watchdog.expiryDue();
-			if (expiry - now <= 0) {
-				watchdog.checkExpiry(); // ends the lease, or asks for a later check
+			if (watchdog.nextDue() - now <= 0) {
+				// renews (which asks for the next renewal once answered), ends the
+				// lease, or finds it extended meanwhile
+				watchdog.runDue(now);
 			}
-			else if (next == NONE || expiry - next < 0) {
-				next = expiry;
+			long due = watchdog.nextDue();
+			if (due - now > 0 && (next == NONE || due - next < 0)) {
+				next = due;
 			}
 		}
 		if (next != NONE) {

@@ -3,9 +3,6 @@ package io.github.redlock.engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redlock.LockKeys;
@@ -41,7 +38,13 @@ final class LeaseWatchdog {
 	/** Whether a renewal is scheduled or running: never more than one chain. */
 	private final AtomicBoolean renewing = new AtomicBoolean();
 
-	private volatile ScheduledFuture<?> renewal;
+	/**
+	 * When the next renewal is due, on the registry's clock, or {@link #NO_RENEWAL}: the
+	 * registry's one timer ({@link ExpiryChecks}) runs it, as it runs the expiry check.
+	 */
+	private volatile long renewalAt = NO_RENEWAL;
+
+	private static final long NO_RENEWAL = Long.MIN_VALUE;
 
 	LeaseWatchdog(EngineContext engine, RedlockLease lease) {
 		this.engine = engine;
@@ -111,11 +114,33 @@ final class LeaseWatchdog {
 		if (!this.lease.isWatched()) {
 			return;
 		}
-		try {
-			this.renewal = this.engine.scheduler().schedule(this::renew, delayNanos, TimeUnit.NANOSECONDS);
+		long at = this.engine.clock().nanoTime() + delayNanos;
+		this.renewalAt = at;
+		this.engine.expiryChecks().checkBy(at);
+	}
+
+	/**
+	 * Returns when this watchdog next has something to do, on the registry's clock: a
+	 * renewal, or the expiry check just after the lease's validity ends.
+	 */
+	long nextDue() {
+		long expiry = expiryDue();
+		long renewal = this.renewalAt;
+		return (renewal != NO_RENEWAL && renewal - expiry < 0) ? renewal : expiry;
+	}
+
+	/**
+	 * Runs what is due at {@code now}, on the registry's timer: the renewal, then the
+	 * expiry check.
+	 */
+	void runDue(long now) {
+		long renewal = this.renewalAt;
+		if (renewal != NO_RENEWAL && renewal - now <= 0) {
+			this.renewalAt = NO_RENEWAL;
+			renew();
 		}
-		catch (RejectedExecutionException ex) {
-			// the registry is closing and releases every lease
+		if (expiryDue() - now <= 0) {
+			checkExpiry();
 		}
 	}
 
@@ -164,8 +189,8 @@ final class LeaseWatchdog {
 	}
 
 	/**
-	 * Checks just after the lease's validity ends whether it is still held, on the
-	 * registry's one expiry timer.
+	 * Checks just after the lease's validity ends whether it is still held, and runs the
+	 * renewals, on the registry's one timer.
 	 */
 	void watchExpiry() {
 		this.engine.expiryChecks().watch(this);
@@ -236,10 +261,7 @@ final class LeaseWatchdog {
 	 * Stops watching: the lease was released or lost.
 	 */
 	void cancel() {
-		ScheduledFuture<?> task = this.renewal;
-		if (task != null) {
-			task.cancel(false);
-		}
+		this.renewalAt = NO_RENEWAL;
 		this.engine.expiryChecks().forget(this);
 	}
 

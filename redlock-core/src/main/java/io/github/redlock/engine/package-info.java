@@ -11,8 +11,9 @@
  * secrets.</li>
  * <li>{@code NodeFleet}: the N node clients, the quorum, connecting, and the two ways of
  * asking the nodes: a quorum call ({@code QuorumCall}, decided as soon as a majority
- * agreed or no longer can) and asking each node for every answer (release, inspection,
- * node checks), each under one bound.</li>
+ * agreed or no longer can, its nodes' replies reaching it by callback) and asking each
+ * node for every answer (inspection, node checks), under one bound; a release goes to
+ * every node and returns once a majority answered.</li>
  * <li>{@code NodeClient}: one node's connection and script calls, which never fail but
  * answer a {@code NodeReply}; {@code NodeTrust}: whether that node counts toward a quorum
  * now (the restart guard); {@code NodeErrors}: what a failed call means; {@code Script}:
@@ -27,7 +28,9 @@
  * {@code Waiting}: when an attempt that failed is tried again (the place for wait queues
  * and wake-ups).</li>
  * <li>{@code RedlockLease}: a held lock (value, token, validity, extension, release, the
- * lost signal); {@code LeaseWatchdog}: its auto-extension and expiry check.</li>
+ * lost signal); {@code LeaseWatchdog}: its auto-extension and expiry check;
+ * {@code ExpiryChecks}: the registry's one timer, set for the earliest renewal or expiry
+ * check of any lease, that runs them.</li>
  * <li>{@code ThreadHolds} and {@code ReentrantLease}: reentrancy of the blocking API;
  * {@code LockView}: the {@code java.util.concurrent.locks.Lock} view.</li>
  * <li>{@code Diagnostics}: {@code inspect(key)} and {@code checkNodes()}.</li>

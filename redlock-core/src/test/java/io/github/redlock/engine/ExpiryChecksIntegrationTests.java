@@ -1,5 +1,8 @@
 package io.github.redlock.engine;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,9 +21,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The registry's one expiry timer ({@link ExpiryChecks}, issue 15): short holds set no
  * timer each, yet a lease is still reported lost when its own validity ends, also when it
- * ends before that of every lease held before it. Deliberately broken, a timer that is
- * never moved earlier failed the second test (the short lease was reported only when the
- * long one's timer fired), and one timer per lease failed the first.
+ * ends before that of every lease held before it; renewals run on the same timer. The
+ * scheduler thread's wake-ups over 300 short holds, plain and auto-extended: 299 and 594
+ * with a scheduled task per expiry check and per renewal (before issue 15's timer), 1 and
+ * 301 with the timer for expiry checks only, 1 and 1 now. Deliberately broken, a timer
+ * that is never moved earlier failed the tests of a short lease after a long one (the
+ * short lease was reported only when the long one's timer fired).
  */
 class ExpiryChecksIntegrationTests {
 
@@ -48,6 +54,7 @@ class ExpiryChecksIntegrationTests {
 	@Test
 	void shortHoldsShareOneTimerAndLeaveNothingWatched() throws Exception {
 		RedlockRegistry registry = registry();
+		long wokenBefore = schedulerWakeUps();
 		for (int i = 0; i < 300; i++) {
 			registry.acquire("order:" + i, Duration.ofSeconds(10), Duration.ofSeconds(5)).release();
 		}
@@ -55,6 +62,54 @@ class ExpiryChecksIntegrationTests {
 		// one per lease before; the first lease sets it, later ones end after it
 		assertThat(checks.timersSet()).isLessThanOrEqualTo(3);
 		assertThat(checks.size()).isZero();
+		// the thing that cost: each lease's check became the scheduler's next task and
+		// woke its thread (more than 300 here before)
+		assertThat(schedulerWakeUps() - wokenBefore).isLessThan(30);
+	}
+
+	@Test
+	void autoExtendedShortHoldsShareTheTimerToo() throws Exception {
+		RedlockRegistry registry = registry();
+		long wokenBefore = schedulerWakeUps();
+		for (int i = 0; i < 300; i++) {
+			registry.acquire("job:" + i, Duration.ofSeconds(10), Duration.ofSeconds(5), true).release();
+		}
+		// a renewal is due at a third of the TTL, before the expiry: the first one moves
+		// the timer there, later ones are due after it
+		assertThat(registry.expiryChecks().timersSet()).isLessThanOrEqualTo(4);
+		assertThat(registry.expiryChecks().size()).isZero();
+		assertThat(schedulerWakeUps() - wokenBefore).isLessThan(30);
+	}
+
+	@Test
+	void anAutoExtendedLeaseTakenAfterALongOneIsRenewedOnTime() throws Exception {
+		RedlockRegistry registry = registry();
+		try (Lease longOne = registry.acquire("long-renewed", Duration.ofSeconds(60), Duration.ofSeconds(5));
+				Lease shortOne = registry.acquire("short-renewed", Duration.ofSeconds(1), Duration.ofSeconds(5),
+						true)) {
+			CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+			shortOne.addListener((lease, cause) -> lost.complete(cause));
+			// three TTLs: renewed twice at least, each due at a third of a TTL
+			Thread.sleep(3000);
+			assertThat(lost).isNotDone();
+			assertThat(shortOne.isHeld()).isTrue();
+			assertThat(longOne.isHeld()).isTrue();
+		}
+	}
+
+	/**
+	 * Returns how often the registries' scheduler threads have waited so far: each
+	 * wake-up ends one wait and starts another.
+	 */
+	private static long schedulerWakeUps() {
+		ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+		long waited = 0;
+		for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+			if (info != null && info.getThreadName().equals("redlock-watchdog")) {
+				waited += info.getWaitedCount();
+			}
+		}
+		return waited;
 	}
 
 	@Test
