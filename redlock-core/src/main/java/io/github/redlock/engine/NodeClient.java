@@ -122,6 +122,10 @@ final class NodeClient {
 				// whatever answers after the reconnect may be a restarted server
 				// the trust vouched for the old generation only
 				NodeClient.this.generation.incrementAndGet();
+				if (NodeClient.this.closed) {
+					return; // the registry closes this connection itself: the node is not
+							// down
+				}
 				if (NodeClient.this.disconnectedSince == 0) {
 					NodeClient.this.disconnectedSince = System.nanoTime() | 1;
 				}
