@@ -104,20 +104,9 @@ class HeldNodeReleaseIntegrationTests {
 	private static long[] scripts() {
 		long[] counts = new long[5];
 		for (int i = 0; i < 5; i++) {
-			String stats = (String) fleet.node(i).call("INFO", "commandstats");
-			counts[i] = calls(stats, "cmdstat_evalsha:") + calls(stats, "cmdstat_eval:");
+			counts[i] = NodeStats.scripts(fleet.node(i));
 		}
 		return counts;
-	}
-
-	private static long calls(String stats, String command) {
-		int at = stats.indexOf(command);
-		if (at < 0) {
-			return 0;
-		}
-		int start = stats.indexOf("calls=", at) + "calls=".length();
-		int end = stats.indexOf(',', start);
-		return Long.parseLong(stats.substring(start, end));
 	}
 
 	private static long[] delta(long[] before, long[] after) {

@@ -72,9 +72,7 @@ class NestedAcquireIntegrationTests {
 	}
 
 	private static long scriptCalls() {
-		String stats = (String) fleet.node(0).call("INFO", "commandstats");
-		int start = stats.indexOf("cmdstat_evalsha:calls=") + "cmdstat_evalsha:calls=".length();
-		return Long.parseLong(stats.substring(start, stats.indexOf(',', start)));
+		return NodeStats.calls(fleet.node(0), "evalsha");
 	}
 
 	@Test

@@ -6,7 +6,6 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
-import io.github.redlock.embedded.RedisNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -59,9 +58,9 @@ class WireBytesIntegrationTests {
 				long[] out = new long[3];
 				long[] scripts = new long[3];
 				for (int i = 0; i < 3; i++) {
-					in[i] = -stat(fleet.node(i), "total_net_input_bytes");
-					out[i] = -stat(fleet.node(i), "total_net_output_bytes");
-					scripts[i] = -scripts(fleet.node(i));
+					in[i] = -NodeStats.field(fleet.node(i), "stats", "total_net_input_bytes");
+					out[i] = -NodeStats.field(fleet.node(i), "stats", "total_net_output_bytes");
+					scripts[i] = -NodeStats.scripts(fleet.node(i));
 				}
 				String thread = Thread.currentThread().getName();
 				for (int c = 0; c < CYCLES; c++) {
@@ -79,16 +78,16 @@ class WireBytesIntegrationTests {
 				}
 				Thread.sleep(100); // lets the last release land everywhere
 				for (int i = 0; i < 3; i++) {
-					scripts[i] += scripts(fleet.node(i));
-					in[i] += stat(fleet.node(i), "total_net_input_bytes");
-					out[i] += stat(fleet.node(i), "total_net_output_bytes");
+					scripts[i] += NodeStats.scripts(fleet.node(i));
+					in[i] += NodeStats.field(fleet.node(i), "stats", "total_net_input_bytes");
+					out[i] += NodeStats.field(fleet.node(i), "stats", "total_net_output_bytes");
 				}
 				// the INFO commands of this measurement, measured the same way
-				long infoIn = -stat(fleet.node(0), "total_net_input_bytes");
-				long infoOut = -stat(fleet.node(0), "total_net_output_bytes");
-				scripts(fleet.node(0));
-				infoIn += stat(fleet.node(0), "total_net_input_bytes");
-				infoOut += stat(fleet.node(0), "total_net_output_bytes");
+				long infoIn = -NodeStats.field(fleet.node(0), "stats", "total_net_input_bytes");
+				long infoOut = -NodeStats.field(fleet.node(0), "stats", "total_net_output_bytes");
+				NodeStats.scripts(fleet.node(0));
+				infoIn += NodeStats.field(fleet.node(0), "stats", "total_net_input_bytes");
+				infoOut += NodeStats.field(fleet.node(0), "stats", "total_net_output_bytes");
 				for (int i = 0; i < 3; i++) {
 					if (guard) {
 						assertThat(scripts[i]).as("scripts per cycle on node %d", i).isEqualTo(2L * CYCLES);
@@ -132,27 +131,6 @@ class WireBytesIntegrationTests {
 			.map((node) -> String.valueOf(node.call("GET", "redlock:fence:" + KEY)))
 			.distinct()
 			.count() == 1;
-	}
-
-	private static long stat(RedisNode node, String name) {
-		String info = (String) node.call("INFO", "stats");
-		int at = info.indexOf(name + ":");
-		int end = info.indexOf('\r', at);
-		return Long.parseLong(info.substring(at + name.length() + 1, end).trim());
-	}
-
-	private static long scripts(RedisNode node) {
-		String stats = (String) node.call("INFO", "commandstats");
-		return calls(stats, "cmdstat_evalsha:") + calls(stats, "cmdstat_eval:");
-	}
-
-	private static long calls(String stats, String command) {
-		int at = stats.indexOf(command);
-		if (at < 0) {
-			return 0;
-		}
-		int start = stats.indexOf("calls=", at) + "calls=".length();
-		return Long.parseLong(stats.substring(start, stats.indexOf(',', start)));
 	}
 
 }

@@ -283,12 +283,8 @@ class WriteCoalescingIntegrationTests {
 		long scripts = 0;
 		long reads = 0;
 		for (RedisNode node : fleet.fleet().nodes()) {
-			String stats = (String) node.call("INFO", "commandstats");
-			scripts += calls(stats, "cmdstat_evalsha:") + calls(stats, "cmdstat_eval:");
-			String info = (String) node.call("INFO", "stats");
-			int at = info.indexOf("total_reads_processed:");
-			assertThat(at).as("total_reads_processed in INFO stats").isNotNegative();
-			reads += Long.parseLong(info.substring(at + "total_reads_processed:".length(), info.indexOf('\r', at)));
+			scripts += NodeStats.scripts(node);
+			reads += NodeStats.field(node, "stats", "total_reads_processed");
 		}
 		return new long[] { scripts, reads };
 	}
@@ -296,18 +292,9 @@ class WriteCoalescingIntegrationTests {
 	private static long evalCalls() {
 		long calls = 0;
 		for (RedisNode node : fleet.fleet().nodes()) {
-			calls += calls((String) node.call("INFO", "commandstats"), "cmdstat_eval:");
+			calls += NodeStats.calls(node, "eval");
 		}
 		return calls;
-	}
-
-	private static long calls(String stats, String command) {
-		int at = stats.indexOf(command);
-		if (at < 0) {
-			return 0;
-		}
-		int start = stats.indexOf("calls=", at) + "calls=".length();
-		return Long.parseLong(stats.substring(start, stats.indexOf(',', start)));
 	}
 
 	/**
