@@ -123,8 +123,8 @@ final class NodeClient {
 				// the trust vouched for the old generation only
 				NodeClient.this.generation.incrementAndGet();
 				if (NodeClient.this.closed) {
-					return; // the registry closes this connection itself: the node is not
-							// down
+					// the registry closes this connection itself: the node is not down
+					return;
 				}
 				if (NodeClient.this.disconnectedSince == 0) {
 					NodeClient.this.disconnectedSince = System.nanoTime() | 1;

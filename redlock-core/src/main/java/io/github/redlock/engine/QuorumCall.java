@@ -134,8 +134,8 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	/**
 	 * Runs {@code action} with {@code index} once the node at that index has replied or
 	 * timed out (at once if it has), after any reload of the script that a NOSCRIPT reply
-	 * caused: a command sent to that node then reaches it after this call's script. One
-	 * action per node.
+	 * caused: a command sent to that node then reaches it after this call's script.
+	 * Actions given for one node run in the order given.
 	 */
 	void afterReply(int index, IntConsumer action) {
 		synchronized (this) {

@@ -433,8 +433,7 @@ final class RedlockLease implements Lease {
 	void markLost(String reason) {
 		if (this.state.compareAndSet(LINGERING, RELEASED)) {
 			// its holder let it go already: only its minimum hold is cut short
-			this.watchdog.cancel();
-			this.engine.waiting().holderGone(this.key);
+			ended();
 			logger.info("Lock '" + LockKeys.printable(this.key)
 					+ "' may be acquired again before the end of the hold asked for when it was released: " + reason);
 			return;
@@ -444,9 +443,7 @@ final class RedlockLease implements Lease {
 		}
 		this.lostReason = reason;
 		LockLostException cause = new LockLostException(this.key, reason);
-		this.watchdog.cancel();
-		this.engine.leases().remove(this);
-		this.engine.waiting().holderGone(this.key);
+		ended();
 		logger.warn(cause.getMessage());
 		if (!this.listeners.isEmpty()) {
 			// off the I/O and scheduler threads: a listener may well release the lease,
@@ -518,16 +515,13 @@ final class RedlockLease implements Lease {
 	 */
 	void endAsAsked() {
 		if (this.state.compareAndSet(LINGERING, RELEASED)) {
-			this.watchdog.cancel();
-			this.engine.waiting().holderGone(this.key);
+			ended();
 			return;
 		}
 		if (!this.state.compareAndSet(HELD, RELEASED)) {
 			return;
 		}
-		this.watchdog.cancel();
-		this.engine.leases().remove(this);
-		this.engine.waiting().holderGone(this.key);
+		ended();
 		if (logger.isDebugEnabled()) {
 			logger.debug("Lock '" + LockKeys.printable(this.key) + "' reached the end asked for and expired");
 		}
@@ -535,6 +529,17 @@ final class RedlockLease implements Lease {
 			Duration held = heldFor();
 			this.engine.events().tell((listener) -> listener.released(this.key, held));
 		}
+	}
+
+	/**
+	 * Stops watching a lease that ended without a release (lost, or at the end asked
+	 * for), forgets it (a lingering one was forgotten when released), and wakes the key's
+	 * line in this registry.
+	 */
+	private void ended() {
+		this.watchdog.cancel();
+		this.engine.leases().remove(this);
+		this.engine.waiting().holderGone(this.key);
 	}
 
 	/**
