@@ -111,16 +111,12 @@ public interface Lease extends AutoCloseable {
 
 	/**
 	 * Releases the lock on every node. Does nothing if already released or expired.
-	 * Returns once a quorum of nodes has deleted it (or answered, or timed out): anyone
-	 * may acquire it then. The other nodes' deletions are on their way and land within
-	 * the node timeout, also when the registry closes meanwhile.
 	 */
 	void release();
 
 	/**
 	 * Releases the lock on every node without blocking the calling thread.
-	 * @return a future that completes when a quorum of nodes has answered or timed out,
-	 * as {@link #release()} returns
+	 * @return a future that completes when the nodes have answered or timed out
 	 */
 	default CompletableFuture<Void> releaseAsync() {
 		release();

@@ -397,15 +397,6 @@ final class NodeClient {
 	}
 
 	/**
-	 * Returns how many scripts were sent to this node and not yet answered (or timed
-	 * out). A release that waits for this node's answer to its acquisition counts from
-	 * before that answer is counted off, so the count is zero only once both landed.
-	 */
-	int pendingScripts() {
-		return this.pending.get();
-	}
-
-	/**
 	 * Returns whether the connection is open at this instant (unlike {@link #isUp()},
 	 * which follows connection events).
 	 */

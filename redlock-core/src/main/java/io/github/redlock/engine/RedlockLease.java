@@ -570,14 +570,14 @@ final class RedlockLease implements Lease {
 			Thread.currentThread().interrupt();
 		}
 		catch (ExecutionException | TimeoutException ex) {
-			logger.debug("Release of lock '" + LockKeys.printable(this.key) + "' did not complete on a quorum", ex);
+			logger.debug("Release of lock '" + LockKeys.printable(this.key) + "' did not complete on every node", ex);
 		}
 	}
 
 	/**
 	 * Deletes the lock on every node where it still holds this lease's value, without
 	 * blocking.
-	 * @return a future that completes, off Lettuce's I/O threads, once a quorum of nodes
+	 * @return a future that completes, off Lettuce's I/O threads, once every node
 	 * answered or timed out
 	 */
 	@Override
@@ -589,8 +589,8 @@ final class RedlockLease implements Lease {
 
 	/**
 	 * Deletes the lock on every node where it still holds this lease's value.
-	 * @return a future that completes, on the thread of a reply, once a quorum of nodes
-	 * answered or timed out; the others' releases are on their way
+	 * @return a future that completes, on the thread of the last reply, once every node
+	 * answered or timed out
 	 */
 	private CompletableFuture<Void> releaseOnNodes() {
 		int previous;

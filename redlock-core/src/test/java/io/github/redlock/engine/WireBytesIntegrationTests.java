@@ -1,8 +1,6 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
@@ -47,10 +45,8 @@ class WireBytesIntegrationTests {
 				// on its first acquisition. CI once counted 402 scripts on one node so (a
 				// raise, reloaded after NOSCRIPT). Each further cycle raises the nodes
 				// behind.
-				awaitEveryNodeAnswered(registry);
 				for (int round = 0; round < 50 && !countersAgree(); round++) {
 					registry.acquire(KEY, Duration.ofSeconds(1), Duration.ofSeconds(5)).release();
-					awaitEveryNodeAnswered(registry);
 				}
 				assertThat(countersAgree()).as("fencing counters agree after the warm-up").isTrue();
 				Thread.sleep(100); // lets the warm-up release land on the slowest node
@@ -66,15 +62,6 @@ class WireBytesIntegrationTests {
 				for (int c = 0; c < CYCLES; c++) {
 					Lease lease = registry.acquire(KEY, Duration.ofSeconds(1), Duration.ZERO);
 					lease.release();
-					// a release returns once a quorum deleted the lock; the slowest
-					// node's
-					// deletion, still on its way, would answer the next acquisition
-					// "held"
-					// (then no release goes there: a script fewer, as runs counted 394
-					// and
-					// 397 of 400, and its counter falls behind, which costs a raise
-					// round)
-					awaitEveryNodeAnswered(registry);
 				}
 				Thread.sleep(100); // lets the last release land everywhere
 				for (int i = 0; i < 3; i++) {
@@ -94,8 +81,7 @@ class WireBytesIntegrationTests {
 					}
 					else {
 						// without the guard, counters start at each node's microsecond
-						// and
-						// may disagree: a second (raise) round joins some cycles
+						// and may disagree: a second (raise) round joins some cycles
 						assertThat(scripts[i]).as("scripts per cycle on node %d", i)
 							.isBetween(2L * CYCLES, 3L * CYCLES);
 					}
@@ -107,19 +93,6 @@ class WireBytesIntegrationTests {
 							guard ? "on" : "off", i, sent, received, scripts[i] / (double) CYCLES,
 							new LockValues().owner(), thread);
 				}
-			}
-		}
-	}
-
-	/**
-	 * Waits until every script the registry sent has been answered.
-	 */
-	private static void awaitEveryNodeAnswered(RedlockRegistry registry) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		for (int i = 0; i < registry.fleet().size(); i++) {
-			while (registry.fleet().node(i).pendingScripts() > 0) {
-				assertThat(System.nanoTime() - deadline).as("scripts still unanswered on node %d", i).isNegative();
-				LockSupport.parkNanos(20_000);
 			}
 		}
 	}
