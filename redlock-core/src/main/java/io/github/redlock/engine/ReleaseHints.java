@@ -1,6 +1,8 @@
 package io.github.redlock.engine;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -33,8 +35,11 @@ import org.apache.commons.logging.LogFactory;
  * have been published before it was subscribed to.
  * <p>
  * A node that refuses to subscribe (a managed service or an ACL that forbids
- * publish/subscribe) is said once, at INFO; its waiters poll, every {@code retryDelay}
- * plus jitter, never later than the holder's remaining time to live.
+ * publish/subscribe) or cannot be reached is said once, at INFO; its waiters poll, every
+ * {@code retryDelay} plus jitter, never later than the holder's remaining time to live,
+ * and the subscription is asked for again while it is wanted: a second later, then twice
+ * as long each time, up to every 30 seconds. Once it is given, the waiter tries once
+ * more, as for a new subscription.
  *
  * @author redlock contributors
  */
@@ -45,6 +50,10 @@ final class ReleaseHints {
 	private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private static final long RECONNECT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private static final long RETRY_FIRST_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private static final long RETRY_MAX_NANOS = TimeUnit.SECONDS.toNanos(30);
 
 	private final List<NodeClient> nodes;
 
@@ -210,6 +219,9 @@ final class ReleaseHints {
 
 		private boolean refusalSaid;
 
+		/** The channels wanted, each with the delay before asking again if refused. */
+		private final Map<String, Long> wanted = new HashMap<>();
+
 		NodeChannel(NodeClient node) {
 			this.node = node;
 		}
@@ -238,17 +250,76 @@ final class ReleaseHints {
 			return current;
 		}
 
+		/**
+		 * Subscribes to the channel, and keeps asking while it is wanted if the node
+		 * refuses or cannot be reached: a second later, then twice as long each time up
+		 * to {@link #RETRY_MAX_NANOS}. Completes when the first attempt answered.
+		 */
 		CompletableFuture<Void> subscribe(String channel) {
+			synchronized (this) {
+				this.wanted.put(channel, RETRY_FIRST_NANOS);
+			}
+			return send(channel).thenAccept((subscribed) -> {
+			});
+		}
+
+		private CompletableFuture<Boolean> send(String channel) {
 			return connection().thenCompose((opened) -> opened.async().subscribe(channel).toCompletableFuture())
 				.handle((ignored, ex) -> {
 					if (ex != null) {
 						refused(ex);
+						retryLater(channel);
+						return false;
 					}
-					return null;
+					if (!wanted(channel)) {
+						// unwanted while the subscription was on its way (or the
+						// connection opening): unsubscribe() may have sent nothing
+						sendUnsubscribe(channel);
+					}
+					return true;
 				});
 		}
 
+		private synchronized boolean wanted(String channel) {
+			return this.wanted.containsKey(channel);
+		}
+
+		private void retryLater(String channel) {
+			long delay;
+			synchronized (this) {
+				Long current = this.wanted.get(channel);
+				if (current == null || ReleaseHints.this.closed) {
+					return;
+				}
+				delay = current;
+				this.wanted.put(channel, Math.min(current * 2, RETRY_MAX_NANOS));
+			}
+			try {
+				ReleaseHints.this.scheduler.schedule(() -> {
+					if (wanted(channel) && !ReleaseHints.this.closed) {
+						// a release published while this node was not subscribed is
+						// missed: the waiter tries once more once subscribed
+						send(channel).thenAccept((subscribed) -> {
+							if (subscribed) {
+								hint(channel);
+							}
+						});
+					}
+				}, delay, TimeUnit.NANOSECONDS);
+			}
+			catch (RejectedExecutionException ex) {
+				// closing
+			}
+		}
+
 		void unsubscribe(String channel) {
+			synchronized (this) {
+				this.wanted.remove(channel);
+			}
+			sendUnsubscribe(channel);
+		}
+
+		private void sendUnsubscribe(String channel) {
 			CompletableFuture<StatefulRedisPubSubConnection<String, String>> current;
 			synchronized (this) {
 				current = this.connection;

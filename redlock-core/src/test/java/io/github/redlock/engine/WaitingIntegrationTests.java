@@ -291,6 +291,37 @@ class WaitingIntegrationTests {
 		waiter.get(20, TimeUnit.SECONDS).release();
 	}
 
+	@Test
+	void aSubscriptionRefusedAtFirstIsAskedForAgainWhileTheWaiterWaits() throws Exception {
+		// before the change a refused subscription marked the key subscribed all the
+		// same:
+		// it was not asked for again while the waiter waited (here, with the channels
+		// allowed a moment later, the subscribers stayed at 0), and its waiter polled
+		String[] rules = { "~redlock:*", "+@all" };
+		LogCapture log = LogCapture.of(java.util.logging.Level.INFO, ReleaseHints.class);
+		try {
+			RedlockRegistry holder = registryAs("late-hints", SLOW_POLL, rules);
+			RedlockRegistry waiting = registryAs("late-hints", SLOW_POLL, rules);
+			Lease held = holder.acquire("late-hints", Duration.ofSeconds(50), Duration.ZERO);
+			CompletableFuture<Lease> waiter = waiting.acquireAsync("late-hints", TTL, WAIT);
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> log.lines()
+					.stream()
+					.filter((line) -> line.contains("gives no release hints"))
+					.count() == 3);
+			for (int i = 0; i < 3; i++) {
+				fleet.node(i).call("ACL", "SETUSER", "late-hints", "&redlock:lock:*");
+			}
+			await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:late-hints") == 3);
+			assertThat(waiter).isNotDone();
+			held.release();
+			waiter.get(20, TimeUnit.SECONDS).release();
+		}
+		finally {
+			log.close();
+		}
+	}
+
 	private RedlockRegistry registryAs(String user, Duration retryDelay, String... rules) {
 		List<String> uris = new ArrayList<>();
 		for (int i = 0; i < 3; i++) {
