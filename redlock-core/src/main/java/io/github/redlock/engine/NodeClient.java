@@ -138,6 +138,11 @@ final class NodeClient {
 			@Override
 			public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
 				NodeClient.this.disconnectedSince = 0;
+				StatefulRedisConnection<String, String> current = NodeClient.this.connection;
+				if (connection == current) {
+					// reconnected, perhaps to a server that restarted since
+					loadScripts(current);
+				}
 				changed.run();
 			}
 
@@ -167,6 +172,7 @@ final class NodeClient {
 			}
 			this.connection = connection;
 			logger.debug("Connected to redlock node " + this.address);
+			loadScripts(connection);
 			return this.trust.verify().thenApply((ignored) -> connection);
 		}).handle((connection, ex) -> {
 			if (ex != null) {
@@ -182,6 +188,34 @@ final class NodeClient {
 			this.changed.run();
 			return null;
 		});
+	}
+
+	/**
+	 * Sends the scripts of the lock path by their text, with arguments that make each
+	 * return before it writes anything, so that the node knows them before the first lock
+	 * call after a (re)connect. Without this, a node that restarted answered a release's
+	 * SHA with NOSCRIPT and the release sent the text again; but a release that timed out
+	 * there (the node paused, say) heard that NOSCRIPT too late, and the key stayed on
+	 * the node for its time to live.
+	 */
+	private void loadScripts(StatefulRedisConnection<String, String> connection) {
+		if (this.closed) {
+			return;
+		}
+		// a key under the prefix (what the ACL allows) that is never a lock: the marker.
+		// The acquire script stops at the marker check, the others at the ownership check
+		// (an empty secret never matches)
+		String marker = this.trust.markerKey();
+		String[] keys = { marker, marker, marker };
+		String[] args = { "", "1", "1", "" };
+		try {
+			for (Script script : Script.LOCK_PATH) {
+				connection.async().eval(script.text(), ScriptOutputType.INTEGER, keys, args);
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not load the lock scripts on " + this.address, ex);
+		}
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * A Lua script and its SHA-1, run by EVALSHA with a fallback to EVAL on NOSCRIPT. Scripts
@@ -160,5 +161,11 @@ record Script(String name, String text, String sha) {
 			redis.call('pexpire', KEYS[2], ARGV[3])
 			return redis.call('pexpire', KEYS[1], ARGV[2])
 			""");
+
+	/**
+	 * The scripts a lock call may send, loaded on every (re)connect by
+	 * {@link NodeClient}.
+	 */
+	static final List<Script> LOCK_PATH = List.of(ACQUIRE, RAISE_FENCE, RELEASE, WITHDRAW, EXTEND);
 
 }
