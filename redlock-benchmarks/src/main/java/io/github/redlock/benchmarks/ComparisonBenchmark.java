@@ -76,13 +76,14 @@ public final class ComparisonBenchmark {
 			if (!settings.warmup().isZero()) {
 				Map<Contender, Figures> discarded = new LinkedHashMap<>();
 				contenders.forEach((contender) -> discarded.put(contender, new Figures()));
-				runRep(scenarios, twoJvms, contenders, discarded, new FencingTally(registry), settings.warmup(),
-						"warmup", 0);
+				runRep(fleet.nodes(), scenarios, twoJvms, contenders, discarded, new FencingTally(registry),
+						settings.warmup(), "warmup", 0);
 			}
 			FencingTally fencing = new FencingTally(registry);
 			long[] secondBefore = (twoJvms != null) ? stats(second) : null;
 			for (int rep = 1; rep <= settings.reps(); rep++) {
-				runRep(scenarios, twoJvms, contenders, figures, fencing, settings.measure(), "rep" + rep, rep);
+				runRep(fleet.nodes(), scenarios, twoJvms, contenders, figures, fencing, settings.measure(), "rep" + rep,
+						rep);
 				System.out.printf("rep %d of %d done%n", rep, settings.reps());
 			}
 			System.out.printf("registry fencing second rounds (restart guard %s):%n",
@@ -165,18 +166,21 @@ public final class ComparisonBenchmark {
 			.orElse(field + ":?");
 	}
 
-	private static void runRep(Scenarios scenarios, TwoJvmScenarios twoJvms, List<Contender> contenders,
-			Map<Contender, Figures> figures, FencingTally fencing, Duration duration, String rep, int rotation)
-			throws Exception {
+	private static void runRep(List<RedisNode> nodes, Scenarios scenarios, TwoJvmScenarios twoJvms,
+			List<Contender> contenders, Map<Contender, Figures> figures, FencingTally fencing, Duration duration,
+			String rep, int rotation) throws Exception {
 		List<Contender> order = new ArrayList<>(contenders);
 		Collections.rotate(order, -rotation);
 		for (Contender contender : order) {
-			fencing.count(contender, FencingTally.NEW_KEYS, () -> scenarios.cycles(contender, 1, duration,
-					key(contender, rep, "c1:"), figures.get(contender).oneThread));
+			Figures figure = figures.get(contender);
+			figure.oneThreadCost.measure(nodes, figure.oneThread, () -> fencing.count(contender, FencingTally.NEW_KEYS,
+					() -> scenarios.cycles(contender, 1, duration, key(contender, rep, "c1:"), figure.oneThread)));
 		}
 		for (Contender contender : order) {
-			fencing.count(contender, FencingTally.NEW_KEYS, () -> scenarios.cycles(contender, 16, duration,
-					key(contender, rep, "c16:"), figures.get(contender).sixteenThreads));
+			Figures figure = figures.get(contender);
+			figure.sixteenThreadsCost.measure(nodes, figure.sixteenThreads,
+					() -> fencing.count(contender, FencingTally.NEW_KEYS, () -> scenarios.cycles(contender, 16,
+							duration, key(contender, rep, "c16:"), figure.sixteenThreads)));
 		}
 		for (Contender contender : order) {
 			fencing.count(contender, FencingTally.ONE_KEY, () -> scenarios.oneKey(contender, CONTENDING_THREADS,
@@ -236,6 +240,7 @@ public final class ComparisonBenchmark {
 			System.out.printf("  %-24s %s%n", contender.name(),
 					Arrays.toString(figures.get(contender).oneKey.perThread()));
 		}
+		printCosts(contenders, figures);
 		if (twoJvms) {
 			printTwoJvms(contenders, figures);
 		}
@@ -267,6 +272,28 @@ public final class ComparisonBenchmark {
 		else {
 			System.out
 				.println("| 2-thread handoff p50 <= 2 ms, two JVMs | not measured (" + twoJvmsNotMeasured + ") | - |");
+		}
+	}
+
+	private static void printCosts(List<Contender> contenders, Map<Contender, Figures> figures) {
+		System.out.println();
+		System.out.println("CPU per acquire+release cycle, µs (JVM: this whole process; nodes: all of them together;"
+				+ " node commands count those the scripts run; a node reads once per wake-up):");
+		System.out.println();
+		System.out
+			.println("| contender | threads | cycles/s | JVM user | JVM system | nodes user | nodes system | in all"
+					+ " | node commands | node reads |");
+		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+		for (int threads : new int[] { 1, 16 }) {
+			for (Contender contender : contenders) {
+				Figures figure = figures.get(contender);
+				CycleCost cost = (threads == 1) ? figure.oneThreadCost : figure.sixteenThreadsCost;
+				double rate = (threads == 1) ? figure.oneThread.perSecond() : figure.sixteenThreads.perSecond();
+				System.out.printf(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %.1f | %.1f |%n",
+						contender.name(), threads, format(rate), format(cost.jvmUser()), format(cost.jvmSystem()),
+						format(cost.nodesUser()), format(cost.nodesSystem()), format(cost.total()), cost.nodeCommands(),
+						cost.nodeReads());
+			}
 		}
 	}
 
@@ -450,12 +477,15 @@ public final class ComparisonBenchmark {
 					scenario, count[0], count[1]));
 		}
 
-		@FunctionalInterface
-		interface Run {
+	}
 
-			void run() throws Exception;
+	/**
+	 * A part of a repetition.
+	 */
+	@FunctionalInterface
+	interface Run {
 
-		}
+		void run() throws Exception;
 
 	}
 

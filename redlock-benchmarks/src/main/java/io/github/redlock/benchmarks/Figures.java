@@ -11,6 +11,10 @@ final class Figures {
 
 	final Rate sixteenThreads = new Rate();
 
+	final CycleCost oneThreadCost = new CycleCost();
+
+	final CycleCost sixteenThreadsCost = new CycleCost();
+
 	final Contention oneKey = new Contention();
 
 	final Samples handoff = new Samples();
@@ -35,6 +39,10 @@ final class Figures {
 
 		double perSecond() {
 			return (this.nanos != 0) ? this.events * 1e9 / this.nanos : 0;
+		}
+
+		long events() {
+			return this.events;
 		}
 
 	}

@@ -1,0 +1,131 @@
+package io.github.redlock.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import io.github.redlock.embedded.RedisNode;
+
+/**
+ * What an acquire+release cycle costs, summed over the repetitions of a cycle scenario:
+ * CPU time of this JVM (user and system, from {@code /proc/self/stat}: the whole process,
+ * so the other contenders' idle threads count too) and of the nodes (user and system,
+ * from {@code INFO cpu}), the commands the nodes processed (those the scripts run count
+ * too, from {@code INFO stats}) and the reads they did (each wake-up of a node for a
+ * connection reads once, however many commands arrived together). The nodes and this JVM
+ * share the machine's cores, so that what a cycle costs in all is what bounds the cycles
+ * a second once the cores are busy.
+ */
+final class CycleCost {
+
+	/** {@code /proc} reports process times in ticks of 1/100 s on Linux. */
+	private static final double MICROS_PER_TICK = 10_000;
+
+	private long cycles;
+
+	private final double[] sums = new double[Reading.FIELDS];
+
+	private boolean jvmMeasured = true;
+
+	/**
+	 * Runs {@code run}, which adds its cycles to {@code rate}, and adds what they cost.
+	 */
+	void measure(List<RedisNode> nodes, Figures.Rate rate, ComparisonBenchmark.Run run) throws Exception {
+		long before = rate.events();
+		Reading start = Reading.take(nodes);
+		run.run();
+		Reading end = Reading.take(nodes);
+		this.cycles += rate.events() - before;
+		for (int i = 0; i < Reading.FIELDS; i++) {
+			this.sums[i] += end.values[i] - start.values[i];
+		}
+		this.jvmMeasured &= start.jvmMeasured && end.jvmMeasured;
+	}
+
+	/** JVM user µs per cycle, or NaN. */
+	double jvmUser() {
+		return this.jvmMeasured ? perCycle(0) : Double.NaN;
+	}
+
+	/** JVM system µs per cycle, or NaN. */
+	double jvmSystem() {
+		return this.jvmMeasured ? perCycle(1) : Double.NaN;
+	}
+
+	/** The nodes' user µs per cycle, all nodes together. */
+	double nodesUser() {
+		return perCycle(2);
+	}
+
+	/** The nodes' system µs per cycle, all nodes together. */
+	double nodesSystem() {
+		return perCycle(3);
+	}
+
+	/** The commands the nodes processed per cycle, all nodes together. */
+	double nodeCommands() {
+		return perCycle(4);
+	}
+
+	/** The reads the nodes did per cycle, all nodes together. */
+	double nodeReads() {
+		return perCycle(5);
+	}
+
+	/** CPU µs per cycle, this JVM and the nodes together, or NaN. */
+	double total() {
+		return jvmUser() + jvmSystem() + nodesUser() + nodesSystem();
+	}
+
+	private double perCycle(int field) {
+		return (this.cycles > 0) ? this.sums[field] / this.cycles : Double.NaN;
+	}
+
+	/**
+	 * One reading of the counters.
+	 */
+	private static final class Reading {
+
+		static final int FIELDS = 6;
+
+		final double[] values = new double[FIELDS];
+
+		boolean jvmMeasured;
+
+		static Reading take(List<RedisNode> nodes) {
+			Reading reading = new Reading();
+			try {
+				// the fields after the command name, which may hold spaces: state is
+				// the first, utime the 12th and stime the 13th (proc(5))
+				String stat = Files.readString(Path.of("/proc/self/stat"));
+				String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+				reading.values[0] = Long.parseLong(fields[11]) * MICROS_PER_TICK;
+				reading.values[1] = Long.parseLong(fields[12]) * MICROS_PER_TICK;
+				reading.jvmMeasured = true;
+			}
+			catch (IOException | RuntimeException ex) {
+				// not Linux: the JVM's share is not measured
+			}
+			for (RedisNode node : nodes) {
+				String cpu = node.call("INFO", "cpu").toString();
+				reading.values[2] += field(cpu, "used_cpu_user") * 1e6;
+				reading.values[3] += field(cpu, "used_cpu_sys") * 1e6;
+				String stats = node.call("INFO", "stats").toString();
+				reading.values[4] += field(stats, "total_commands_processed");
+				reading.values[5] += field(stats, "total_reads_processed");
+			}
+			return reading;
+		}
+
+		private static double field(String info, String name) {
+			return info.lines()
+				.filter((line) -> line.startsWith(name + ":"))
+				.mapToDouble((line) -> Double.parseDouble(line.substring(name.length() + 1).trim()))
+				.findFirst()
+				.orElse(Double.NaN);
+		}
+
+	}
+
+}
