@@ -119,6 +119,12 @@ final class NodeClient {
 
 			@Override
 			public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+				if (connection instanceof StatefulRedisPubSubConnection) {
+					// the release hints' own connection (ReleaseHints): it carries no
+					// lock
+					// call, and its drop (or close) is not the node's
+					return;
+				}
 				// whatever answers after the reconnect may be a restarted server
 				// the trust vouched for the old generation only
 				NodeClient.this.generation.incrementAndGet();
@@ -137,6 +143,9 @@ final class NodeClient {
 
 			@Override
 			public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
+				if (connection instanceof StatefulRedisPubSubConnection) {
+					return; // not the lock connection: says nothing of it
+				}
 				NodeClient.this.disconnectedSince = 0;
 				StatefulRedisConnection<String, String> current = NodeClient.this.connection;
 				if (connection == current) {

@@ -1,6 +1,7 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.logging.Level;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Closing a registry fails every pending acquisition at once, and never hands out a lease
@@ -56,6 +58,59 @@ class CloseIntegrationTests {
 			Thread.sleep(200); // a connection event after close returned would log now
 			assertThat(log.lines()).isEmpty();
 		}
+	}
+
+	@Test
+	void closingARegistryThatSubscribedToReleaseHintsSaysNoNodeIsDown() throws Exception {
+		// failed before the fix with a "down" line per node: the release hints' own
+		// connections (one per node, opened for a waiter) were closed first, and their
+		// disconnects were taken for the nodes'
+		RedlockRegistry registry = registry(Duration.ofMillis(500));
+		Lease held = this.holder.acquire("closing-subscribed", Duration.ofSeconds(30), Duration.ZERO);
+		registry.acquireAsync("closing-subscribed", Duration.ofSeconds(5), Duration.ofSeconds(30));
+		awaitSubscribed("closing-subscribed");
+		try (LogCapture log = LogCapture.of(Level.WARNING, FleetAvailability.class)) {
+			registry.close();
+			Thread.sleep(200); // a connection event after close returned would log now
+			assertThat(log.lines()).isEmpty();
+		}
+		held.release();
+	}
+
+	@Test
+	void aReleaseHintConnectionThatDropsIsNotTheNodeGoingDown() throws Exception {
+		// failed before the fix: the node was said to be down, and its in-flight replies
+		// voided, when only its publish/subscribe connection dropped
+		RedlockRegistry registry = registry(Duration.ofMillis(500));
+		try {
+			Lease held = this.holder.acquire("dropped-hints", Duration.ofSeconds(30), Duration.ZERO);
+			CompletableFuture<Lease> waiter = registry.acquireAsync("dropped-hints", Duration.ofSeconds(5),
+					Duration.ofSeconds(30));
+			awaitSubscribed("dropped-hints");
+			try (LogCapture log = LogCapture.of(Level.WARNING, FleetAvailability.class)) {
+				fleet.node(0).call("CLIENT", "KILL", "TYPE", "pubsub");
+				Thread.sleep(500); // the disconnect's events have run by now
+				assertThat(log.lines()).isEmpty();
+				assertThat(registry.usableNodes()).isEqualTo(3);
+			}
+			held.release();
+			waiter.get(30, TimeUnit.SECONDS).release();
+		}
+		finally {
+			registry.close();
+		}
+	}
+
+	private static void awaitSubscribed(String key) {
+		await().atMost(Duration.ofSeconds(20)).until(() -> {
+			for (int i = 0; i < 3; i++) {
+				List<?> reply = (List<?>) fleet.node(i).call("PUBSUB", "NUMSUB", "redlock:lock:" + key);
+				if (Long.parseLong(String.valueOf(reply.get(1))) == 0) {
+					return false;
+				}
+			}
+			return true;
+		});
 	}
 
 	@Test
