@@ -70,8 +70,14 @@ class LeaderElectionIntegrationTests {
 		await().atMost(PATIENCE).until(() -> follower.isLeader() && !leader.isLeader());
 		follower.initiator.getContext().yield();
 		await().atMost(PATIENCE).until(() -> leader.isLeader() && !follower.isLeader());
-		assertThat(this.events).containsSubsequence("granted " + leader.id, "revoked " + leader.id,
-				"granted " + follower.id, "revoked " + follower.id, "granted " + leader.id);
+		// Spring Integration's LeaderSelector unlocks before it calls onRevoked, so the
+		// other instance's onGranted can come between the two: CI once recorded
+		// [granted a, granted b, revoked a, revoked b, granted a]. What holds is the
+		// order of the grants, and each instance's own granted/revoked in turn
+		assertThat(this.events.stream().filter((event) -> event.startsWith("granted ")))
+			.containsSubsequence("granted " + leader.id, "granted " + follower.id, "granted " + leader.id);
+		assertThat(eventsOf(leader)).startsWith("granted", "revoked", "granted");
+		assertThat(eventsOf(follower)).startsWith("granted", "revoked");
 		assertThat(this.grantedTokens).as("each new leader has a greater fencing token")
 			.isSorted()
 			.doesNotHaveDuplicates();
@@ -150,6 +156,15 @@ class LeaderElectionIntegrationTests {
 		assertThat(a.isLeader()).isFalse();
 		assertThat(b.isLeader()).isTrue();
 		assertThat(this.events).containsExactly("granted a", "granted b", "revoked a");
+	}
+
+	private List<String> eventsOf(Instance instance) {
+		synchronized (this.events) {
+			return this.events.stream()
+				.filter((event) -> event.endsWith(" " + instance.id))
+				.map((event) -> event.substring(0, event.indexOf(' ')))
+				.toList();
+		}
 	}
 
 	private Instance start(String id) {
