@@ -115,47 +115,44 @@ final class NodeClient {
 		this.errors = new NodeErrors(address.toString(), "after " + nodeTimeout.toMillis() + "ms");
 		this.trust = new NodeTrust(address.toString(), guard, resources, () -> this.connection, this.generation::get,
 				identities, acceptEviction, changed);
-		this.client.addListener(new RedisConnectionStateListener() {
+	}
 
-			@Override
-			public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-				if (connection instanceof StatefulRedisPubSubConnection) {
-					// the release hints' own connection (ReleaseHints): it carries no
-					// lock
-					// call, and its drop (or close) is not the node's
-					return;
-				}
-				// whatever answers after the reconnect may be a restarted server
-				// the trust vouched for the old generation only
-				NodeClient.this.generation.incrementAndGet();
-				if (NodeClient.this.closed) {
-					// the registry closes this connection itself: the node is not down
-					return;
-				}
-				if (NodeClient.this.disconnectedSince == 0) {
-					NodeClient.this.disconnectedSince = System.nanoTime() | 1;
-				}
-				changed.run();
-				if (logger.isDebugEnabled()) {
-					logger.debug("Disconnected from " + NodeClient.this.address + " at " + System.nanoTime());
-				}
+	/**
+	 * Hears the lock connection's drops and reconnects: registered on that connection
+	 * alone, so that the client's other connections (the release hints' publish/subscribe
+	 * one) say nothing of the node.
+	 */
+	private final class LockConnectionListener implements RedisConnectionStateListener {
+
+		@Override
+		public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+			// whatever answers after the reconnect may be a restarted server
+			// the trust vouched for the old generation only
+			NodeClient.this.generation.incrementAndGet();
+			if (NodeClient.this.closed) {
+				// the registry closes this connection itself: the node is not down
+				return;
 			}
-
-			@Override
-			public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
-				if (connection instanceof StatefulRedisPubSubConnection) {
-					return; // not the lock connection: says nothing of it
-				}
-				NodeClient.this.disconnectedSince = 0;
-				StatefulRedisConnection<String, String> current = NodeClient.this.connection;
-				if (connection == current) {
-					// reconnected, perhaps to a server that restarted since
-					loadScripts(current);
-				}
-				changed.run();
+			if (NodeClient.this.disconnectedSince == 0) {
+				NodeClient.this.disconnectedSince = System.nanoTime() | 1;
 			}
+			NodeClient.this.changed.run();
+			if (logger.isDebugEnabled()) {
+				logger.debug("Disconnected from " + NodeClient.this.address + " at " + System.nanoTime());
+			}
+		}
 
-		});
+		@Override
+		public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
+			NodeClient.this.disconnectedSince = 0;
+			StatefulRedisConnection<String, String> current = NodeClient.this.connection;
+			if (current != null) {
+				// reconnected, perhaps to a server that restarted since
+				loadScripts(current);
+			}
+			NodeClient.this.changed.run();
+		}
+
 	}
 
 	/**
@@ -179,6 +176,7 @@ final class NodeClient {
 				connection.closeAsync();
 				return CompletableFuture.completedFuture(connection);
 			}
+			connection.addListener(new LockConnectionListener());
 			this.connection = connection;
 			logger.debug("Connected to redlock node " + this.address);
 			loadScripts(connection);
