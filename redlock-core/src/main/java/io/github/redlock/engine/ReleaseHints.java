@@ -255,12 +255,11 @@ final class ReleaseHints {
 		 * refuses or cannot be reached: a second later, then twice as long each time up
 		 * to {@link #RETRY_MAX_NANOS}. Completes when the first attempt answered.
 		 */
-		CompletableFuture<Void> subscribe(String channel) {
+		CompletableFuture<Boolean> subscribe(String channel) {
 			synchronized (this) {
 				this.wanted.put(channel, RETRY_FIRST_NANOS);
 			}
-			return send(channel).thenAccept((subscribed) -> {
-			});
+			return send(channel);
 		}
 
 		private CompletableFuture<Boolean> send(String channel) {

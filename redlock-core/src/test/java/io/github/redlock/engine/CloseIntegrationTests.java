@@ -1,7 +1,6 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.logging.Level;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -102,15 +101,11 @@ class CloseIntegrationTests {
 	}
 
 	private static void awaitSubscribed(String key) {
-		await().atMost(Duration.ofSeconds(20)).until(() -> {
-			for (int i = 0; i < 3; i++) {
-				List<?> reply = (List<?>) fleet.node(i).call("PUBSUB", "NUMSUB", "redlock:lock:" + key);
-				if (Long.parseLong(String.valueOf(reply.get(1))) == 0) {
-					return false;
-				}
-			}
-			return true;
-		});
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> fleet.fleet()
+				.nodes()
+				.stream()
+				.allMatch((node) -> NodeStats.subscribers(node, "redlock:lock:" + key) > 0));
 	}
 
 	@Test

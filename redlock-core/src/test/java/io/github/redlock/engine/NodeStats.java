@@ -1,10 +1,12 @@
 package io.github.redlock.engine;
 
+import java.util.List;
+
 import io.github.redlock.embedded.RedisNode;
 
 /**
  * What a node's {@code INFO} says, for tests that count the commands and bytes a node
- * served.
+ * served, and who subscribes to a channel there.
  */
 final class NodeStats {
 
@@ -39,6 +41,15 @@ final class NodeStats {
 			throw new IllegalStateException("INFO " + section + " has no " + name + " on " + node);
 		}
 		return Long.parseLong(info.substring(at + name.length() + 1, info.indexOf('\r', at)).trim());
+	}
+
+	/**
+	 * Returns how many clients of the node are subscribed to {@code channel}
+	 * ({@code PUBSUB NUMSUB}).
+	 */
+	static long subscribers(RedisNode node, String channel) {
+		List<?> reply = (List<?>) node.call("PUBSUB", "NUMSUB", channel);
+		return Long.parseLong(String.valueOf(reply.get(1)));
 	}
 
 	private static long calls(String commandStats, String command) {

@@ -259,11 +259,7 @@ class WaitingIntegrationTests {
 			RedlockRegistry waiting = registryAs("nopubsub", Duration.ofMillis(200), "~*", "+@all", "-@pubsub");
 			Lease held = holder.acquire("acl-hints", Duration.ofSeconds(50), Duration.ZERO);
 			CompletableFuture<Lease> waiter = waiting.acquireAsync("acl-hints", TTL, WAIT);
-			await().atMost(Duration.ofSeconds(20))
-				.until(() -> log.lines()
-					.stream()
-					.filter((line) -> line.contains("gives no release hints"))
-					.count() == 3);
+			awaitRefusedOnEveryNode(log);
 			held.release();
 			assertThat(fleet.node(0).call("EXISTS", "redlock:lock:acl-hints")).isEqualTo(0L);
 			waiter.get(20, TimeUnit.SECONDS).release();
@@ -304,11 +300,7 @@ class WaitingIntegrationTests {
 			RedlockRegistry waiting = registryAs("late-hints", SLOW_POLL, rules);
 			Lease held = holder.acquire("late-hints", Duration.ofSeconds(50), Duration.ZERO);
 			CompletableFuture<Lease> waiter = waiting.acquireAsync("late-hints", TTL, WAIT);
-			await().atMost(Duration.ofSeconds(20))
-				.until(() -> log.lines()
-					.stream()
-					.filter((line) -> line.contains("gives no release hints"))
-					.count() == 3);
+			awaitRefusedOnEveryNode(log);
 			for (int i = 0; i < 3; i++) {
 				fleet.node(i).call("ACL", "SETUSER", "late-hints", "&redlock:lock:*");
 			}
@@ -345,11 +337,18 @@ class WaitingIntegrationTests {
 		await().atMost(Duration.ofSeconds(20)).until(() -> registry.waiting().waiters() == count);
 	}
 
+	/**
+	 * Waits until each of the 3 nodes was said to give no release hints.
+	 */
+	private static void awaitRefusedOnEveryNode(LogCapture log) {
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> log.lines().stream().filter((line) -> line.contains("gives no release hints")).count() == 3);
+	}
+
 	private static long subscribers(String channel) {
 		long total = 0;
 		for (int i = 0; i < 3; i++) {
-			List<?> reply = (List<?>) fleet.node(i).call("PUBSUB", "NUMSUB", channel);
-			total += Long.parseLong(String.valueOf(reply.get(1)));
+			total += NodeStats.subscribers(fleet.node(i), channel);
 		}
 		return total;
 	}
