@@ -247,7 +247,8 @@ final class Acquisition {
 			node.eval(Script.ACQUIRE, this.lockAndFence, args, index, replies);
 		}
 		else {
-			node.eval(Script.ACQUIRE, this.keys, new String[] { args[0], args[1], args[2], marker }, index, replies);
+			node.eval(Script.ACQUIRE, this.keys, new String[] { args[0], args[1], args[2], marker, node.floor() },
+					index, replies);
 		}
 	}
 

@@ -490,6 +490,14 @@ final class NodeClient {
 	}
 
 	/**
+	 * Returns the least fencing token the node may hand out, sent with the marker: see
+	 * {@link NodeTrust#floor()}.
+	 */
+	String floor() {
+		return this.trust.floor();
+	}
+
+	/**
 	 * Returns whether this node may count toward a quorum by {@code deadline}: it is
 	 * connected, or its connection dropped so recently that Lettuce may yet reconnect (a
 	 * node that refused the first connection, or has been down for a while, is not

@@ -70,6 +70,12 @@ final class NodeTrust {
 
 	private volatile String marker;
 
+	/**
+	 * The least fencing token this node may hand out, in the node's clock's microseconds
+	 * as the acquire script's floor argument: see {@link #judge}. Empty until checked.
+	 */
+	private volatile String floor = "";
+
 	private static final SecureRandom MARKER_IDS = new SecureRandom();
 
 	private final ServerIdentities identities;
@@ -401,7 +407,9 @@ final class NodeTrust {
 	private void judge(long uptimeSeconds, List<Object> reply) {
 		long now = System.nanoTime();
 		String current = (String) reply.get(0);
-		long nodeMillis = Long.parseLong((String) reply.get(1)) * 1000 + Long.parseLong((String) reply.get(2)) / 1000;
+		long nodeMicros = TimeUnit.SECONDS.toMicros(Long.parseLong((String) reply.get(1)))
+				+ Long.parseLong((String) reply.get(2));
+		long nodeMillis = nodeMicros / 1000;
 		boolean created = ((Long) reply.get(3)) == 1;
 		long markerAgeNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, nodeMillis - createdMillis(current)));
 		long uptimeNanos = TimeUnit.SECONDS.toNanos(uptimeSeconds);
@@ -427,7 +435,39 @@ final class NodeTrust {
 			// empty
 			guard(now - Math.min(markerAgeNanos, uptimeNanos), GuardCause.NEW_OR_FLUSHED);
 		}
+		this.floor = String.valueOf(floorMicros(nodeMicros, uptimeSeconds, current));
 		this.marker = current;
+	}
+
+	/**
+	 * Returns the least token the node may hand out from now on: the node's own clock
+	 * when it last restarted or lost its data (the later of its start, from its uptime,
+	 * and its marker's creation), plus the guard time, in microseconds.
+	 * <p>
+	 * Why: a node may come back with old data (an RDB snapshot or an AOF fsynced every
+	 * second, after a crash), its counters as they were long before; or empty, or
+	 * flushed. Every token handed out before that happened was handed out before it, at
+	 * some time {@code t}, and is at most {@code t + s} in microseconds, {@code s} being
+	 * how far the nodes' clocks may be ahead of true time: counters start from a node's
+	 * clock (rounded down), floors are a node's clock reading, and they grow by one per
+	 * acquisition, far slower than a million a second. The guard keeps the node out of
+	 * every quorum until the guard time has passed since it came back, by this client's
+	 * monotonic clock, so the floor, taken on the node's clock, is at least
+	 * {@code t + guard - s}. A token at or above the floor is therefore above every
+	 * earlier token when {@code guard > 2s}: a maximum TTL well above twice the clock
+	 * skew, which {@link RedlockSettings} asks for. The acquire script lifts a counter
+	 * below the floor to it, so a stale counter never decides a token; a counter written
+	 * since the node came back is above the floor already and is not touched, so in a
+	 * steady fleet the floor costs nothing but its argument. Each client derives it from
+	 * the node's uptime, which is whole seconds, so clients may differ by a second:
+	 * harmless, since a token is never below any of their floors.
+	 */
+	private long floorMicros(long nodeMicros, long uptimeSeconds, String current) {
+		long startMicros = nodeMicros - TimeUnit.SECONDS.toMicros(uptimeSeconds);
+		long createdMillis = createdMillis(current);
+		long createdMicros = (createdMillis == Long.MAX_VALUE) ? nodeMicros
+				: Math.min(nodeMicros, TimeUnit.MILLISECONDS.toMicros(createdMillis));
+		return Math.max(startMicros, createdMicros) + TimeUnit.NANOSECONDS.toMicros(this.guard.guardNanos());
 	}
 
 	/**
@@ -458,6 +498,14 @@ final class NodeTrust {
 	String marker() {
 		String known = this.marker;
 		return (this.guard.enabled() && known != null) ? known : "";
+	}
+
+	/**
+	 * Returns the least token the node may hand out ({@link #floorMicros}), which the
+	 * acquire script lifts a lower counter to; sent with the {@link #marker()} only.
+	 */
+	String floor() {
+		return this.floor;
 	}
 
 	private void guard(long since, GuardCause cause) {

@@ -36,9 +36,10 @@ record Script(String name, String text, String sha) {
 	}
 
 	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] node marker (only when the
-	// client
-	// knows a marker to check); ARGV[1] lock value, ARGV[2] ttl ms, ARGV[3] counter
-	// retention ms, ARGV[4] the marker the client knows (with KEYS[3] only). A missing
+	// client knows a marker to check); ARGV[1] lock value, ARGV[2] ttl ms, ARGV[3]
+	// counter retention ms, ARGV[4] the marker the client knows and ARGV[5] the node's
+	// floor (both with KEYS[3] only: NodeTrust.floorMicros). A counter below the floor
+	// is old data the node came back with, and is lifted to it. A missing
 	// counter starts at the node's clock in microseconds: the script increments first and
 	// starts the counter only when that made it 1 (it was missing; a counter is never 0,
 	// and never below the clock value it started at), one command fewer per acquisition
@@ -71,6 +72,10 @@ record Script(String name, String text, String sha) {
 			      redis.call('set', KEYS[2], now[1] .. string.format('%06d', tonumber(now[2])))
 			    end
 			    token = redis.call('incr', KEYS[2])
+			  end
+			  if ARGV[5] and token < tonumber(ARGV[5]) then
+			    redis.call('set', KEYS[2], ARGV[5])
+			    token = tonumber(ARGV[5])
 			  end
 			  redis.call('pexpire', KEYS[2], ARGV[3])
 			  return token

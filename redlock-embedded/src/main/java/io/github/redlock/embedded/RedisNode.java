@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -44,6 +45,9 @@ public final class RedisNode implements AutoCloseable {
 	private static final Set<RedisNode> LIVE = ConcurrentHashMap.newKeySet();
 
 	private static final Duration START_TIMEOUT = Duration.ofSeconds(15);
+
+	/** Where {@link #snapshot()} keeps its copy, beside the server's own dump. */
+	private static final String SNAPSHOT = "snapshot.rdb";
 
 	// Starts the server in the background, prints its pid, and kills it when stdin
 	// closes.
@@ -350,6 +354,53 @@ public final class RedisNode implements AutoCloseable {
 		}
 		else {
 			kill();
+		}
+		start();
+	}
+
+	/**
+	 * Writes a snapshot of the server's data now ({@code SAVE}) and keeps it aside, as
+	 * the last periodic RDB save or the AOF's last fsync would be on a real server: a
+	 * later {@link #crashToSnapshot()} brings the server back with this data, however
+	 * much has changed since.
+	 */
+	public synchronized void snapshot() {
+		requireRunning();
+		call("SAVE");
+		try {
+			Files.copy(this.directory.resolve("dump.rdb"), this.directory.resolve(SNAPSHOT),
+					StandardCopyOption.REPLACE_EXISTING);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not keep the snapshot of node " + this.name, ex);
+		}
+	}
+
+	/**
+	 * Returns whether a {@link #snapshot()} is kept for this node.
+	 * @return whether one is kept
+	 */
+	public boolean hasSnapshot() {
+		return Files.exists(this.directory.resolve(SNAPSHOT));
+	}
+
+	/**
+	 * Crashes the server (SIGKILL) and starts it again on the same port from the last
+	 * {@link #snapshot()}: it comes back with old data, its keys and counters as they
+	 * were then, the way a node restarts after a power cut with periodic persistence.
+	 * @throws IllegalStateException if no snapshot was taken
+	 */
+	public synchronized void crashToSnapshot() {
+		Path snapshot = this.directory.resolve(SNAPSHOT);
+		if (!Files.exists(snapshot)) {
+			throw new IllegalStateException("Node " + this.name + " has no snapshot: call snapshot() first");
+		}
+		kill();
+		try {
+			Files.copy(snapshot, this.directory.resolve("dump.rdb"), StandardCopyOption.REPLACE_EXISTING);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not restore the snapshot of node " + this.name, ex);
 		}
 		start();
 	}
