@@ -34,6 +34,13 @@ public record RedlockSettings(Duration nodeTimeout, Duration connectTimeout, dou
 	private static final Duration MIN_FENCING_RETENTION = Duration.ofSeconds(2);
 
 	/**
+	 * Shortest maximum TTL with the restart guard on: a node that came back sits out for
+	 * it, and fencing tokens stay increasing across its return only while that is more
+	 * than twice how far the nodes' clocks may be off ({@code NodeTrust.floorMicros}).
+	 */
+	private static final Duration MIN_GUARDED_MAX_TTL = Duration.ofSeconds(1);
+
+	/**
 	 * Checks the settings.
 	 * @throws InvalidOptionException naming the option and the fix if one is invalid
 	 */
@@ -67,6 +74,15 @@ public record RedlockSettings(Duration nodeTimeout, Duration connectTimeout, dou
 			throw new InvalidOptionException(
 					"defaultTtl " + Durations.format(defaultTtl) + " is above maxTtl " + Durations.format(maxTtl),
 					"lower defaultTtl or raise maxTtl");
+		}
+		if (restartGuard && maxTtl.compareTo(MIN_GUARDED_MAX_TTL) < 0) {
+			throw new InvalidOptionException("maxTtl " + Durations.format(maxTtl) + " is under "
+					+ MIN_GUARDED_MAX_TTL.toSeconds()
+					+ "s with the restart guard on: a node that restarted sits out for maxTtl, and fencing tokens"
+					+ " stay increasing across its return only while that is well above twice the clock skew"
+					+ " between the nodes",
+					"raise maxTtl to 1s or more (leases may still be shorter), or turn the restart guard off for"
+							+ " throwaway nodes");
 		}
 		if (maxTtl.compareTo(maxHold) > 0) {
 			throw new InvalidOptionException(

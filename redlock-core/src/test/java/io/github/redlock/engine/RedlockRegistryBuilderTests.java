@@ -105,6 +105,33 @@ class RedlockRegistryBuilderTests {
 	}
 
 	@Test
+	void maxTtlUnderOneSecondWithTheRestartGuardIsRefused() {
+		// issue 23 item 9: accepted before, though fencing tokens across node restarts
+		// rest on the guard (maxTtl) being well above twice the clock skew
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RedlockRegistry.builder()
+				.nodes("redis://a:6379")
+				.nodeTimeout(Duration.ofMillis(20))
+				.defaultTtl(Duration.ofMillis(500))
+				.maxTtl(Duration.ofMillis(500))
+				.build())
+			.withMessageContaining("maxTtl 500ms is under 1s with the restart guard on")
+			.withMessageContaining("clock skew");
+	}
+
+	@Test
+	void maxTtlUnderOneSecondWithoutTheRestartGuardIsAccepted() {
+		RedlockRegistry.builder()
+			.nodes("redis://a:6379")
+			.nodeTimeout(Duration.ofMillis(20))
+			.defaultTtl(Duration.ofMillis(500))
+			.maxTtl(Duration.ofMillis(500))
+			.restartGuard(false)
+			.build()
+			.close();
+	}
+
+	@Test
 	void driftFactorOutOfRangeIsRefused() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RedlockRegistry.builder().nodes("redis://a:6379").driftFactor(0.7).build())
