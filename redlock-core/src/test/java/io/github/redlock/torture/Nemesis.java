@@ -20,14 +20,20 @@ import io.github.redlock.embedded.RedisNode;
 
 /**
  * Injects faults on a schedule drawn from a seed: kills and restarts nodes (keeping or
- * losing their data), pauses nodes (SIGSTOP/SIGCONT), slows them, pauses client JVMs for
- * longer than their TTL, and disturbs the network between clients and nodes through each
- * client's {@link FleetProxy}: partitions that give two clients majorities overlapping in
- * one node, a client cut off from a majority, replies that never come back, and one-way
+ * losing their data), crashes nodes back to an older snapshot of their data (one node, or
+ * a quorum of three while the other two are too slow to answer in time), pauses nodes
+ * (SIGSTOP/SIGCONT), slows them, black-holes a node (every client's link to it cut and
+ * held open, nothing answered, nothing reset), pauses client JVMs for longer than their
+ * TTL, and disturbs the network between clients and nodes through each client's
+ * {@link FleetProxy}: partitions that give two clients majorities overlapping in one
+ * node, a client cut off from a majority, replies that never come back, and one-way
  * delays. At most two nodes are disturbed at once by node faults, counting a restarted
  * node until its restart guard has let it back, so a quorum of the five always exists for
- * a client the network lets through; network faults do not count, since they lose no
- * data, and at most one network fault touches a client at once.
+ * a client the network lets through, except while a quorum restarts from old snapshots
+ * (the guard then keeps every quorum out for the maximum TTL, as it must); network faults
+ * do not count, since they lose no data, and at most one network fault touches a client
+ * at once. Each node's snapshot is taken at the start and again now and then, so a
+ * restore goes back over acquisitions made since.
  */
 final class Nemesis {
 
@@ -70,12 +76,24 @@ final class Nemesis {
 		try {
 			while (System.nanoTime() < end) {
 				Thread.sleep(300 + this.random.nextInt(500));
-				int kind = this.random.nextInt(8);
+				int kind = this.random.nextInt(12);
+				if (kind == 8) {
+					snapshot(this.random.nextInt(this.fleet.size()));
+					continue;
+				}
+				if (kind == 9) {
+					staleQuorum();
+					continue;
+				}
+				if (kind == 10) {
+					blackHole();
+					continue;
+				}
 				if (kind == 4) {
 					pauseClient();
 					continue;
 				}
-				if (kind > 4) {
+				if (kind > 4 && kind < 8) {
 					disturbNetwork(kind);
 					continue;
 				}
@@ -98,6 +116,11 @@ final class Nemesis {
 						target.restart(false);
 						this.disturbedUntil[node] = System.nanoTime() + this.guard.toNanos();
 						count("restart losing data");
+					}
+					case 11 -> {
+						target.crashToSnapshot();
+						this.disturbedUntil[node] = System.nanoTime() + this.guard.toNanos();
+						count("crash back to an older snapshot (one node)");
 					}
 					case 2 -> {
 						long pause = 300 + this.random.nextInt(1200);
@@ -125,6 +148,88 @@ final class Nemesis {
 			// no flush: the clients are still running
 			this.fleet.undoFaults();
 		}
+	}
+
+	/**
+	 * Takes the snapshot of every node that a later restore goes back to; called once the
+	 * clients are ready.
+	 */
+	void snapshotAll() {
+		for (int node = 0; node < this.fleet.size(); node++) {
+			snapshot(node);
+		}
+	}
+
+	private void snapshot(int node) {
+		RedisNode target = this.fleet.node(node);
+		if (target.isRunning() && !target.isPaused() && this.disturbedUntil[node] <= System.nanoTime()) {
+			target.snapshot();
+			System.out.println("NEMESIS " + System.nanoTime() + " node " + node + " snapshot taken");
+		}
+	}
+
+	/**
+	 * Crashes three nodes back to their snapshots at once, and slows the other two past
+	 * the node timeout until the guard has let the three back, so that the first quorums
+	 * after it are the three with old counters: the case that handed out tokens below
+	 * earlier ones before nodes had a floor.
+	 */
+	private void staleQuorum() {
+		long now = System.nanoTime();
+		if (disturbed(now) > 0) {
+			count("skipped (quorum protected)");
+			return;
+		}
+		List<Integer> nodes = new ArrayList<>();
+		for (int i = 0; i < this.fleet.size(); i++) {
+			nodes.add(i);
+		}
+		Collections.shuffle(nodes, this.random);
+		System.out.println("NEMESIS " + now + " stale quorum " + nodes.subList(0, 3) + ", slow " + nodes.subList(3, 5));
+		long slowMillis = this.guard.toMillis() + 1500;
+		for (int i = 3; i < 5; i++) {
+			int node = nodes.get(i);
+			RedisNode target = this.fleet.node(node);
+			target.slow(Duration.ofMillis(150 + this.random.nextInt(100)));
+			this.disturbedUntil[node] = now + TimeUnit.MILLISECONDS.toNanos(slowMillis + 500);
+			this.endings.schedule(target::unslow, slowMillis, TimeUnit.MILLISECONDS);
+		}
+		for (int i = 0; i < 3; i++) {
+			int node = nodes.get(i);
+			this.fleet.node(node).crashToSnapshot();
+			this.disturbedUntil[node] = System.nanoTime() + this.guard.toNanos();
+		}
+		count("crash back to older snapshots (a quorum, the others slow)");
+	}
+
+	/**
+	 * Black-holes one node: every client's link to it is cut both ways and held open, so
+	 * commands are neither answered nor refused, as with a host that drops packets, until
+	 * the links heal.
+	 */
+	private void blackHole() {
+		long now = System.nanoTime();
+		int node = this.random.nextInt(this.fleet.size());
+		if (this.disturbedUntil[node] > now || disturbed(now) >= MAX_DISTURBED) {
+			count("skipped (quorum protected)");
+			return;
+		}
+		for (long busy : this.networkBusyUntil) {
+			if (busy > now) {
+				count("skipped (client's network already disturbed)");
+				return;
+			}
+		}
+		long millis = 1000 + this.random.nextInt(3000);
+		System.out.println("NEMESIS " + now + " black hole node " + node + " for " + millis + "ms");
+		for (int client = 0; client < this.networks.size(); client++) {
+			NodeProxy link = this.networks.get(client).node(node);
+			link.cut();
+			this.networkBusyUntil[client] = now + TimeUnit.MILLISECONDS.toNanos(millis + 100);
+			this.endings.schedule(link::heal, millis, TimeUnit.MILLISECONDS);
+		}
+		this.disturbedUntil[node] = now + TimeUnit.MILLISECONDS.toNanos(millis + 200);
+		count("black hole: one node cut from every client, links held open");
 	}
 
 	private void pauseClient() {

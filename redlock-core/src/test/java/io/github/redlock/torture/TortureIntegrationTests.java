@@ -125,6 +125,7 @@ class TortureIntegrationTests {
 			assertThat(ready.await(2, TimeUnit.MINUTES)).as("clients ready").isTrue();
 			Nemesis nemesis = new Nemesis(fleet, clients, networks, SEED, TTL, MAX_TTL);
 			if (faults) {
+				nemesis.snapshotAll();
 				nemesis.run(duration);
 				// the faults have stopped; let restarted nodes through their guard
 				Thread.sleep(MAX_TTL.plusSeconds(1).toMillis());
