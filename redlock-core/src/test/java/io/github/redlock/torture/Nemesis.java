@@ -21,19 +21,19 @@ import io.github.redlock.embedded.RedisNode;
 /**
  * Injects faults on a schedule drawn from a seed: kills and restarts nodes (keeping or
  * losing their data), crashes nodes back to an older snapshot of their data (one node, or
- * a quorum of three while the other two are too slow to answer in time), pauses nodes
- * (SIGSTOP/SIGCONT), slows them, black-holes a node (every client's link to it cut and
- * held open, nothing answered, nothing reset), pauses client JVMs for longer than their
- * TTL, and disturbs the network between clients and nodes through each client's
- * {@link FleetProxy}: partitions that give two clients majorities overlapping in one
- * node, a client cut off from a majority, replies that never come back, and one-way
- * delays. At most two nodes are disturbed at once by node faults, counting a restarted
- * node until its restart guard has let it back, so a quorum of the five always exists for
- * a client the network lets through, except while a quorum restarts from old snapshots
- * (the guard then keeps every quorum out for the maximum TTL, as it must); network faults
- * do not count, since they lose no data, and at most one network fault touches a client
- * at once. Each node's snapshot is taken at the start and again now and then, so a
- * restore goes back over acquisitions made since.
+ * a quorum of three while the other two are paused), pauses nodes (SIGSTOP/SIGCONT),
+ * slows them, black-holes a node (every client's link to it cut and held open, nothing
+ * answered, nothing reset), pauses client JVMs for longer than their TTL, and disturbs
+ * the network between clients and nodes through each client's {@link FleetProxy}:
+ * partitions that give two clients majorities overlapping in one node, a client cut off
+ * from a majority, replies that never come back, and one-way delays. At most two nodes
+ * are disturbed at once by node faults, counting a restarted node until its restart guard
+ * has let it back, so a quorum of the five always exists for a client the network lets
+ * through, except while a quorum restarts from old snapshots (the guard then keeps every
+ * quorum out for the maximum TTL, as it must); network faults do not count, since they
+ * lose no data, and at most one network fault touches a client at once. Each node's
+ * snapshot is taken at the start and again now and then, so a restore goes back over
+ * acquisitions made since.
  */
 final class Nemesis {
 
@@ -59,8 +59,11 @@ final class Nemesis {
 
 	private final ScheduledExecutorService endings = Executors.newSingleThreadScheduledExecutor();
 
-	Nemesis(RedisFleet fleet, List<Process> clients, List<FleetProxy> networks, long seed, Duration ttl,
+	private final int keys;
+
+	Nemesis(RedisFleet fleet, List<Process> clients, List<FleetProxy> networks, long seed, int keys, Duration ttl,
 			Duration maxTtl) {
+		this.keys = keys;
 		this.fleet = fleet;
 		this.clients = clients;
 		this.networks = networks;
@@ -72,10 +75,28 @@ final class Nemesis {
 	}
 
 	void run(Duration duration) throws InterruptedException {
-		long end = System.nanoTime() + duration.toNanos();
+		long end = Long.MAX_VALUE;
 		try {
+			// snapshots with every key's counter in them, which later acquisitions move
+			// past (a snapshot taken before a key's first acquisition would bring the
+			// node back without its counter, which starts again from the clock)
+			awaitCounters(Duration.ofSeconds(60));
+			snapshotAll();
+			// a quorum back from old snapshots at a third and two thirds of the run
+			// whatever the draw, once no other node fault is under way
+			long start = System.nanoTime();
+			end = start + duration.toNanos();
+			long[] staleQuorums = { start + duration.toNanos() / 3, start + duration.toNanos() * 2 / 3 };
+			int staleQuorumsDone = 0;
 			while (System.nanoTime() < end) {
 				Thread.sleep(300 + this.random.nextInt(500));
+				if (staleQuorumsDone < staleQuorums.length && System.nanoTime() > staleQuorums[staleQuorumsDone]) {
+					if (disturbed(System.nanoTime()) == 0) {
+						staleQuorum();
+						staleQuorumsDone++;
+					}
+					continue;
+				}
 				int kind = this.random.nextInt(12);
 				if (kind == 8) {
 					snapshot(this.random.nextInt(this.fleet.size()));
@@ -150,11 +171,25 @@ final class Nemesis {
 		}
 	}
 
+	private void awaitCounters(Duration atMost) throws InterruptedException {
+		long deadline = System.nanoTime() + atMost.toNanos();
+		while (System.nanoTime() < deadline) {
+			boolean all = true;
+			for (RedisNode node : this.fleet.nodes()) {
+				all &= ((List<?>) node.call("KEYS", "redlock:fence:*")).size() >= this.keys;
+			}
+			if (all) {
+				return;
+			}
+			Thread.sleep(200);
+		}
+		throw new IllegalStateException("The clients did not acquire every key on every node within " + atMost);
+	}
+
 	/**
-	 * Takes the snapshot of every node that a later restore goes back to; called once the
-	 * clients are ready.
+	 * Takes the snapshot of every node that a later restore goes back to.
 	 */
-	void snapshotAll() {
+	private void snapshotAll() {
 		for (int node = 0; node < this.fleet.size(); node++) {
 			snapshot(node);
 		}
@@ -185,21 +220,22 @@ final class Nemesis {
 			nodes.add(i);
 		}
 		Collections.shuffle(nodes, this.random);
-		System.out.println("NEMESIS " + now + " stale quorum " + nodes.subList(0, 3) + ", slow " + nodes.subList(3, 5));
-		long slowMillis = this.guard.toMillis() + 1500;
+		System.out
+			.println("NEMESIS " + now + " stale quorum " + nodes.subList(0, 3) + ", paused " + nodes.subList(3, 5));
+		long pauseMillis = this.guard.toMillis() + 3000 + this.random.nextInt(2000);
 		for (int i = 3; i < 5; i++) {
 			int node = nodes.get(i);
 			RedisNode target = this.fleet.node(node);
-			target.slow(Duration.ofMillis(150 + this.random.nextInt(100)));
-			this.disturbedUntil[node] = now + TimeUnit.MILLISECONDS.toNanos(slowMillis + 500);
-			this.endings.schedule(target::unslow, slowMillis, TimeUnit.MILLISECONDS);
+			target.pause();
+			this.disturbedUntil[node] = now + TimeUnit.MILLISECONDS.toNanos(pauseMillis + 200);
+			this.endings.schedule(target::resume, pauseMillis, TimeUnit.MILLISECONDS);
 		}
 		for (int i = 0; i < 3; i++) {
 			int node = nodes.get(i);
 			this.fleet.node(node).crashToSnapshot();
 			this.disturbedUntil[node] = System.nanoTime() + this.guard.toNanos();
 		}
-		count("crash back to older snapshots (a quorum, the others slow)");
+		count("crash back to older snapshots (a quorum, the others paused)");
 	}
 
 	/**

@@ -31,13 +31,15 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The torture run: client JVMs contend on a few keys while a nemesis kills, restarts,
- * pauses and slows nodes, pauses the clients themselves past their TTL, and partitions
- * and delays the network between each client and the nodes. A checker then looks for two
- * critical sections that overlapped while both leases were valid, two sections that
- * shared a token, a section whose token is not above one that held before it began
- * asking, a write the store accepted with a token not above an earlier section's,
- * deadlocks and leftover lock keys. {@link #theCheckerFindsWhatABrokenEngineBreaks} shows
- * that each check fails when it should.
+ * pauses and slows nodes, crashes one node or a quorum back to older snapshots,
+ * black-holes a node, pauses the clients themselves past their TTL, and partitions and
+ * delays the network between each client and the nodes ({@link Nemesis}). A checker then
+ * looks for two critical sections that overlapped while both leases were valid, two
+ * sections that shared a token, a section whose token is not above one that held before
+ * it began asking, a write the store accepted with a token not above an earlier
+ * section's, deadlocks and leftover lock keys.
+ * {@link #theCheckerFindsWhatABrokenEngineBreaks} shows that each check fails when it
+ * should.
  * <p>
  * CI size by default (about a minute of faults). Long mode:
  * {@code -Dredlock.torture.duration=PT10M}; replay a schedule with
@@ -90,11 +92,18 @@ class TortureIntegrationTests {
 	/**
 	 * A checker that cannot fail proves nothing: with an engine broken on purpose (a
 	 * quorum of one, fencing counters reset before every acquisition) and a store that
-	 * trusts every write, each of the four checks must find violations.
+	 * trusts every write, each of the four checks must find violations. The clients run
+	 * until they have recorded 300 sections (at most a minute), so that a loaded machine
+	 * that starts them slowly still gives the checker something to judge.
+	 * <p>
+	 * The checker also finds the engine fault the stale-snapshot restores are there for:
+	 * with the node floor taken out of the acquire script, a run of
+	 * {@link #mutualExclusionAndFencingHoldUnderFaults} found 9 violations (8 token
+	 * regressions, 1 shared token) after its two quorum restores.
 	 */
 	@Test
 	void theCheckerFindsWhatABrokenEngineBreaks(@TempDir Path directory) throws Exception {
-		Run run = run(directory, Duration.ofSeconds(8), false, TortureStore.TRUSTING, "broken");
+		Run run = run(directory, Duration.ofSeconds(60), false, TortureStore.TRUSTING, "broken");
 		System.out.println("broken engine, trusting store: " + run.summary());
 		Report report = run.report;
 		assertThat(report.overlaps).as("overlapping critical sections").isNotEmpty();
@@ -123,15 +132,20 @@ class TortureIntegrationTests {
 				clients.add(startClient("c" + i, network.uris(), store, stop, ready, results, storeMode, engine));
 			}
 			assertThat(ready.await(2, TimeUnit.MINUTES)).as("clients ready").isTrue();
-			Nemesis nemesis = new Nemesis(fleet, clients, networks, SEED, TTL, MAX_TTL);
+			Nemesis nemesis = new Nemesis(fleet, clients, networks, SEED, KEYS, TTL, MAX_TTL);
 			if (faults) {
-				nemesis.snapshotAll();
 				nemesis.run(duration);
 				// the faults have stopped; let restarted nodes through their guard
 				Thread.sleep(MAX_TTL.plusSeconds(1).toMillis());
 			}
 			else {
-				Thread.sleep(duration.toMillis());
+				// until the clients have recorded enough sections to judge, however
+				// slowly
+				// a loaded machine lets them start
+				long deadline = System.nanoTime() + duration.toNanos();
+				while (System.nanoTime() < deadline && (Long) store.call("LLEN", TortureStore.SECTIONS) < 300) {
+					Thread.sleep(200);
+				}
 			}
 			Files.createFile(stop);
 			for (Process client : clients) {
