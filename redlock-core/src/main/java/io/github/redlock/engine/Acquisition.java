@@ -43,27 +43,43 @@ import org.apache.commons.logging.LogFactory;
  * are in neither). If {@code n} still has its counter, the later script increments a
  * value {@code >= T}, and the later token, the maximum of its quorum, is {@code > T}.
  * <p>
- * <b>When {@code n} lost its counter.</b> It restarted empty, was flushed, or the counter
+ * <b>When {@code n} lost its counter, or came back with an old one.</b> It restarted
+ * empty, was flushed, came back from an older snapshot (an RDB save or an AOF fsynced
+ * every second, after a crash: the counter is there, but below {@code T}), or the counter
  * expired ({@code fencingRetention} after its last write, each acquisition and extension
- * writing it). Then {@code n} starts again from its clock, and the argument rests on
- * clocks: every counter began at some node's clock reading and has grown by one per
- * acquisition since, so {@code T <= c0 + A}, where {@code c0} is the clock reading (in
- * microseconds, rounded down to the second) at which that counter began, at time
- * {@code t0}, and {@code A} the acquisitions since. The restart reading at time
- * {@code t2} is at least {@code c0 + (t2 - t0)}, minus the skew {@code s} between the two
- * nodes' clocks and minus one second of rounding, which exceeds {@code T} when
- * {@code (t2 - t0) - A > s + 1s}. With the restart guard on, a node that lost its data
- * sits out for {@code maxTtl} before it can be in a quorum again, and an expired counter
- * had {@code fencingRetention} without writes. So tokens strictly increase under these
- * assumptions:
+ * writing it). Then the argument rests on clocks. Every counter value began as a node's
+ * clock reading (a new counter starts from the node's clock rounded down to the second; a
+ * floor, below, is a node's clock reading) and has grown by one per acquisition since,
+ * far slower than clocks grow (a million a second), so a token handed out at time
+ * {@code t} is at most {@code t + s}, where {@code s} bounds how far a node's clock is
+ * off true time.
+ * <ul>
+ * <li><b>Restarts and data loss (restart guard on).</b> A node that restarted or lost its
+ * data sits out of every quorum until the guard time ({@code maxTtl} plus drift) has
+ * passed since, on this client's monotonic clock. Its floor ({@link NodeTrust#floor()})
+ * is its own clock reading of that moment: its start (from its uptime) or its marker's
+ * creation, plus the guard time. The acquire script lifts a counter below the floor to
+ * the floor, so whatever the node came back with, its next token is at least
+ * {@code t_back + guard - s} in true time, while {@code T} was handed out before
+ * {@code t_back} and is at most {@code t_back + s}: the later token is above {@code T}
+ * when {@code guard > 2s}. {@link RedlockSettings} refuses a {@code maxTtl} under one
+ * second with the guard on.</li>
+ * <li><b>Expiry.</b> An expired counter had {@code fencingRetention} without writes; it
+ * starts again from the clock, rounded down to the second, which is above {@code T} when
+ * {@code fencingRetention > 2s + 1s} (the builder refuses one under two seconds; the
+ * default is a day).</li>
+ * </ul>
+ * So tokens strictly increase under these assumptions:
  * <ol>
- * <li>the clock skew between nodes, plus one second, is below {@code maxTtl} (restarts)
- * and below {@code fencingRetention} (expiry), and no node's clock is set back by more
- * than that (the builder refuses a {@code fencingRetention} under two seconds);
+ * <li>no node's clock is off true time by more than half of {@code maxTtl} (restarts,
+ * with the guard) or half of {@code fencingRetention} minus one second (expiry), and no
+ * clock is set back by more than that;
  * <li>one key is acquired fewer than a million times a second on average since its
- * counter began (counters grow by one per acquisition, clocks by a million a second);
- * <li>with the restart guard off, a restarted node's clock is not behind the others by
- * more than the time since the key's counter began.
+ * counter began;
+ * <li>with the restart guard off, a node that restarted empty or stale has a clock that
+ * is not behind the others by more than the time since the key's counter began, and is
+ * not back within that time: without the guard, neither exclusion nor tokens survive a
+ * quorum that forgot.
  * </ol>
  * Two leases are never both held at once, and a later one has a larger token, so no two
  * holders ever share a token.
