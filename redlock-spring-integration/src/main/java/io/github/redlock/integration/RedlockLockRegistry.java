@@ -73,8 +73,11 @@ import org.springframework.scheduling.TaskScheduler;
  * <li>{@code lock()} and {@code lock(Duration)} wait for as long as it takes, also while
  * no quorum of nodes answers, and cannot be interrupted (the interrupt flag is restored
  * when they return); {@code lockInterruptibly()} and the timed {@code tryLock} methods
- * throw {@link InterruptedException} with the flag restored. {@code tryLock} returns
- * {@code false} when the lock is held elsewhere or no quorum agreed in time.
+ * throw {@link InterruptedException} with the flag cleared, as {@link Lock} specifies
+ * (also when it was set on entry). {@code tryLock()} is not interruptible either: it
+ * makes its one attempt and keeps the flag. {@code tryLock} returns {@code false} when
+ * the lock is held elsewhere or no quorum agreed in time; a wait time of zero or less is
+ * one attempt.
  * <li>{@code newCondition()} throws {@link UnsupportedOperationException}.
  * </ul>
  * <p>
@@ -370,10 +373,8 @@ public final class RedlockLockRegistry
 						}
 					}
 					catch (InterruptedException ex) {
-						// lock() cannot be interrupted: clear the flag so that waiting
-						// goes
-						// on, and restore it on the way out
-						Thread.interrupted();
+						// lock() cannot be interrupted: the flag, cleared by the throw,
+						// is restored on the way out
 						interrupted = true;
 					}
 				}
@@ -401,12 +402,19 @@ public final class RedlockLockRegistry
 
 		@Override
 		public boolean tryLock() {
+			// not interruptible: an interrupted thread makes its attempt all the same
+			boolean interrupted = Thread.interrupted();
 			try {
 				return tryLock(Duration.ZERO, RedlockLockRegistry.this.ttl);
 			}
 			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
+				interrupted = true; // interrupted during the attempt, which is abandoned
 				return false;
+			}
+			finally {
+				if (interrupted) {
+					Thread.currentThread().interrupt();
+				}
 			}
 		}
 
@@ -420,14 +428,8 @@ public final class RedlockLockRegistry
 			checkTtl(ttl, "ttl");
 			Duration wait = bounded(waitTime);
 			long deadline = deadline(wait);
-			boolean locked;
-			try {
-				locked = this.local.tryLock(wait.toNanos(), TimeUnit.NANOSECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw ex;
-			}
+			// throws with the flag cleared, as Lock specifies, also when set on entry
+			boolean locked = this.local.tryLock(wait.toNanos(), TimeUnit.NANOSECONDS);
 			return locked && enter(ttl, deadline) == Outcome.HELD;
 		}
 
@@ -465,8 +467,7 @@ public final class RedlockLockRegistry
 			}
 			catch (InterruptedException ex) {
 				this.local.unlock();
-				Thread.currentThread().interrupt();
-				throw ex;
+				throw ex; // the flag stays cleared, as Lock specifies
 			}
 			catch (RuntimeException | Error ex) {
 				this.local.unlock();
@@ -518,8 +519,7 @@ public final class RedlockLockRegistry
 			}
 			catch (InterruptedException ex) {
 				this.local.unlock();
-				Thread.currentThread().interrupt();
-				throw ex;
+				throw ex; // the flag stays cleared, as Lock specifies
 			}
 			catch (RuntimeException | Error ex) {
 				this.local.unlock();
