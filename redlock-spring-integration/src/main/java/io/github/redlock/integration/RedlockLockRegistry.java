@@ -206,9 +206,9 @@ public final class RedlockLockRegistry
 	 * quorum of nodes.
 	 * @param lockKey the key, a {@code String}
 	 * @throws IllegalArgumentException if the key is not a {@code String}
-	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
-	 * @throws IllegalStateException if no quorum confirmed the refresh, saying whether
-	 * the lease is still valid or was lost
+	 * @throws IllegalStateException if the current thread does not hold the lock (as
+	 * {@code RedisLockRegistry} and {@code JdbcLockRegistry} throw), or no quorum
+	 * confirmed the refresh, saying whether the lease is still valid or was lost
 	 */
 	@Override
 	public void renewLock(Object lockKey) {
@@ -222,9 +222,9 @@ public final class RedlockLockRegistry
 	 * @param ttl the new time to live, at most the registry's maximum TTL
 	 * @throws IllegalArgumentException if the key is not a {@code String} or the TTL is
 	 * not positive or too long
-	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
-	 * @throws IllegalStateException if no quorum confirmed the refresh, saying whether
-	 * the lease is still valid or was lost
+	 * @throws IllegalStateException if the current thread does not hold the lock (as
+	 * {@code RedisLockRegistry} and {@code JdbcLockRegistry} throw), or no quorum
+	 * confirmed the refresh, saying whether the lease is still valid or was lost
 	 */
 	@Override
 	public void renewLock(Object lockKey, Duration ttl) {
@@ -232,7 +232,7 @@ public final class RedlockLockRegistry
 		checkTtl(ttl, "ttl");
 		RedlockLock lock = this.locks.get(key);
 		if (lock == null || !lock.local.isHeldByCurrentThread()) {
-			throw new IllegalMonitorStateException("Cannot renew lock '" + LockKeys.printable(key) + "': thread '"
+			throw new IllegalStateException("Cannot renew lock '" + LockKeys.printable(key) + "': thread '"
 					+ Thread.currentThread().getName() + "' does not hold it; lock it first, on the same thread");
 		}
 		lock.renew(ttl);
