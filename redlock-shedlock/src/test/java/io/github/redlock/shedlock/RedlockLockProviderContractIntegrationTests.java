@@ -26,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * ShedLock's own provider contract at ShedLock's own numbers (issue 24): every case of
@@ -66,6 +67,9 @@ class RedlockLockProviderContractIntegrationTests {
 	@BeforeAll
 	static void start() {
 		registry = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build().start();
+		// connected, as an application's registry is by the time its scheduled tasks
+		// run: start() connects in the background
+		await().atMost(Duration.ofSeconds(30)).until(() -> registry.usableNodes() == 3);
 		provider = new RedlockLockProvider(registry);
 	}
 
