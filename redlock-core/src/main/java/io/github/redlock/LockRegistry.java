@@ -116,9 +116,15 @@ public interface LockRegistry {
 	<T> T executeLocked(String key, Duration ttl, Duration waitTime, Callable<T> action) throws Exception;
 
 	/**
-	 * Returns a {@link Lock} view of a key, for code written against {@code Lock}.
-	 * {@code lock()} acquires with the default TTL and keeps the lease extended until
-	 * {@code unlock()}; conditions are not supported.
+	 * Returns a {@link Lock} view of a key, for code written against {@code Lock}, which
+	 * behaves as {@code Lock} specifies. {@code lock()} acquires with the default TTL and
+	 * keeps the lease extended until {@code unlock()}; holds are reentrant per thread;
+	 * {@code tryLock(time, unit)} with a time of zero or less makes one attempt;
+	 * {@code lockInterruptibly()} and {@code tryLock(time, unit)} throw
+	 * {@link InterruptedException} with the thread's interrupted status cleared;
+	 * {@code unlock()} by a thread that does not hold the lock throws
+	 * {@link IllegalMonitorStateException}; {@code newCondition()} throws
+	 * {@link UnsupportedOperationException}, as conditions are not supported.
 	 * @param key the lock's name
 	 * @return the lock view
 	 */

@@ -10,8 +10,14 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockLostException;
 
 /**
- * A {@link Lock} over one key of a {@link RedlockRegistry}. Held per thread and
- * reentrant; kept extended by the watchdog until {@link #unlock()}.
+ * A {@link Lock} over one key of a {@link RedlockRegistry}, as {@link Lock} specifies it:
+ * held per thread and reentrant; kept extended by the watchdog until {@link #unlock()}.
+ * {@code lock()} and {@code tryLock()} are not interruptible (an interrupt is kept for
+ * the caller); {@code lockInterruptibly()} and {@code tryLock(time, unit)} throw
+ * {@link InterruptedException} with the interrupted status cleared; a time of zero or
+ * less is one attempt; {@code unlock()} by a thread that does not hold the lock throws
+ * {@link IllegalMonitorStateException}; {@code newCondition()} throws
+ * {@link UnsupportedOperationException}.
  *
  * @author redlock contributors
  */
@@ -55,32 +61,68 @@ final class LockView implements Lock {
 		}
 	}
 
+	/**
+	 * Acquires the lock unless the current thread is interrupted, waiting as long as it
+	 * takes.
+	 * @throws InterruptedException if the thread was interrupted on entry or while
+	 * waiting; its interrupted status is cleared, as {@link Lock} specifies
+	 */
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
+		if (Thread.interrupted()) {
+			throw interrupted();
+		}
 		this.registry.acquire(this.key, this.registry.settings().defaultTtl(), FOREVER, true);
 	}
 
+	/**
+	 * Makes one attempt to acquire the lock. Not interruptible, as {@link Lock}
+	 * specifies: an interrupted thread tries all the same and keeps its interrupted
+	 * status.
+	 */
 	@Override
 	public boolean tryLock() {
+		boolean interrupted = Thread.interrupted();
 		try {
-			return tryLock(0, TimeUnit.NANOSECONDS);
+			return attempt(Duration.ZERO);
 		}
 		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
+			interrupted = true; // interrupted during the attempt: it is abandoned
 			return false;
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 
+	/**
+	 * Acquires the lock if it becomes free within the time; a time of zero or less makes
+	 * one attempt.
+	 * @throws InterruptedException if the thread was interrupted on entry or while
+	 * waiting; its interrupted status is cleared, as {@link Lock} specifies
+	 */
 	@Override
 	public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+		if (Thread.interrupted()) {
+			throw interrupted();
+		}
+		return attempt(Duration.ofNanos(Math.max(0, unit.toNanos(time))));
+	}
+
+	private boolean attempt(Duration waitTime) throws InterruptedException {
 		try {
-			this.registry.acquire(this.key, this.registry.settings().defaultTtl(), Duration.ofNanos(unit.toNanos(time)),
-					true);
+			this.registry.acquire(this.key, this.registry.settings().defaultTtl(), waitTime, true);
 			return true;
 		}
 		catch (LockAcquisitionException ex) {
 			return false;
 		}
+	}
+
+	private InterruptedException interrupted() {
+		return new InterruptedException("Interrupted before acquiring lock '" + LockKeys.printable(this.key) + "'");
 	}
 
 	/**
@@ -97,6 +139,10 @@ final class LockView implements Lock {
 		}
 	}
 
+	/**
+	 * Refused: a distributed lock has no conditions.
+	 * @throws UnsupportedOperationException always
+	 */
 	@Override
 	public Condition newCondition() {
 		throw new UnsupportedOperationException("Distributed locks do not support conditions");

@@ -257,7 +257,8 @@ final class RedlockLease implements Lease {
 		if (outcome.extended()) {
 			this.watchdog.keepUntilEnd();
 		}
-		else if (logger.isDebugEnabled()) {
+		else if (isLingering() && logger.isDebugEnabled()) {
+			// not deleted at an end that had come already, nor lost
 			logger.debug("Lock '" + LockKeys.printable(this.key) + "' could not be set to expire in "
 					+ Durations.format(delay) + "; it expires as its last extension set it: " + outcome.failure());
 		}
@@ -347,9 +348,12 @@ final class RedlockLease implements Lease {
 		// an end that was asked for may come sooner than an extension could otherwise
 		// promise validity for, down to a millisecond
 		long ttlNanos = reachesEnd ? untilEnd : bounded;
-		if (reachesEnd && (this.endApplied || untilEnd < 1_000_000)) {
-			sent.complete(null);
+		if (reachesEnd && this.endApplied) {
+			sent.complete(null); // the nodes expire it at the end as set
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it reached its end"));
+		}
+		if (reachesEnd && untilEnd < 1_000_000) {
+			return deleteAtEnd(sent);
 		}
 		if (!reachesEnd && ttlNanos < this.engine.minimumTtlNanos()) {
 			sent.complete(null);
@@ -406,6 +410,35 @@ final class RedlockLease implements Lease {
 		// on the nodes)
 		CompletableFuture.allOf(outcome, call.completion()).whenComplete((ignored, ex) -> sent.complete(null));
 		return outcome;
+	}
+
+	/**
+	 * Ends the lease at an end that has come (under a millisecond away, too soon for an
+	 * expiry the nodes can set): deletes the lock on every node, as a release does, and
+	 * completes {@code sent} once every node answered. Leaving it would keep it on the
+	 * nodes for the TTL of its last extension, up to a maximum TTL.
+	 */
+	private CompletableFuture<ExtendOutcome> deleteAtEnd(CompletableFuture<Void> sent) {
+		int previous = this.state.get();
+		if ((previous != HELD && previous != LINGERING) || !this.state.compareAndSet(previous, RELEASED)) {
+			sent.complete(null);
+			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it is no longer held"));
+		}
+		this.watchdog.cancel();
+		this.engine.leases().remove(this);
+		if (previous == HELD && this.engine.events().any()) {
+			Duration held = heldFor();
+			this.engine.events().tell((listener) -> listener.released(this.key, held));
+		}
+		if (previous == HELD && this.observation != null) {
+			endObservation(null);
+		}
+		// the key's line in this registry counts the holder until a quorum deleted it
+		this.fleet
+			.releaseEverywhere(this.keys[0], this.secret, this.acquisition,
+					() -> this.engine.waiting().holderGone(this.key))
+			.whenComplete((ignored, ex) -> sent.complete(null));
+		return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it reached its end"));
 	}
 
 	private static String describe(List<NodeFailure> failures) {

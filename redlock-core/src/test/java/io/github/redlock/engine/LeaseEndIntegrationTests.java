@@ -122,6 +122,52 @@ class LeaseEndIntegrationTests {
 		next.release();
 	}
 
+	/**
+	 * Issue 23: an end that has come by the time its extension is built deletes the lock
+	 * on the nodes. Failed before: {@code releaseAfter} with a delay that was all but
+	 * spent when the extension went out sent nothing ("it reached its end"), and the key
+	 * kept the TTL of its last extension, a maximum TTL (60 s by default) on every node:
+	 * ShedLock's {@code lockAtLeastFor} of 5 ms kept each released lock for a minute.
+	 * With a 1 ms delay the end is always under a millisecond away once the extension is
+	 * built, so this is not a matter of timing.
+	 */
+	@Test
+	void releaseAfterWhoseEndHasComeDeletesTheLockOnTheNodes() throws Exception {
+		try (RedlockRegistry defaults = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build()) {
+			defaults.start();
+			Lease lease = defaults.acquire("linger-spent", Duration.ofSeconds(60), Duration.ZERO);
+			lease.releaseAfter(Duration.ofMillis(1));
+			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+				for (RedisNode node : fleet.fleet().nodes()) {
+					assertThat(node.call("PTTL", "redlock:lock:linger-spent")).as("PTTL on %s", node).isEqualTo(-2L);
+				}
+			});
+			assertThat(this.other.tryAcquire("linger-spent", MAX_TTL)).isPresent().get().satisfies(Lease::release);
+			assertThat(defaults.heldLeases()).isZero();
+		}
+	}
+
+	/**
+	 * Issue 23, as {@link #releaseAfterWhoseEndHasComeDeletesTheLockOnTheNodes()} for
+	 * {@code holdFor}: an end under a millisecond away ends the hold and deletes the lock
+	 * rather than leaving it a maximum TTL. Failed before: the key kept its 60 s TTL.
+	 */
+	@Test
+	void holdForWhoseEndHasComeDeletesTheLockOnTheNodes() throws Exception {
+		try (RedlockRegistry defaults = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build()) {
+			defaults.start();
+			Lease lease = defaults.acquire("hold-spent", Duration.ofSeconds(60), Duration.ZERO);
+			lease.holdFor(Duration.ofMillis(1));
+			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+				for (RedisNode node : fleet.fleet().nodes()) {
+					assertThat(node.call("PTTL", "redlock:lock:hold-spent")).as("PTTL on %s", node).isEqualTo(-2L);
+				}
+			});
+			assertThat(lease.isHeld()).isFalse();
+			assertThat(this.other.tryAcquire("hold-spent", MAX_TTL)).isPresent().get().satisfies(Lease::release);
+		}
+	}
+
 	@Test
 	void releaseAfterAboveTheMaximumTtlIsKeptByTheWatchdog() throws Exception {
 		Lease lease = this.registry.acquire("linger-long", MAX_TTL, Duration.ZERO);

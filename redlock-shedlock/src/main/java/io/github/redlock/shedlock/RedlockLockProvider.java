@@ -3,7 +3,9 @@ package io.github.redlock.shedlock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 
 import io.github.redlock.Durations;
@@ -18,6 +20,8 @@ import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * A ShedLock {@link ExtensibleLockProvider} over a redlock {@link LockRegistry}: a
@@ -40,13 +44,19 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  * which nodes failed and why.</li>
  * <li>The lock is held until {@link SimpleLock#unlock()} or {@code lockAtMostFor},
  * whichever comes first, and then expires on the nodes by itself. A {@code lockAtMostFor}
- * up to the registry's maximum TTL is the lock's TTL; a longer one (the common
- * {@code 10m}) is reached by the registry's watchdog, which extends the lock a maximum
- * TTL at a time and sets the last extension to end at {@code lockAtMostFor}, never
- * beyond. A process that dies meanwhile leaves the lock for at most one maximum TTL,
- * rather than until {@code lockAtMostFor}. If the watchdog cannot keep a quorum, the lock
- * is lost: the registry logs a warning naming it and another instance may run the
- * job.</li>
+ * below the shortest TTL a quorum can grant (three node timeouts, 300 ms by default) is
+ * rounded up to it, as ShedLock's memcached and etcd providers round up to what their
+ * stores can do, with one warning per lock name. A {@code lockAtMostFor} above the
+ * registry's maximum hold time ({@code redlock.max-hold}) is cut to it, with one warning
+ * per lock name; with Spring Boot, {@code @SchedulerLock} methods and
+ * {@code defaultLockAtMostFor} that ask for more fail the start-up instead, saying which.
+ * A {@code lockAtMostFor} up to the registry's maximum TTL is the lock's TTL; a longer
+ * one (the common {@code 10m}) is reached by the registry's watchdog, which extends the
+ * lock a maximum TTL at a time and sets the last extension to end at
+ * {@code lockAtMostFor}, never beyond. A process that dies meanwhile leaves the lock for
+ * at most one maximum TTL, rather than until {@code lockAtMostFor}. If the watchdog
+ * cannot keep a quorum, the lock is lost: the registry logs a warning naming it and
+ * another instance may run the job.</li>
  * <li>{@code unlock()} honours {@code lockAtLeastFor}: the lock stays on the nodes until
  * {@code lockAtLeastFor} after the lock was taken (kept by the watchdog past the maximum
  * TTL) and expires there by itself; once that has passed, it is deleted at once.</li>
@@ -60,9 +70,25 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  */
 public final class RedlockLockProvider implements ExtensibleLockProvider {
 
+	private static final Log logger = LogFactory.getLog(RedlockLockProvider.class);
+
 	private final LockRegistry registry;
 
 	private final Duration maxTtl;
+
+	/** Shortest TTL a quorum can grant, or {@code null} if the registry does not say. */
+	private final Duration minTtl;
+
+	/** Longest a lock may be held, or {@code null} if the registry does not say. */
+	private final Duration maxHold;
+
+	/** Room left below the maximum hold for the acquisition's own round trip. */
+	private final Duration holdMargin;
+
+	/** Lock names already warned about, so that each is named once. */
+	private final Set<String> roundedUp = ConcurrentHashMap.newKeySet();
+
+	private final Set<String> cutDown = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Creates a provider over a registry.
@@ -70,7 +96,28 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 	 */
 	public RedlockLockProvider(LockRegistry registry) {
 		this.registry = Objects.requireNonNull(registry, "registry must not be null");
-		this.maxTtl = (registry instanceof RedlockRegistry redlock) ? redlock.settings().maxTtl() : null;
+		if (registry instanceof RedlockRegistry redlock) {
+			this.maxTtl = redlock.settings().maxTtl();
+			this.minTtl = minimumTtl(redlock);
+			this.maxHold = redlock.settings().maxHold();
+			this.holdMargin = redlock.settings().nodeTimeout();
+		}
+		else {
+			this.maxTtl = null;
+			this.minTtl = null;
+			this.maxHold = null;
+			this.holdMargin = null;
+		}
+	}
+
+	/**
+	 * Returns the shortest TTL the registry grants: three node timeouts, so that an
+	 * acquisition's round trips still leave it valid.
+	 * @param registry the registry
+	 * @return the shortest TTL
+	 */
+	static Duration minimumTtl(RedlockRegistry registry) {
+		return registry.settings().nodeTimeout().multipliedBy(3);
 	}
 
 	/**
@@ -79,21 +126,25 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 	 * @param lockConfiguration the lock's name and durations
 	 * @return the lock, or empty if another holder has it
 	 * @throws LockAcquisitionException if too few nodes answered to tell
-	 * @throws IllegalArgumentException if {@code lockAtMostFor} is too short for the
-	 * registry to grant, or ends past its maximum hold time
+	 * @throws IllegalArgumentException if {@code lockAtMostFor} is not a TTL the registry
+	 * accepts (only for a {@link LockRegistry} that is not a {@link RedlockRegistry},
+	 * whose limits the provider cannot adapt to)
 	 */
 	@Override
 	public Optional<SimpleLock> lock(LockConfiguration lockConfiguration) {
 		String name = lockConfiguration.getName();
-		Duration atMost = untilLockAtMost(lockConfiguration);
+		long start = System.nanoTime();
+		Duration atMost = lockAtMost(name, lockConfiguration, untilLockAtMost(lockConfiguration));
 		Duration ttl = (this.maxTtl != null && atMost.compareTo(this.maxTtl) > 0) ? this.maxTtl : atMost;
 		Lease lease = acquire(name, ttl, lockConfiguration);
 		if (lease == null) {
 			return Optional.empty();
 		}
 		if (ttl.compareTo(atMost) < 0) {
+			// the rest of lockAtMostFor, counted from before the acquisition
+			Duration rest = atMost.minusNanos(System.nanoTime() - start);
 			try {
-				if (!lease.holdFor(untilLockAtMost(lockConfiguration))) {
+				if (rest.toMillis() >= 1 && !lease.holdFor(rest)) {
 					// a quorum granted the lock, but not the first extension towards
 					// lockAtMostFor: it could not be kept that long
 					lease.release();
@@ -111,6 +162,39 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 			}
 		}
 		return Optional.of(new RedlockLock(lockConfiguration, lease));
+	}
+
+	/**
+	 * Returns how long to hold the lock: the rest of {@code lockAtMostFor}, rounded up to
+	 * the shortest TTL the registry grants and cut to its maximum hold time, each with
+	 * one warning per lock name.
+	 */
+	private Duration lockAtMost(String name, LockConfiguration configuration, Duration atMost) {
+		if (this.minTtl != null && atMost.compareTo(this.minTtl) < 0) {
+			if (this.roundedUp.add(name) && logger.isWarnEnabled()) {
+				logger.warn("ShedLock lock '" + LockKeys.printable(name) + "' asks for lockAtMostFor "
+						+ Durations.format(configuration.getLockAtMostFor())
+						+ ", below the shortest TTL a quorum of redlock nodes can grant ("
+						+ Durations.format(this.minTtl)
+						+ ", three times redlock.node-timeout): it is held for up to that long instead."
+						+ " Raise lockAtMostFor, or lower redlock.node-timeout if the nodes answer faster."
+						+ " This is said once per lock name");
+			}
+			return this.minTtl;
+		}
+		if (this.maxHold != null && atMost.compareTo(this.maxHold.minus(this.holdMargin)) > 0) {
+			Duration cut = this.maxHold.minus(this.holdMargin);
+			if (this.cutDown.add(name) && logger.isWarnEnabled()) {
+				logger.warn("ShedLock lock '" + LockKeys.printable(name) + "' asks for lockAtMostFor "
+						+ Durations.format(configuration.getLockAtMostFor())
+						+ ", above the longest a redlock lock may be held (redlock.max-hold "
+						+ Durations.format(this.maxHold) + "): it is held for at most " + Durations.format(cut)
+						+ " instead, and another instance may run the task after that. Raise redlock.max-hold"
+						+ " or lower lockAtMostFor. This is said once per lock name");
+			}
+			return cut;
+		}
+		return atMost;
 	}
 
 	/**

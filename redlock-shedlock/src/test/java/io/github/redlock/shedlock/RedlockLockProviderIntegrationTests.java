@@ -11,6 +11,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.embedded.RedisFleetExtension;
@@ -23,6 +27,7 @@ import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -31,16 +36,12 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * ShedLock's provider contract, case by case, against real nodes: every test of
- * ShedLock's {@code AbstractLockProviderIntegrationTest},
- * {@code AbstractExtensibleLockProviderIntegrationTest} and {@code FuzzTester} (its
- * unpublished {@code shedlock-test-support} module), named as there, then what redlock
- * adds: {@code lockAtMostFor} and {@code lockAtLeastFor} above the maximum TTL (1s here,
- * so that ShedLock's durations all go through the watchdog), a lost quorum, a minority of
- * nodes down, and the lock name as the registry key.
- * <p>
- * Where ShedLock's tests use durations below what a quorum can grant (50ms and 2ms, under
- * three node timeouts), these use the shortest the registry accepts.
+ * What the redlock provider adds to ShedLock's contract (which
+ * {@link RedlockLockProviderContractIntegrationTests} checks at ShedLock's numbers),
+ * against real nodes: {@code lockAtMostFor} and {@code lockAtLeastFor} above the maximum
+ * TTL (1s here, so that they go through the watchdog), a {@code lockAtMostFor} below the
+ * shortest TTL or above the maximum hold, a lost quorum, a minority of nodes down, and
+ * the lock name as the registry key.
  */
 class RedlockLockProviderIntegrationTests {
 
@@ -76,19 +77,8 @@ class RedlockLockProviderIntegrationTests {
 		this.otherRegistry.close();
 	}
 
-	// AbstractLockProviderIntegrationTest
-
 	@Test
-	void shouldCreateLock() {
-		Optional<SimpleLock> lock = this.provider.lock(lockConfig(this.lockName));
-		assertThat(lock).isNotEmpty();
-		assertLocked(this.lockName);
-		lock.get().unlock();
-		assertUnlocked(this.lockName);
-	}
-
-	@Test
-	void shouldNotReturnSecondLock() throws Exception {
+	void aHeldLockIsRefusedToThisThreadToOtherThreadsAndToOtherProcesses() throws Exception {
 		Optional<SimpleLock> lock = this.provider.lock(lockConfig(this.lockName));
 		assertThat(lock).isNotEmpty();
 		// from the same thread: not reentrant, unlike the registry's blocking calls
@@ -106,114 +96,15 @@ class RedlockLockProviderIntegrationTests {
 	}
 
 	@Test
-	void shouldCreateTwoIndependentLocks() {
-		Optional<SimpleLock> lock1 = this.provider.lock(lockConfig(this.lockName));
-		assertThat(lock1).isNotEmpty();
-		Optional<SimpleLock> lock2 = this.provider.lock(lockConfig(this.lockName + "-2"));
-		assertThat(lock2).isNotEmpty();
-		lock1.get().unlock();
-		lock2.get().unlock();
-	}
-
-	@Test
-	void shouldLockTwiceInARow() {
-		Optional<SimpleLock> lock1 = this.provider.lock(lockConfig(this.lockName));
-		assertThat(lock1).isNotEmpty();
-		lock1.get().unlock();
-		Optional<SimpleLock> lock2 = this.provider.lock(lockConfig(this.lockName));
-		assertThat(lock2).isNotEmpty();
-		lock2.get().unlock();
-	}
-
-	@Test
-	void shouldTimeout() throws Exception {
-		Duration lockAtMostFor = Duration.ofMillis(500);
-		Optional<SimpleLock> lock1 = this.provider.lock(lockConfig(this.lockName, lockAtMostFor, Duration.ZERO));
-		assertThat(lock1).isNotEmpty();
-		Thread.sleep(lockAtMostFor.toMillis() * 2); // past lockAtMostFor, as ShedLock's
-		assertUnlocked(this.lockName);
-		Optional<SimpleLock> lock2 = this.provider.lock(lockConfig(this.lockName, lockAtMostFor, Duration.ZERO));
-		assertThat(lock2).isNotEmpty();
-		lock2.get().unlock();
-	}
-
-	@Test
-	void shouldBeAbleToLockRightAfterUnlock() {
-		for (int i = 0; i < 10; i++) {
-			Optional<SimpleLock> lock = this.provider.lock(lockConfig(this.lockName));
-			assertThat(lock).describedAs("Successfully locked " + i).isNotEmpty();
-			assertThat(this.provider.lock(lockConfig(this.lockName))).isEmpty();
-			lock.get().unlock();
-		}
-	}
-
-	@Test
-	void fuzzTestShouldPass() throws Exception {
-		// FuzzTester: threads increment unguarded counters under the lock of their job;
-		// a lost update or two holders at once shows a lock that let two in
-		// (node timeouts long enough that a machine loaded by 8 spinning threads does
-		// not turn contention into failed quorums)
-		int threads = 8;
-		int iterations = 10;
-		int shortIteration = 5;
-		Job job1 = new Job("fuzz-1-" + this.lockName);
-		Job job2 = new Job("fuzz-2-" + this.lockName);
-		RedlockRegistry fuzzRegistry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.nodeTimeout(Duration.ofMillis(300))
-			.defaultTtl(Duration.ofSeconds(3))
-			.maxTtl(Duration.ofSeconds(3))
-			.build()
-			.start();
-		LockingTaskExecutor executor = new DefaultLockingTaskExecutor(new RedlockLockProvider(fuzzRegistry));
-		ExecutorService pool = Executors.newFixedThreadPool(threads);
-		long start = System.nanoTime();
-		try {
-			List<Future<?>> tasks = new ArrayList<>();
-			for (int i = 0; i < threads; i++) {
-				Job job = (i % 2 == 0) ? job1 : job2;
-				int count = (i == 0) ? shortIteration : iterations;
-				tasks.add(pool.submit(() -> {
-					for (int done = 0; done < count;) {
-						boolean[] ran = new boolean[1];
-						executor.executeWithLock((Runnable) () -> {
-							ran[0] = true;
-							job.increment();
-						}, job.configuration());
-						if (ran[0]) {
-							done++;
-						}
-						else {
-							Thread.sleep(5); // ShedLock's tester spins; this spares the
-												// nodes
-						}
-					}
-					return null;
-				}));
-			}
-			for (Future<?> task : tasks) {
-				task.get(60, TimeUnit.SECONDS);
-			}
-		}
-		finally {
-			pool.shutdownNow();
-			fuzzRegistry.close();
-		}
-		System.out.printf("ShedLock fuzz: %d locked runs on 2 locks from %d threads in %d ms%n",
-				job1.counter + job2.counter, threads, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-		assertThat(job1.overlaps.get() + job2.overlaps.get()).as("runs that overlapped another of their job").isZero();
-		assertThat(job2.counter).isEqualTo(threads / 2 * iterations);
-		assertThat(job1.counter).isEqualTo((threads / 2 - 1) * iterations + shortIteration);
-	}
-
-	@Test
-	void shouldLockAtLeastFor() throws Exception {
-		// lockAtLeastFor above the maximum TTL: the watchdog keeps it after unlock()
+	void lockAtLeastForAboveTheMaximumTtlIsKeptByTheWatchdogAfterUnlock() throws Exception {
+		// lockAtLeastFor counts from the configuration's time, taken before lock(): so
+		// must the bound (taken after lock() returned, it was later than the end by the
+		// acquisition's round trip, 9 ms under load), less 2 ms for ShedLock's clock,
+		// which truncates to the millisecond
+		long until = System.nanoTime() + LOCK_AT_LEAST_FOR.minusMillis(2).toNanos();
 		Optional<SimpleLock> lock1 = this.provider
 			.lock(lockConfig(this.lockName, LOCK_AT_LEAST_FOR.multipliedBy(2), LOCK_AT_LEAST_FOR));
 		assertThat(lock1).describedAs("Should be locked").isNotEmpty();
-		long until = System.nanoTime() + LOCK_AT_LEAST_FOR.toNanos();
 		lock1.get().unlock();
 		assertThat(this.provider.lock(lockConfig(this.lockName)))
 			.describedAs("Can not acquire lock, grace period did not pass yet")
@@ -226,69 +117,18 @@ class RedlockLockProviderIntegrationTests {
 		lock3.unlock();
 	}
 
-	// AbstractExtensibleLockProviderIntegrationTest
-
-	@Test
-	void shouldBeAbleToExtendLock() throws Exception {
-		SimpleLock lock = lock(Duration.ofMillis(1200));
-		SimpleLock newLock = extendLock(lock, Duration.ZERO);
-		Thread.sleep(1200); // wait for the original lockAtMostFor to pass
-		assertLocked(this.lockName);
-		newLock.unlock();
-		assertUnlocked(this.lockName);
-	}
-
-	@Test
-	void shouldBeAbleToExtendMultipleTimes() throws Exception {
-		SimpleLock lock = lock(Duration.ofMillis(1200));
-		SimpleLock newLock = extendLock(extendLock(extendLock(lock, Duration.ZERO), Duration.ZERO), Duration.ZERO);
-		Thread.sleep(1200); // wait for the original lockAtMostFor to pass
-		assertLocked(this.lockName);
-		newLock.unlock();
-		assertUnlocked(this.lockName);
-	}
-
-	@Test
-	void shouldNotBeAbleToExtendUnlockedLock() {
-		SimpleLock lock = lock(Duration.ofMillis(1200));
-		lock.unlock();
-		assertUnlocked(this.lockName);
-		assertThatIllegalStateException().isThrownBy(() -> lock.extend(Duration.ofSeconds(10), Duration.ZERO));
-	}
-
+	// ShedLock's
+	// AbstractExtensibleLockProviderIntegrationTest.shouldNotBeAbleToExtendExpiredLock
+	// with its lockAtMostFor of 2 ms, rounded up to the shortest TTL: once that has run
+	// out, the lock cannot be extended
 	@Test
 	void shouldNotBeAbleToExtendExpiredLock() {
-		Optional<SimpleLock> lock = this.provider
-			.lock(lockConfig(this.lockName, Duration.ofMillis(400), Duration.ZERO));
+		Optional<SimpleLock> lock = this.provider.lock(lockConfig(this.lockName, Duration.ofMillis(2), Duration.ZERO));
 		assertThat(lock).isNotEmpty();
 		await().atMost(Duration.ofSeconds(10)).until(() -> !this.registry.inspect(this.lockName).isHeldAnywhere());
 		assertThat(lock.get().extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
 		assertUnlocked(this.lockName);
 	}
-
-	@Test
-	void shouldBeAbleToExtendAtLeast() {
-		SimpleLock lock = lock(Duration.ofSeconds(10));
-		SimpleLock newLock = extendLock(lock, Duration.ofSeconds(9));
-		newLock.unlock();
-		assertLocked(this.lockName);
-	}
-
-	@Test
-	void lockCanNotBeExtendedTwice() {
-		SimpleLock lock = lock(Duration.ofSeconds(10));
-		extendLock(lock, Duration.ofSeconds(9));
-		assertThatIllegalStateException().isThrownBy(() -> lock.extend(Duration.ofSeconds(10), Duration.ofSeconds(9)));
-	}
-
-	@Test
-	void lockCanNotBeUnlockedAfterExtending() {
-		SimpleLock lock = lock(Duration.ofSeconds(10));
-		extendLock(lock, Duration.ofSeconds(9));
-		assertThatIllegalStateException().isThrownBy(lock::unlock);
-	}
-
-	// beyond ShedLock's own cases
 
 	@Test
 	void lockAtMostForAboveTheMaximumTtlIsKeptByTheWatchdogAndNoLonger() throws Exception {
@@ -354,22 +194,68 @@ class RedlockLockProviderIntegrationTests {
 		}
 	}
 
+	// Issue 24: a lockAtMostFor below the shortest TTL a quorum can grant (3 node
+	// timeouts: 300 ms) is rounded up to it, as ShedLock's memcached and etcd providers
+	// round up to what their stores can do, and said once per lock name. Failed before:
+	// IllegalArgumentException ("is not a TTL the LockRegistry accepts") at every call,
+	// so ShedLock's own doTestTimeout(50 ms) could not even lock.
 	@Test
-	void aLockAtMostForTooShortForAQuorumIsRefusedWithTheFix() {
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.provider.lock(lockConfig(this.lockName, Duration.ofMillis(50), Duration.ZERO)))
-			.withMessageContaining("lockAtMostFor")
-			.withMessageContaining(this.lockName)
-			.withMessageContaining("raise lockAtMostFor");
+	void aLockAtMostForBelowTheMinimumTtlIsRoundedUpWithOneWarningPerName() throws Exception {
+		try (ProviderLog log = new ProviderLog()) {
+			long start = System.nanoTime();
+			SimpleLock lock = this.provider.lock(lockConfig(this.lockName, Duration.ofMillis(50), Duration.ZERO))
+				.orElseThrow();
+			assertThat(this.provider.lock(lockConfig(this.lockName, Duration.ofMillis(50), Duration.ZERO))).isEmpty();
+			// it expires by itself, no sooner than the shortest TTL
+			await().atMost(Duration.ofSeconds(10)).until(() -> !this.registry.inspect(this.lockName).isHeldAnywhere());
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+			lock.unlock();
+			this.provider.lock(lockConfig(this.lockName, Duration.ofMillis(50), Duration.ZERO)).orElseThrow().unlock();
+			this.provider.lock(lockConfig(this.lockName + "-2", Duration.ofMillis(2), Duration.ZERO))
+				.orElseThrow()
+				.unlock();
+			assertThat(log.warnings()).hasSize(2);
+			assertThat(log.warnings().get(0)).contains(this.lockName, "lockAtMostFor 50ms", "300ms",
+					"redlock.node-timeout", "Raise lockAtMostFor");
+			assertThat(log.warnings().get(1)).contains(this.lockName + "-2", "lockAtMostFor 2ms");
+		}
 	}
 
+	// Issue 24: a lockAtMostFor above redlock.max-hold (a nightly job's 2h, known only
+	// at run time) is cut to it, and said once per lock name. Failed before:
+	// IllegalArgumentException at every tick.
 	@Test
-	void aLockAtMostForPastTheMaximumHoldIsRefusedWithTheFix() {
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.provider.lock(lockConfig(this.lockName, Duration.ofHours(2), Duration.ZERO)))
-			.withMessageContaining("lockAtMostFor")
-			.withMessageContaining("redlock.max-hold");
-		assertUnlocked(this.lockName);
+	void aLockAtMostForAboveTheMaximumHoldIsCutToItWithOneWarningPerName() throws Exception {
+		RedlockRegistry shortHold = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.restartGuard(false)
+			.defaultTtl(MAX_TTL)
+			.maxTtl(MAX_TTL)
+			.maxHold(Duration.ofSeconds(3))
+			.build()
+			.start();
+		try (ProviderLog log = new ProviderLog()) {
+			RedlockLockProvider provider = new RedlockLockProvider(shortHold);
+			long start = System.nanoTime();
+			SimpleLock lock = provider.lock(lockConfig(this.lockName, Duration.ofHours(2), Duration.ZERO))
+				.orElseThrow();
+			assertThat(provider.lock(lockConfig(this.lockName, Duration.ofHours(2), Duration.ZERO))).isEmpty();
+			assertThat(log.warnings()).singleElement()
+				.asString()
+				.contains(this.lockName, "lockAtMostFor 2h", "redlock.max-hold 3s", "Raise redlock.max-hold");
+			// held past the maximum TTL by the watchdog, and it ends by itself near
+			// the maximum hold rather than in two hours
+			Thread.sleep(MAX_TTL.toMillis() + 500); // a stated time: past one maximum TTL
+			assertLocked(this.lockName);
+			await().atMost(Duration.ofSeconds(20)).until(() -> !this.registry.inspect(this.lockName).isHeldAnywhere());
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(2500));
+			lock.unlock();
+			provider.lock(lockConfig(this.lockName, Duration.ofHours(2), Duration.ZERO)).orElseThrow().unlock();
+			assertThat(log.warnings()).hasSize(1);
+		}
+		finally {
+			shortHold.close();
+		}
 	}
 
 	private SimpleLock lock(Duration lockAtMostFor) {
@@ -404,41 +290,29 @@ class RedlockLockProviderIntegrationTests {
 	}
 
 	/**
-	 * A job of the fuzz test: an unguarded counter, read, paused and written back, as
-	 * ShedLock's, and a count of runs that found another run of the job inside.
+	 * Captures the provider's warnings while open.
 	 */
-	private static final class Job {
+	private static final class ProviderLog implements AutoCloseable {
 
-		private final String name;
+		private final Logger logger = (Logger) LoggerFactory.getLogger(RedlockLockProvider.class);
 
-		private final AtomicInteger inside = new AtomicInteger();
+		private final ListAppender<ILoggingEvent> appender = new ListAppender<>();
 
-		private final AtomicInteger overlaps = new AtomicInteger();
-
-		private int counter;
-
-		Job(String name) {
-			this.name = name;
+		ProviderLog() {
+			this.appender.start();
+			this.logger.addAppender(this.appender);
 		}
 
-		LockConfiguration configuration() {
-			return new LockConfiguration(ClockProvider.now(), this.name, Duration.ofMinutes(5), Duration.ofMillis(5));
+		List<String> warnings() {
+			return this.appender.list.stream()
+				.filter((event) -> event.getLevel() == Level.WARN)
+				.map(ILoggingEvent::getFormattedMessage)
+				.toList();
 		}
 
-		void increment() {
-			if (this.inside.incrementAndGet() != 1) {
-				this.overlaps.incrementAndGet();
-			}
-			int n = this.counter;
-			try {
-				Thread.sleep(1); // as ShedLock's: lets another holder in if the lock
-									// fails
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-			this.counter = n + 1;
-			this.inside.decrementAndGet();
+		@Override
+		public void close() {
+			this.logger.detachAppender(this.appender);
 		}
 
 	}

@@ -73,8 +73,11 @@ import org.springframework.scheduling.TaskScheduler;
  * <li>{@code lock()} and {@code lock(Duration)} wait for as long as it takes, also while
  * no quorum of nodes answers, and cannot be interrupted (the interrupt flag is restored
  * when they return); {@code lockInterruptibly()} and the timed {@code tryLock} methods
- * throw {@link InterruptedException} with the flag restored. {@code tryLock} returns
- * {@code false} when the lock is held elsewhere or no quorum agreed in time.
+ * throw {@link InterruptedException} with the flag cleared, as {@link Lock} specifies
+ * (also when it was set on entry). {@code tryLock()} is not interruptible either: it
+ * makes its one attempt and keeps the flag. {@code tryLock} returns {@code false} when
+ * the lock is held elsewhere or no quorum agreed in time; a wait time of zero or less is
+ * one attempt.
  * <li>{@code newCondition()} throws {@link UnsupportedOperationException}.
  * </ul>
  * <p>
@@ -203,9 +206,9 @@ public final class RedlockLockRegistry
 	 * quorum of nodes.
 	 * @param lockKey the key, a {@code String}
 	 * @throws IllegalArgumentException if the key is not a {@code String}
-	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
-	 * @throws IllegalStateException if no quorum confirmed the refresh, saying whether
-	 * the lease is still valid or was lost
+	 * @throws IllegalStateException if the current thread does not hold the lock (as
+	 * {@code RedisLockRegistry} and {@code JdbcLockRegistry} throw), or no quorum
+	 * confirmed the refresh, saying whether the lease is still valid or was lost
 	 */
 	@Override
 	public void renewLock(Object lockKey) {
@@ -219,9 +222,9 @@ public final class RedlockLockRegistry
 	 * @param ttl the new time to live, at most the registry's maximum TTL
 	 * @throws IllegalArgumentException if the key is not a {@code String} or the TTL is
 	 * not positive or too long
-	 * @throws IllegalMonitorStateException if the current thread does not hold the lock
-	 * @throws IllegalStateException if no quorum confirmed the refresh, saying whether
-	 * the lease is still valid or was lost
+	 * @throws IllegalStateException if the current thread does not hold the lock (as
+	 * {@code RedisLockRegistry} and {@code JdbcLockRegistry} throw), or no quorum
+	 * confirmed the refresh, saying whether the lease is still valid or was lost
 	 */
 	@Override
 	public void renewLock(Object lockKey, Duration ttl) {
@@ -229,7 +232,7 @@ public final class RedlockLockRegistry
 		checkTtl(ttl, "ttl");
 		RedlockLock lock = this.locks.get(key);
 		if (lock == null || !lock.local.isHeldByCurrentThread()) {
-			throw new IllegalMonitorStateException("Cannot renew lock '" + LockKeys.printable(key) + "': thread '"
+			throw new IllegalStateException("Cannot renew lock '" + LockKeys.printable(key) + "': thread '"
 					+ Thread.currentThread().getName() + "' does not hold it; lock it first, on the same thread");
 		}
 		lock.renew(ttl);
@@ -370,10 +373,8 @@ public final class RedlockLockRegistry
 						}
 					}
 					catch (InterruptedException ex) {
-						// lock() cannot be interrupted: clear the flag so that waiting
-						// goes
-						// on, and restore it on the way out
-						Thread.interrupted();
+						// lock() cannot be interrupted: the flag, cleared by the throw,
+						// is restored on the way out
 						interrupted = true;
 					}
 				}
@@ -401,12 +402,19 @@ public final class RedlockLockRegistry
 
 		@Override
 		public boolean tryLock() {
+			// not interruptible: an interrupted thread makes its attempt all the same
+			boolean interrupted = Thread.interrupted();
 			try {
 				return tryLock(Duration.ZERO, RedlockLockRegistry.this.ttl);
 			}
 			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
+				interrupted = true; // interrupted during the attempt, which is abandoned
 				return false;
+			}
+			finally {
+				if (interrupted) {
+					Thread.currentThread().interrupt();
+				}
 			}
 		}
 
@@ -420,14 +428,8 @@ public final class RedlockLockRegistry
 			checkTtl(ttl, "ttl");
 			Duration wait = bounded(waitTime);
 			long deadline = deadline(wait);
-			boolean locked;
-			try {
-				locked = this.local.tryLock(wait.toNanos(), TimeUnit.NANOSECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw ex;
-			}
+			// throws with the flag cleared, as Lock specifies, also when set on entry
+			boolean locked = this.local.tryLock(wait.toNanos(), TimeUnit.NANOSECONDS);
 			return locked && enter(ttl, deadline) == Outcome.HELD;
 		}
 
@@ -465,8 +467,7 @@ public final class RedlockLockRegistry
 			}
 			catch (InterruptedException ex) {
 				this.local.unlock();
-				Thread.currentThread().interrupt();
-				throw ex;
+				throw ex; // the flag stays cleared, as Lock specifies
 			}
 			catch (RuntimeException | Error ex) {
 				this.local.unlock();
@@ -518,8 +519,7 @@ public final class RedlockLockRegistry
 			}
 			catch (InterruptedException ex) {
 				this.local.unlock();
-				Thread.currentThread().interrupt();
-				throw ex;
+				throw ex; // the flag stays cleared, as Lock specifies
 			}
 			catch (RuntimeException | Error ex) {
 				this.local.unlock();

@@ -24,10 +24,13 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
@@ -137,6 +140,59 @@ class RedlockShedLockAutoConfigurationIntegrationTests {
 		});
 	}
 
+	// Issue 24: a @SchedulerLock whose lockAtMostFor is above redlock.max-hold (1h by
+	// default) fails the start-up, naming the method, and the failure analysis gives the
+	// fix. Failed before: the context started, and every run of the task failed with an
+	// IllegalArgumentException at run time.
+	@Test
+	void aSchedulerLockAboveTheMaximumHoldFailsTheStartUpWithTheFix() {
+		this.contextRunner.withUserConfiguration(NightlyJob.class).run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains("redlock.max-hold (1h)", "lockAtMostFor \"2h\"",
+					"@SchedulerLock(name = \"nightly\")", NightlyJob.class.getName() + ".run()");
+			assertThat(analysis.getAction()).contains("redlock.max-hold=2h", "lower lockAtMostFor");
+		});
+	}
+
+	// Issue 24: the same for @EnableSchedulerLock's defaultLockAtMostFor, placeholders
+	// resolved as ShedLock resolves them. Failed before: the context started.
+	@Test
+	void aDefaultLockAtMostForAboveTheMaximumHoldFailsTheStartUpWithTheFix() {
+		this.contextRunner.withUserConfiguration(LongDefault.class)
+			.withPropertyValues("jobs.at-most=3h")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).contains("defaultLockAtMostFor \"${jobs.at-most}\" (3h)");
+				assertThat(analysis.getAction()).contains("redlock.max-hold=3h");
+			});
+	}
+
+	@Test
+	void schedulerLocksWithinTheMaximumHoldStart() {
+		this.contextRunner.withUserConfiguration(NightlyJob.class)
+			.withPropertyValues("redlock.max-hold=2h")
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.contextRunner.withUserConfiguration(LongDefault.class)
+			.withPropertyValues("jobs.at-most=30m")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void theFailureAnalyzerIsRegistered() {
+		// analyzers that need constructor arguments are left out: only ours matters
+		assertThat(SpringFactoriesLoader.forDefaultResourceLocation()
+			.load(FailureAnalyzer.class, null, SpringFactoriesLoader.FailureHandler.handleMessage((message, ex) -> {
+			}))).hasAtLeastOneElementOfType(SchedulerLockMaxHoldFailureAnalyzer.class);
+	}
+
+	private static FailureAnalysis analyze(Throwable failure) {
+		FailureAnalysis analysis = new SchedulerLockMaxHoldFailureAnalyzer().analyze(failure);
+		assertThat(analysis).as("analysis of %s", failure).isNotNull();
+		return analysis;
+	}
+
 	private static ConfigurableApplicationContext start(String instance) {
 		List<String> args = new ArrayList<>();
 		for (String property : properties()) {
@@ -204,6 +260,21 @@ class RedlockShedLockAutoConfigurationIntegrationTests {
 		LockProvider ownLockProvider() {
 			return PROVIDER;
 		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NightlyJob {
+
+		@SchedulerLock(name = "nightly", lockAtMostFor = "2h")
+		public void run() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableSchedulerLock(defaultLockAtMostFor = "${jobs.at-most}")
+	static class LongDefault {
 
 	}
 
