@@ -1,0 +1,61 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+
+import io.github.redlock.Durations;
+
+/**
+ * When a node counts as silent ({@link NodeSilence}) and how often a silent node is
+ * probed, checked when the registry is built.
+ *
+ * @param timeouts how many timeouts in a row, with no reply between them, make a node
+ * silent
+ * @param probeInterval how long after a probe that failed the next one goes
+ * @author redlock contributors
+ */
+record SilentNodes(int timeouts, Duration probeInterval) {
+
+	/**
+	 * Three: one or two timeouts happen to a healthy node on a busy machine; three in a
+	 * row, with nothing answered for three node timeouts (300ms by default), hardly do: a
+	 * stall of this process times out every command in flight at once, but the node
+	 * answers those sent after it. At full load a black-holed node is found within those
+	 * three node timeouts plus one; at one lock a minute, after three locks.
+	 */
+	static final int DEFAULT_TIMEOUTS = 3;
+
+	/**
+	 * One second: what a silent node holds grows by one probe per interval, and a node
+	 * back from a short freeze rejoins within it (a pause of this process is answered by
+	 * the probe sent at once).
+	 */
+	static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(1);
+
+	/**
+	 * Longest probe interval accepted: past it a node that came back sits out too long.
+	 */
+	static final Duration MAX_PROBE_INTERVAL = Duration.ofMinutes(1);
+
+	/**
+	 * Checks the settings.
+	 * @throws InvalidOptionException naming the option and the fix if one is invalid
+	 */
+	SilentNodes {
+		if (timeouts < 1) {
+			throw new InvalidOptionException("silentNodeTimeouts must be at least 1, was " + timeouts,
+					"give how many timeouts in a row make a node silent; the default is " + DEFAULT_TIMEOUTS);
+		}
+		if (probeInterval == null || probeInterval.isNegative() || probeInterval.isZero()) {
+			throw new InvalidOptionException("silentNodeProbeInterval must be positive, was " + probeInterval,
+					"give a duration such as 1s, the default");
+		}
+		if (probeInterval.compareTo(MAX_PROBE_INTERVAL) > 0) {
+			throw new InvalidOptionException(
+					"silentNodeProbeInterval " + Durations.format(probeInterval) + " is above "
+							+ Durations.format(MAX_PROBE_INTERVAL)
+							+ ": a node that answers again would count toward no quorum for that long",
+					"probe at most every minute; the default is " + Durations.format(DEFAULT_PROBE_INTERVAL));
+		}
+	}
+
+}
