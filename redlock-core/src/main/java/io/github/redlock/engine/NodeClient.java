@@ -61,10 +61,11 @@ final class NodeClient {
 	 * Most commands one connection keeps sent and unanswered (Lettuce's
 	 * {@code requestQueueSize}); more are refused at once. A backstop:
 	 * {@link NodeSilence} stops sending to a node that does not answer long before, while
-	 * a healthy node answers in a fraction of the node timeout. At 10,000, a full stack
-	 * holds a few megabytes.
+	 * a healthy node answers in a fraction of the node timeout. Large enough for bursts a
+	 * healthy node takes: ten thousand leases extended at once put as many commands in
+	 * flight to every node (ManyLeasesIntegrationTests).
 	 */
-	static final int REQUEST_QUEUE_SIZE = 10_000;
+	static final int REQUEST_QUEUE_SIZE = 50_000;
 
 	/**
 	 * How long a dropped connection may be down before the node is taken for down rather
@@ -97,6 +98,12 @@ final class NodeClient {
 	private final NodeTrust trust;
 
 	private final NodeSilence silence;
+
+	/**
+	 * When the node last sent anything on any of this client's connections, once one is
+	 * made; {@code null} without {@link WriteCoalescing}, which reads it.
+	 */
+	private volatile WriteCoalescing.ReadClock reads;
 
 	private final NodeErrors errors;
 
@@ -139,7 +146,31 @@ final class NodeClient {
 		this.trust = new NodeTrust(address.toString(), guard, resources, () -> this.connection, this.generation::get,
 				identities, acceptEviction, changed);
 		this.silence = new NodeSilence(address.toString(), silentNodes, nodeTimeout, resources, () -> this.connection,
-				changed);
+				this::lastRead, changed);
+		WriteCoalescing coalescing = WriteCoalescing.of(resources);
+		if (coalescing != null) {
+			// on the client: every connection's first event included, and the release
+			// hints' connection reads from the same server
+			this.client.addListener(new RedisConnectionStateListener() {
+
+				@Override
+				public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress remote) {
+					if (remote != null) {
+						NodeClient.this.reads = coalescing.lastRead(remote);
+					}
+				}
+
+			});
+		}
+	}
+
+	/**
+	 * Returns when the node last sent anything, late replies included
+	 * ({@link System#nanoTime()}), or {@link Long#MIN_VALUE} if that is not known.
+	 */
+	private long lastRead() {
+		WriteCoalescing.ReadClock clock = this.reads;
+		return (clock != null) ? clock.readAt() : Long.MIN_VALUE;
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 import io.github.redlock.Durations;
@@ -14,27 +15,28 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Whether one node has gone silent: its commands timed out several times in a row with no
- * reply between them, and it has answered nothing for as many node timeouts, as when the
- * network drops its packets without resetting the connection (a black hole) or the server
- * is frozen. A silent node counts toward no quorum and is sent no lock command (the
- * caller hears {@link #failure()} at once), except the deletions of values that were sent
- * to it before; a {@code PING} probes it, at once and then every probe interval, and the
- * first that answers within the {@link #probeTimeout probe timeout} ends the silence.
+ * Whether one node has gone silent, as when the network drops its packets without
+ * resetting the connection (a black hole) or the server is frozen: its commands timed out
+ * several times in a row, it has sent nothing for as many node timeouts, and a
+ * {@code PING} sent then went unanswered within the {@link #probeTimeout probe timeout}.
+ * A silent node counts toward no quorum and is sent no lock command (the caller hears
+ * {@link #failure()} at once), except the deletions of values that were sent to it
+ * before; a {@code PING} probes it every probe interval, and the first that answers ends
+ * the silence.
  * <p>
  * Without this, such a node got every command, and every command, timed out, stayed in
  * Lettuce's command stack (and past what the kernel buffers, in Netty's outbound buffer)
  * until the kernel gave up on the connection: about 15 minutes with Linux's default
  * {@code tcp_retries2}, millions of commands at full load. Now what is pending toward it
- * is about what was sent in one node timeout before it fell silent, plus one probe per
+ * is what was sent in the second or so before it fell silent, plus one probe per
  * interval.
  * <p>
- * Invariants: {@link #silent} is set (with a fresh {@link #epoch} kept) only by
- * {@link #timedOut} when the count of timeouts in a row reaches the threshold, and
- * cleared only by a probe that answered, which moves the epoch on; a reply or timeout of
- * a command sent in an earlier epoch changes nothing. At most one probe is in flight.
- * Silence says nothing of a restart: a server that restarted closed the connection, which
- * {@link NodeTrust} checks again on the next one, as it always does.
+ * Invariants: {@link #silent} is set only after a suspicion's {@code PING} failed
+ * ({@link #timedOut}), and cleared only by a probe that answered, which moves the
+ * {@link #epoch} on; a reply or timeout of a command sent in an earlier epoch changes
+ * nothing. At most one {@code PING} is in flight ({@link #probing}). Silence says nothing
+ * of a restart: a server that restarted closed the connection, which {@link NodeTrust}
+ * checks again on the next one, as it always does.
  *
  * @author redlock contributors
  */
@@ -53,6 +55,10 @@ final class NodeSilence {
 	private final Supplier<StatefulRedisConnection<String, String>> connection;
 
 	private final Runnable changed;
+
+	private final LongSupplier lastRead;
+
+	private final Duration probeTimeout;
 
 	/** How long the node must have answered nothing, besides the timeouts in a row. */
 	private final long spanNanos;
@@ -82,14 +88,19 @@ final class NodeSilence {
 	 * @param nodeTimeout the node timeout
 	 * @param resources where to schedule probes
 	 * @param connection the node's current connection, or {@code null}
+	 * @param lastRead when the node last sent anything ({@link System#nanoTime()}),
+	 * replies to commands that timed out included, or {@link Long#MIN_VALUE} if that is
+	 * not known
 	 * @param changed told whenever the node falls silent or answers again
 	 */
 	NodeSilence(String node, SilentNodes settings, Duration nodeTimeout, ClientResources resources,
-			Supplier<StatefulRedisConnection<String, String>> connection, Runnable changed) {
+			Supplier<StatefulRedisConnection<String, String>> connection, LongSupplier lastRead, Runnable changed) {
+		this.lastRead = lastRead;
 		this.node = node;
 		this.threshold = settings.timeouts();
 		this.probeInterval = settings.probeInterval();
 		this.spanNanos = nodeTimeout.toNanos() * this.threshold;
+		this.probeTimeout = probeTimeout(nodeTimeout, settings);
 		this.resources = resources;
 		this.connection = connection;
 		this.changed = changed;
@@ -140,28 +151,69 @@ final class NodeSilence {
 	}
 
 	/**
-	 * Notes that a command sent in {@code sentIn} timed out; the node falls silent when
-	 * that makes {@link #threshold} in a row and it has answered nothing for as many node
-	 * timeouts. The second condition keeps a healthy node in on a busy machine, where a
-	 * stall of this process times out every command in flight at once: at full load that
-	 * is hundreds in a row within a moment.
+	 * Notes that a command sent in {@code sentIn} timed out. When that makes
+	 * {@link #threshold} in a row and the node has sent nothing for as many node timeouts
+	 * (no reply, not even one to a command that had timed out already, which Lettuce
+	 * drops but {@link WriteCoalescing} sees read), the node is suspected: a {@code PING}
+	 * goes to it, and only if that is not answered within the probe timeout does the node
+	 * fall silent. Until then it gets commands as before.
+	 * <p>
+	 * Both conditions keep a healthy node in on a busy machine. A stall of this process
+	 * times out every command in flight at once, hundreds in a row at full load, and no
+	 * read happens during it; a burst of thousands of commands (every lease's extension
+	 * at once) keeps a server busy, answering nothing, for longer than a node timeout.
+	 * Either way the node answers the {@code PING} soon after.
 	 */
 	void timedOut(int sentIn) {
 		if (sentIn != this.epoch || this.silent != null) {
 			return;
 		}
-		if (this.timeoutsInARow.incrementAndGet() >= this.threshold
-				&& System.nanoTime() - this.lastAnsweredNanos >= this.spanNanos) {
-			fallSilent();
+		if (this.timeoutsInARow.incrementAndGet() >= this.threshold) {
+			long now = System.nanoTime();
+			long read = this.lastRead.getAsLong();
+			if (now - this.lastAnsweredNanos >= this.spanNanos
+					&& (read == Long.MIN_VALUE || now - read >= this.spanNanos)) {
+				suspect();
+			}
 		}
 	}
 
+	private void suspect() {
+		if (this.closed || !this.probing.compareAndSet(false, true)) {
+			return;
+		}
+		StatefulRedisConnection<String, String> current = this.connection.get();
+		if (current == null || !current.isOpen()) {
+			// down, not silent: Lettuce is reconnecting
+			this.probing.set(false);
+			return;
+		}
+		try {
+			// within the probe timeout (NodeClient's Timeouts)
+			current.async().ping().whenComplete((pong, ex) -> suspicionChecked(ex == null && "PONG".equals(pong)));
+		}
+		catch (RuntimeException ex) {
+			this.probing.set(false);
+		}
+	}
+
+	private void suspicionChecked(boolean answered) {
+		if (answered) {
+			this.lastAnsweredNanos = System.nanoTime();
+			this.timeoutsInARow.set(0);
+			this.probing.set(false);
+			return;
+		}
+		fallSilent();
+		// still probing: the next probe goes after the interval
+		probed(false);
+	}
+
 	private void fallSilent() {
-		NodeFailure failure = new NodeFailure(this.node, NodeFailure.Kind.TIMEOUT,
-				"silent: " + this.threshold + " timeouts in a row and nothing answered for "
-						+ Durations.format(Duration.ofNanos(this.spanNanos))
-						+ "; sent no lock command until it answers a PING, tried every "
-						+ Durations.format(this.probeInterval));
+		NodeFailure failure = new NodeFailure(this.node, NodeFailure.Kind.TIMEOUT, "silent: " + this.threshold
+				+ " timeouts in a row, nothing sent for " + Durations.format(Duration.ofNanos(this.spanNanos))
+				+ " and no answer to a PING within " + Durations.format(this.probeTimeout)
+				+ "; sent no lock command until it answers one, tried every " + Durations.format(this.probeInterval));
 		synchronized (this) {
 			if (this.silent != null || this.closed) {
 				return;
@@ -169,14 +221,12 @@ final class NodeSilence {
 			this.silentSince = System.nanoTime();
 			this.silent = failure;
 		}
-		logger.warn("Redlock node " + this.node + " timed out " + this.threshold + " times in a row and answered"
-				+ " nothing for " + Durations.format(Duration.ofNanos(this.spanNanos))
+		logger.warn("Redlock node " + this.node + " timed out " + this.threshold + " times in a row, sent nothing for "
+				+ Durations.format(Duration.ofNanos(this.spanNanos)) + " and did not answer a PING within "
+				+ Durations.format(this.probeTimeout)
 				+ " (packets dropped, or the server frozen): it counts toward no quorum and is sent no lock command"
 				+ " until it answers a PING, tried every " + Durations.format(this.probeInterval));
 		this.changed.run();
-		// at once: a pause of this process (a long GC) times out commands that were
-		// answered, and the node should not sit out for it
-		probe();
 	}
 
 	/**

@@ -704,13 +704,15 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		}
 
 		/**
-		 * Sets how many timeouts in a row make a node silent (default 3), when it has
-		 * also answered nothing for as many {@link #nodeTimeout node timeouts} (300ms by
-		 * default): a silent node counts toward no quorum and is sent no lock command
+		 * Sets how many timeouts in a row make a node suspected of silence (default 3),
+		 * when it has also sent nothing for as many {@link #nodeTimeout node timeouts}
+		 * (300ms by default); a suspected node is sent a {@code PING} and falls silent if
+		 * that goes unanswered within the {@link #silentNodeProbeInterval probe
+		 * interval}. A silent node counts toward no quorum and is sent no lock command
 		 * until it answers a {@code PING}, so that a node whose packets are dropped
 		 * without a reset (a black hole) or whose server is frozen does not pile up
-		 * commands that will never be answered. At full load a silent node is found
-		 * within that time plus one node timeout.
+		 * commands that will never be answered. At full load a silent node is found in
+		 * about 1.5s with the defaults.
 		 * @param silentNodeTimeouts the number of timeouts in a row, at least 1
 		 * @return this builder
 		 */
@@ -825,7 +827,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * Tunes the Lettuce client options of every node (SSL, socket options and the
 		 * like) after the registry has set its own: auto-reconnect, commands rejected
 		 * while disconnected, the per-node timeout, no replay after a reconnect, and a
-		 * request queue of 10,000 commands per connection (more sent and unanswered are
+		 * request queue of 50,000 commands per connection (more sent and unanswered are
 		 * refused at once). Overriding those weakens the guarantees.
 		 * @param clientOptions what to change on each node's options
 		 * @return this builder

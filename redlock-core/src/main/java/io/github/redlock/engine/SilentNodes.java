@@ -17,10 +17,11 @@ record SilentNodes(int timeouts, Duration probeInterval) {
 
 	/**
 	 * Three: one or two timeouts happen to a healthy node on a busy machine; three in a
-	 * row, with nothing answered for three node timeouts (300ms by default), hardly do: a
-	 * stall of this process times out every command in flight at once, but the node
-	 * answers those sent after it. At full load a black-holed node is found within those
-	 * three node timeouts plus one; at one lock a minute, after three locks.
+	 * row, with nothing read from the node for three node timeouts (300ms by default),
+	 * are rarer, and a node suspected so is sent a {@code PING} before it falls silent. A
+	 * stall of this process or a burst of thousands of commands makes a healthy node look
+	 * so, and it answers the {@code PING}. At full load a black-holed node is found
+	 * within about those three node timeouts plus one, plus the probe timeout.
 	 */
 	static final int DEFAULT_TIMEOUTS = 3;
 
