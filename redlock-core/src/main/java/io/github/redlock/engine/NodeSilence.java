@@ -28,15 +28,16 @@ import org.apache.commons.logging.LogFactory;
  * Lettuce's command stack (and past what the kernel buffers, in Netty's outbound buffer)
  * until the kernel gave up on the connection: about 15 minutes with Linux's default
  * {@code tcp_retries2}, millions of commands at full load. Now what is pending toward it
- * is what was sent in the second or so before it fell silent, plus one probe per
- * interval.
+ * is what was sent in the second or so before it fell silent, and one probe.
  * <p>
  * Invariants: {@link #silent} is set only after a suspicion's {@code PING} failed
  * ({@link #timedOut}), and cleared only by a probe that answered, which moves the
  * {@link #epoch} on; a reply or timeout of a command sent in an earlier epoch changes
- * nothing. At most one {@code PING} is in flight ({@link #probing}). Silence says nothing
- * of a restart: a server that restarted closed the connection, which {@link NodeTrust}
- * checks again on the next one, as it always does.
+ * nothing. At most one {@code PING} is in flight ({@link #probing}), and while nothing is
+ * read from the node, at most one waits in its connection: the probes add nothing to what
+ * is pending however long the silence lasts. Silence says nothing of a restart: a server
+ * that restarted closed the connection, which {@link NodeTrust} checks again on the next
+ * one, as it always does.
  *
  * @author redlock contributors
  */
@@ -79,6 +80,9 @@ final class NodeSilence {
 	private volatile int epoch;
 
 	private volatile boolean closed;
+
+	/** When the last {@code PING} went on the current connection; 0 for none. */
+	private volatile long probeSentNanos;
 
 	/**
 	 * Creates the silence tracking of one node.
@@ -190,6 +194,7 @@ final class NodeSilence {
 		}
 		try {
 			// within the probe timeout (NodeClient's Timeouts)
+			this.probeSentNanos = System.nanoTime();
 			current.async().ping().whenComplete((pong, ex) -> suspicionChecked(ex == null && "PONG".equals(pong)));
 		}
 		catch (RuntimeException ex) {
@@ -234,6 +239,8 @@ final class NodeSilence {
 	 */
 	void reconnected() {
 		if (this.silent != null) {
+			// a new connection: no probe waits in it
+			this.probeSentNanos = 0;
 			probe();
 		}
 	}
@@ -248,8 +255,17 @@ final class NodeSilence {
 			probed(false);
 			return;
 		}
+		long read = this.lastRead.getAsLong();
+		if (read != Long.MIN_VALUE && this.probeSentNanos != 0 && read - this.probeSentNanos < 0) {
+			// nothing read since the last probe went: it still waits in the connection
+			// (Lettuce keeps a timed-out command until its reply), and another would
+			// only queue behind it. Once the node sends again, the next tick probes
+			probed(false);
+			return;
+		}
 		try {
 			// within the probe timeout (NodeClient's Timeouts)
+			this.probeSentNanos = System.nanoTime();
 			current.async().ping().whenComplete((pong, ex) -> probed(ex == null && "PONG".equals(pong)));
 		}
 		catch (RuntimeException ex) {
