@@ -24,16 +24,18 @@ import static org.awaitility.Awaitility.await;
  * and nothing comes back). Five nodes, the fifth behind the proxy, the default 100ms node
  * timeout.
  * <p>
- * Before the fix both tests failed: the node kept counting toward quorums
- * ({@code usableNodes()} stayed 5, so the second test timed out waiting for 4) and got
- * every command, and each one, timed out, stayed in Lettuce's command stack until a reply
- * that never came: 237 commands pending 1.5 s into the fault and 717 three seconds later
- * (growth 480, at most 100 allowed), while the 32 threads managed only 365 acquisitions
- * in the 4.5 s, each release waiting out the node's timeout. Now, after three timeouts in
- * a row with nothing answered for three node timeouts, the node counts toward no quorum
- * and is sent no lock command until it answers a {@code PING}: what is pending stops
- * growing (78, then 80, with 8,767 acquisitions in the 4.5 s on the same loaded machine),
- * and the node rejoins once the link heals.
+ * Before the fix all three tests failed (run on the engine of commit 32f82b7, on a 2-core
+ * machine at a load average near 30): the node kept counting toward quorums
+ * ({@code usableNodes()} stayed 5, so the second and third tests timed out waiting for 4)
+ * and got every command, and each one, timed out, stayed in Lettuce's command stack until
+ * a reply that never came: 480 commands pending 3 s into the fault and 928 three seconds
+ * later (growth 448, at most 100 allowed), while the 32 threads managed only 470
+ * acquisitions in the 6 s, each release waiting out the node's timeout. Now the node is
+ * suspected after three timeouts in a row with nothing read from it for three node
+ * timeouts, falls silent when a {@code PING} then goes unanswered for a second, counts
+ * toward no quorum and is sent no lock command until a {@code PING} answers: what is
+ * pending stops growing (264, then 264, with 13,414 acquisitions in the 6 s on the same
+ * machine), and the node rejoins once the link heals or the server resumes.
  */
 class BlackHoledNodeIntegrationTests {
 
