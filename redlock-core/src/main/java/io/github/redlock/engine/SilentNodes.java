@@ -26,9 +26,10 @@ record SilentNodes(int timeouts, Duration probeInterval) {
 	static final int DEFAULT_TIMEOUTS = 3;
 
 	/**
-	 * One second: what a silent node holds grows by one probe per interval, and a node
-	 * back from a short freeze rejoins within it (a pause of this process is answered by
-	 * the probe sent at once).
+	 * One second: a node back from a freeze or a healed link rejoins within about that
+	 * (the probe after it sends again), and a suspected node that is only busy has that
+	 * long to answer its {@code PING}. Probes cost nothing while the node sends nothing:
+	 * one waits in the connection at most.
 	 */
 	static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(1);
 
