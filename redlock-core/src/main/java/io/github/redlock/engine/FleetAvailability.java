@@ -123,11 +123,15 @@ final class FleetAvailability {
 		int guarded = 0;
 		int newOrFlushed = 0;
 		int down = 0;
+		int silent = 0;
 		for (int i = 0; i < countsFrom.length; i++) {
 			NodeClient node = this.nodes.get(i);
 			countsFrom[i] = node.countsFrom();
 			if (!node.isUp()) {
 				down++;
+			}
+			else if (node.isSilent()) {
+				silent++;
 			}
 			NodeTrust.GuardCause cause = node.guardCause();
 			if (node.isUp() && cause != null) {
@@ -158,6 +162,10 @@ final class FleetAvailability {
 		if (down > 0) {
 			message.append(". ").append(down).append((down == 1) ? " node is" : " nodes are");
 			message.append(" down or unreachable");
+		}
+		if (silent > 0) {
+			message.append(". ").append(silent).append((silent == 1) ? " node is" : " nodes are");
+			message.append(" silent (timed out again and again; probed until it answers)");
 		}
 		return message.append(".").toString();
 	}

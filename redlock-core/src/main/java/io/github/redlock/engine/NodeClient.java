@@ -4,6 +4,7 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,6 +15,8 @@ import io.github.redlock.NodeFailure;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
@@ -22,6 +25,8 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import org.apache.commons.logging.Log;
@@ -36,10 +41,13 @@ import org.apache.commons.logging.LogFactory;
  * node that could not be reached at all is tried again at most once a second, when a
  * command needs it.
  * <p>
- * Whether the node counts toward a quorum is {@link NodeTrust}'s to say, and what a
- * failure means is {@link NodeErrors}'s. What is left here is longer than most classes of
- * the engine because connecting, sending a script with its NOSCRIPT reload, and letting
- * sent scripts land before closing all touch the same connection state.
+ * Whether the node counts toward a quorum is {@link NodeTrust}'s to say, whether it has
+ * gone silent (timed out again and again, as behind a black hole) {@link NodeSilence}'s,
+ * and what a failure means is {@link NodeErrors}'s. Lettuce's command stack is bounded
+ * ({@link #REQUEST_QUEUE_SIZE}) in case a node stops answering faster than its silence is
+ * noticed. What is left here is longer than most classes of the engine because
+ * connecting, sending a script with its NOSCRIPT reload, and letting sent scripts land
+ * before closing all touch the same connection state.
  *
  * @author redlock contributors
  */
@@ -48,6 +56,16 @@ final class NodeClient {
 	private static final Log logger = LogFactory.getLog(NodeClient.class);
 
 	private static final long RECONNECT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	/**
+	 * Most commands one connection keeps sent and unanswered (Lettuce's
+	 * {@code requestQueueSize}); more are refused at once. A backstop:
+	 * {@link NodeSilence} stops sending to a node that does not answer long before, while
+	 * a healthy node answers in a fraction of the node timeout. Large enough for bursts a
+	 * healthy node takes: ten thousand leases extended at once put as many commands in
+	 * flight to every node (ManyLeasesIntegrationTests).
+	 */
+	static final int REQUEST_QUEUE_SIZE = 50_000;
 
 	/**
 	 * How long a dropped connection may be down before the node is taken for down rather
@@ -79,6 +97,14 @@ final class NodeClient {
 
 	private final NodeTrust trust;
 
+	private final NodeSilence silence;
+
+	/**
+	 * When the node last sent anything on any of this client's connections, once one is
+	 * made; {@code null} without {@link WriteCoalescing}, which reads it.
+	 */
+	private volatile WriteCoalescing.ReadClock reads;
+
 	private final NodeErrors errors;
 
 	private final AtomicInteger generation = new AtomicInteger();
@@ -94,7 +120,7 @@ final class NodeClient {
 	private volatile CompletableFuture<Void> drained;
 
 	NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration connectTimeout,
-			RestartGuard guard, ServerIdentities identities, boolean acceptEviction,
+			RestartGuard guard, ServerIdentities identities, boolean acceptEviction, SilentNodes silentNodes,
 			Consumer<ClientOptions.Builder> customizer, Runnable changed) {
 		this.changed = changed;
 		this.address = address;
@@ -105,16 +131,75 @@ final class NodeClient {
 		ClientOptions.Builder options = ClientOptions.builder()
 			.autoReconnect(true)
 			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-			.timeoutOptions(TimeoutOptions.enabled(nodeTimeout))
+			.timeoutOptions(TimeoutOptions.builder()
+				.timeoutSource(new Timeouts(nodeTimeout, NodeSilence.probeTimeout(nodeTimeout, silentNodes)))
+				.build())
 			// never replay a command after a reconnect: the server may have restarted and
 			// lost the locks, and a late answer must not count toward a quorum
 			.replayFilter((command) -> true)
+			// what a node that stopped answering can hold (NodeSilence stops it sooner)
+			.requestQueueSize(REQUEST_QUEUE_SIZE)
 			.socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).keepAlive(true).build());
 		customizer.accept(options);
 		this.client.setOptions(options.build());
 		this.errors = new NodeErrors(address.toString(), "after " + nodeTimeout.toMillis() + "ms");
 		this.trust = new NodeTrust(address.toString(), guard, resources, () -> this.connection, this.generation::get,
 				identities, acceptEviction, changed);
+		this.silence = new NodeSilence(address.toString(), silentNodes, nodeTimeout, resources, () -> this.connection,
+				this::lastRead, changed);
+		WriteCoalescing coalescing = WriteCoalescing.of(resources);
+		if (coalescing != null) {
+			// on the client: every connection's first event included, and the release
+			// hints' connection reads from the same server
+			this.client.addListener(new RedisConnectionStateListener() {
+
+				@Override
+				public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress remote) {
+					if (remote != null) {
+						NodeClient.this.reads = coalescing.lastRead(remote);
+					}
+				}
+
+			});
+		}
+	}
+
+	/**
+	 * Returns when the node last sent anything, late replies included
+	 * ({@link System#nanoTime()}), or {@link Long#MIN_VALUE} if that is not known.
+	 */
+	private long lastRead() {
+		WriteCoalescing.ReadClock clock = this.reads;
+		return (clock != null) ? clock.readAt() : Long.MIN_VALUE;
+	}
+
+	/**
+	 * The node timeout for every command but a {@code PING}, which only
+	 * {@link NodeSilence} sends: it waits as long as {@link NodeSilence#probeTimeout}, so
+	 * that a node that answers late on a busy machine is not taken for silent again.
+	 */
+	private static final class Timeouts extends TimeoutOptions.TimeoutSource {
+
+		private final long nodeTimeoutNanos;
+
+		private final long probeTimeoutNanos;
+
+		Timeouts(Duration nodeTimeout, Duration probeTimeout) {
+			this.nodeTimeoutNanos = nodeTimeout.toNanos();
+			this.probeTimeoutNanos = probeTimeout.toNanos();
+		}
+
+		@Override
+		public long getTimeout(RedisCommand<?, ?, ?> command) {
+			return (command != null && command.getType() == CommandType.PING) ? this.probeTimeoutNanos
+					: this.nodeTimeoutNanos;
+		}
+
+		@Override
+		public TimeUnit getTimeUnit() {
+			return TimeUnit.NANOSECONDS;
+		}
+
 	}
 
 	/**
@@ -150,6 +235,7 @@ final class NodeClient {
 				// reconnected, perhaps to a server that restarted since
 				loadScripts(current);
 			}
+			NodeClient.this.silence.reconnected();
 			NodeClient.this.changed.run();
 		}
 
@@ -259,6 +345,14 @@ final class NodeClient {
 		// after this voids the reply
 		int sentOn = this.generation.get();
 		if (script.counts()) {
+			NodeFailure silent = this.silence.failure();
+			if (silent != null) {
+				// before the trust, which may send a check: nothing goes to a silent node
+				// but deletions of values sent before (NodeFleet's Deletion sends none
+				// for a value refused here)
+				replies.reply(index, NodeReply.unsent(silent));
+				return;
+			}
 			NodeFailure untrusted = this.trust.untrusted(sentOn);
 			if (untrusted != null) {
 				replies.reply(index, NodeReply.failed(untrusted));
@@ -308,6 +402,10 @@ final class NodeClient {
 			NodeFailure failure = notConnected();
 			return CompletableFuture.completedFuture(status(false, null, (failure.kind() == NodeFailure.Kind.REFUSED)
 					? "not connected: " + failure.detail() : failure.describe()));
+		}
+		NodeFailure silent = this.silence.failure();
+		if (silent != null) {
+			return CompletableFuture.completedFuture(status(false, null, silent.describe()));
 		}
 		CompletableFuture<NodeStatus> result = new CompletableFuture<>();
 		long start = System.nanoTime();
@@ -370,20 +468,21 @@ final class NodeClient {
 	private <T> void run(StatefulRedisConnection<String, String> connection, Script script, ScriptOutputType type,
 			String[] keys, String[] args, BiConsumer<T, Throwable> done) {
 		this.pending.incrementAndGet();
+		int epoch = this.silence.epoch();
 		try {
 			connection.async().<T>evalsha(script.sha(), type, keys, args).whenComplete((value, ex) -> {
 				if (ex != null && NodeErrors.isNoScript(ex)) {
 					try {
 						connection.async()
 							.<T>eval(script.text(), type, keys, args)
-							.whenComplete((retried, retryEx) -> settle(done, retried, retryEx));
+							.whenComplete((retried, retryEx) -> settle(done, retried, retryEx, epoch));
 					}
 					catch (RuntimeException retryEx) {
-						settle(done, null, retryEx);
+						settle(done, null, retryEx, epoch);
 					}
 				}
 				else {
-					settle(done, value, ex);
+					settle(done, value, ex, epoch);
 				}
 			});
 		}
@@ -393,12 +492,28 @@ final class NodeClient {
 		}
 	}
 
-	private <T> void settle(BiConsumer<T, Throwable> done, T value, Throwable ex) {
+	private <T> void settle(BiConsumer<T, Throwable> done, T value, Throwable ex, int epoch) {
+		heard(ex, epoch);
 		try {
 			done.accept(value, ex);
 		}
 		finally {
 			settle();
+		}
+	}
+
+	/**
+	 * Tells the silence what became of a command sent in {@code epoch}: a reply (a result
+	 * or the server's own error) or a timeout. Errors of this client (refused while
+	 * disconnected, a full command stack) say nothing of the node.
+	 */
+	private void heard(Throwable ex, int epoch) {
+		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+		if (cause == null || cause instanceof RedisCommandExecutionException) {
+			this.silence.answered(epoch);
+		}
+		else if (cause instanceof RedisCommandTimeoutException) {
+			this.silence.timedOut(epoch);
 		}
 	}
 
@@ -459,6 +574,7 @@ final class NodeClient {
 	 */
 	CompletableFuture<Void> closeAsync() {
 		this.closed = true;
+		this.silence.close();
 		// let what was sent land first, releases above all: a release that quorum has
 		// answered may still be on its way to this node (bounded by the node timeout,
 		// which fails every command still unanswered)
@@ -523,7 +639,7 @@ final class NodeClient {
 	 * {@link Long#MAX_VALUE} while it is down.
 	 */
 	long countsFrom() {
-		return isUp() ? this.trust.countsFrom() : Long.MAX_VALUE;
+		return (isUp() && !this.silence.isSilent()) ? this.trust.countsFrom() : Long.MAX_VALUE;
 	}
 
 	NodeTrust.GuardCause guardCause() {
@@ -531,10 +647,19 @@ final class NodeClient {
 	}
 
 	/**
-	 * Returns whether this node counts toward quorums now.
+	 * Returns whether this node counts toward quorums now: its trust says so and it is
+	 * not silent.
 	 */
 	boolean isTrusted() {
-		return this.trust.isTrusted();
+		return !this.silence.isSilent() && this.trust.isTrusted();
+	}
+
+	/**
+	 * Returns whether this node is silent ({@link NodeSilence}): it timed out again and
+	 * again and has not answered a probe since.
+	 */
+	boolean isSilent() {
+		return this.silence.isSilent();
 	}
 
 	@Override

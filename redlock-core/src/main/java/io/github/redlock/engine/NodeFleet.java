@@ -66,12 +66,15 @@ final class NodeFleet {
 	 * @param guard how restarted nodes are kept out of quorums
 	 * @param acceptEviction whether a node whose memory policy may evict keys still
 	 * counts
+	 * @param silentNodes when a node that times out counts as silent, and how often it is
+	 * probed
 	 * @param clientOptions what to change on each node's client options
 	 * @param coalesceWrites whether concurrent commands to one node go out in one write
 	 * ({@link WriteCoalescing})
 	 */
 	NodeFleet(List<NodeAddress> addresses, RedlockSettings settings, ClientResources resources, RestartGuard guard,
-			boolean acceptEviction, Consumer<ClientOptions.Builder> clientOptions, boolean coalesceWrites) {
+			boolean acceptEviction, SilentNodes silentNodes, Consumer<ClientOptions.Builder> clientOptions,
+			boolean coalesceWrites) {
 		this.ownsResources = resources == null;
 
 		if (this.ownsResources) {
@@ -91,7 +94,7 @@ final class NodeFleet {
 		ServerIdentities identities = new ServerIdentities();
 		for (NodeAddress address : addresses) {
 			clients.add(new NodeClient(address, this.resources, settings.nodeTimeout(), settings.connectTimeout(),
-					guard, identities, acceptEviction, clientOptions, this::changed));
+					guard, identities, acceptEviction, silentNodes, clientOptions, this::changed));
 		}
 		this.nodes = List.copyOf(clients);
 		this.quorum = this.nodes.size() / 2 + 1;
@@ -305,8 +308,11 @@ final class NodeFleet {
 	 * {@code SET NX}, so the value was not set there, and it never will be, since a
 	 * command is sent once and never replayed after a reconnect (a reply that arrives on
 	 * a later connection counts as no answer). A compare-and-delete there could delete
-	 * nothing. Every other node gets the release: those that agreed, failed, timed out,
-	 * or answered after the attempt was decided with anything but "held".
+	 * nothing. Nor does a silent node that was not sent the acquisition
+	 * ({@link NodeSilence}). Every other node gets the release: those that agreed,
+	 * failed, timed out, or answered after the attempt was decided with anything but
+	 * "held", silent ones included (a value sent before a node fell silent is deleted
+	 * there when it answers again).
 	 * @param lockKey the lock's key on the nodes
 	 * @param secret the lock value's secret part ({@link LockValues#secret})
 	 * @param acquisition the acquisition that wrote the value
@@ -377,7 +383,9 @@ final class NodeFleet {
 		/** The node at {@code index} answered the acquisition. */
 		@Override
 		public void accept(int index) {
-			if (this.acquisition.answeredHeld(index)) {
+			// a silent node that was not sent the value gets no deletion either: what is
+			// sent to it stays bounded by what was sent before it fell silent
+			if (this.acquisition.answeredHeld(index) || this.acquisition.unsent(index)) {
 				answered();
 			}
 			else {

@@ -162,6 +162,15 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	}
 
 	/**
+	 * Returns whether the node at {@code index} was never sent the call, being silent
+	 * ({@link NodeReply#unsent()}), so that the call's value is not on it.
+	 */
+	synchronized boolean unsent(int index) {
+		NodeReply reply = this.replies[index];
+		return reply != null && reply.unsent();
+	}
+
+	/**
 	 * Returns the shortest remaining time to live, in milliseconds, among the replies so
 	 * far that answered the acquire script "held by another owner", or {@code -1} if none
 	 * did.

@@ -70,7 +70,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	/** Wake-ups when other processes release, or {@code null} if turned off. */
 	private final ReleaseHints hints;
 
-	private RedlockRegistry(Builder builder, RedlockSettings settings, List<NodeAddress> addresses) {
+	private RedlockRegistry(Builder builder, RedlockSettings settings, SilentNodes silentNodes,
+			List<NodeAddress> addresses) {
 		KeyLayout keys = new KeyLayout(settings.keyPrefix());
 		Validity validity = new Validity(settings.driftFactor());
 		RestartGuard guard = settings.restartGuard() ? new RestartGuard(true,
@@ -82,7 +83,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			builder.clientOptions.accept(options);
 		} : builder.clientOptions;
 		this.fleet = new NodeFleet(addresses, settings, builder.clientResources, guard, builder.acceptEviction,
-				clientOptions, builder.coalesceWrites);
+				silentNodes, clientOptions, builder.coalesceWrites);
 		addresses.stream()
 			.filter((address) -> address.tlsWarning() != null)
 			.forEach((address) -> logger.warn("Redlock node " + address + ": " + address.tlsWarning()
@@ -533,6 +534,10 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 		private boolean coalesceWrites = true;
 
+		private int silentNodeTimeouts = SilentNodes.DEFAULT_TIMEOUTS;
+
+		private Duration silentNodeProbeInterval = SilentNodes.DEFAULT_PROBE_INTERVAL;
+
 		private Builder() {
 		}
 
@@ -699,6 +704,39 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		}
 
 		/**
+		 * Sets how many timeouts in a row make a node suspected of silence (default 3),
+		 * when it has also sent nothing for as many {@link #nodeTimeout node timeouts}
+		 * (300ms by default); a suspected node is sent a {@code PING} and falls silent if
+		 * that goes unanswered within the {@link #silentNodeProbeInterval probe
+		 * interval}. A silent node counts toward no quorum and is sent no lock command
+		 * until it answers a {@code PING}, so that a node whose packets are dropped
+		 * without a reset (a black hole) or whose server is frozen does not pile up
+		 * commands that will never be answered. At full load a silent node is found in
+		 * about 1.5s with the defaults.
+		 * @param silentNodeTimeouts the number of timeouts in a row, at least 1
+		 * @return this builder
+		 */
+		public Builder silentNodeTimeouts(int silentNodeTimeouts) {
+			this.silentNodeTimeouts = silentNodeTimeouts;
+			return this;
+		}
+
+		/**
+		 * Sets how often a silent node is probed with a {@code PING} (default 1s, at most
+		 * 1 minute): it is probed at once when it falls silent, then this long after each
+		 * probe that got no answer. A probe waits this long for its answer too (at least
+		 * the {@link #nodeTimeout node timeout}), so that a node that is only slow is
+		 * told from one that does not answer. The first answer ends the silence, and the
+		 * node counts again if its trust allows (see {@link #restartGuard}).
+		 * @param silentNodeProbeInterval the probe interval
+		 * @return this builder
+		 */
+		public Builder silentNodeProbeInterval(Duration silentNodeProbeInterval) {
+			this.silentNodeProbeInterval = silentNodeProbeInterval;
+			return this;
+		}
+
+		/**
 		 * Sets the longest a lease may be held through extensions, counted from its
 		 * acquisition (default 1h).
 		 * @param maxHold the maximum hold time
@@ -788,8 +826,9 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		/**
 		 * Tunes the Lettuce client options of every node (SSL, socket options and the
 		 * like) after the registry has set its own: auto-reconnect, commands rejected
-		 * while disconnected, and the per-node timeout. Overriding those weakens the
-		 * guarantees.
+		 * while disconnected, the per-node timeout, no replay after a reconnect, and a
+		 * request queue of 50,000 commands per connection (more sent and unanswered are
+		 * refused at once). Overriding those weakens the guarantees.
 		 * @param clientOptions what to change on each node's options
 		 * @return this builder
 		 */
@@ -852,8 +891,9 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			RedlockSettings settings = new RedlockSettings(this.nodeTimeout, this.connectTimeout, this.driftFactor,
 					this.retryDelay, this.retryJitter, this.keyPrefix, this.defaultTtl, this.defaultWaitTime,
 					this.maxTtl, this.maxHold, this.fencingRetention, this.restartGuard);
+			SilentNodes silentNodes = new SilentNodes(this.silentNodeTimeouts, this.silentNodeProbeInterval);
 			Objects.requireNonNull(this.clock, "clock");
-			return new RedlockRegistry(this, settings, addresses);
+			return new RedlockRegistry(this, settings, silentNodes, addresses);
 		}
 
 	}

@@ -1,5 +1,8 @@
 package io.github.redlock.engine;
 
+import java.net.SocketAddress;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -40,6 +43,11 @@ import io.netty.channel.ChannelPromise;
  * the {@link NettyCustomizer} of the resources the node clients use. When the registry is
  * given the application's resources, it uses a {@linkplain #sharing copy} that shares
  * their event loops, timer and executors and differs only in adding the holder.
+ * <p>
+ * Seeing every read, the holder also notes when a node last sent anything, on any of the
+ * registry's connections to it ({@link #lastRead}): replies to commands that already
+ * timed out included, which Lettuce drops unseen. {@link NodeSilence} tells a node that
+ * is only slow from one that sends nothing by it.
  *
  * @author redlock contributors
  */
@@ -52,6 +60,9 @@ final class WriteCoalescing implements NettyCustomizer {
 
 	/** How many channels got the handler: a seam for tests of the reconnect path. */
 	private final LongAdder channels = new LongAdder();
+
+	/** When each node, by remote address, last sent anything: see {@link #lastRead}. */
+	private final ConcurrentMap<SocketAddress, ReadClock> reads = new ConcurrentHashMap<>();
 
 	private WriteCoalescing(NettyCustomizer delegate) {
 		this.delegate = delegate;
@@ -109,9 +120,35 @@ final class WriteCoalescing implements NettyCustomizer {
 		if (commands != null && channel.pipeline().get(HANDLER_NAME) == null) {
 			// in front of the command handler: it sees the reads the replies come in,
 			// and the flushes of every command, before they are encoded
-			channel.pipeline().addBefore(commands.name(), HANDLER_NAME, new FlushHolder());
+			channel.pipeline().addBefore(commands.name(), HANDLER_NAME, new FlushHolder(this));
 			this.channels.increment();
 		}
+	}
+
+	/**
+	 * Returns the clock of when the node at {@code remote} last sent anything to this
+	 * registry, {@link System#nanoTime()}, on any connection.
+	 */
+	ReadClock lastRead(SocketAddress remote) {
+		return this.reads.computeIfAbsent(remote, (address) -> new ReadClock());
+	}
+
+	/**
+	 * When one node last sent anything: written on each read by its channels' event
+	 * loops.
+	 */
+	static final class ReadClock {
+
+		private volatile long readAt = System.nanoTime();
+
+		long readAt() {
+			return this.readAt;
+		}
+
+		void read() {
+			this.readAt = System.nanoTime();
+		}
+
 	}
 
 	/**
@@ -132,7 +169,15 @@ final class WriteCoalescing implements NettyCustomizer {
 
 		private final Runnable flushTask = this::flushHeld;
 
+		private final WriteCoalescing owner;
+
 		private ChannelHandlerContext context;
+
+		private ReadClock reads;
+
+		FlushHolder(WriteCoalescing owner) {
+			this.owner = owner;
+		}
 
 		private int held;
 
@@ -181,6 +226,17 @@ final class WriteCoalescing implements NettyCustomizer {
 
 		@Override
 		public void channelReadComplete(ChannelHandlerContext ctx) {
+			ReadClock clock = this.reads;
+			if (clock == null) {
+				SocketAddress remote = ctx.channel().remoteAddress();
+				if (remote != null) {
+					clock = this.owner.lastRead(remote);
+					this.reads = clock;
+				}
+			}
+			if (clock != null) {
+				clock.read();
+			}
 			// what reply callbacks sent during the read goes out now, before the task
 			flushIfHeld(ctx);
 			ctx.fireChannelReadComplete();

@@ -139,6 +139,42 @@ class RedlockRegistryBuilderTests {
 	}
 
 	@Test
+	void silentNodeTimeoutsBelowOneAreRefused() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RedlockRegistry.builder().nodes("redis://a:6379").silentNodeTimeouts(0).build())
+			.withMessageContaining("silentNodeTimeouts must be at least 1, was 0")
+			.withMessageContaining("the default is 3");
+	}
+
+	@Test
+	void silentNodeProbeIntervalMustBePositiveAndAtMostAMinute() {
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> RedlockRegistry.builder().nodes("redis://a:6379").silentNodeProbeInterval(Duration.ZERO).build())
+			.withMessageContaining("silentNodeProbeInterval must be positive");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RedlockRegistry.builder().nodes("redis://a:6379").silentNodeProbeInterval(null).build())
+			.withMessageContaining("silentNodeProbeInterval must be positive, was null");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RedlockRegistry.builder()
+				.nodes("redis://a:6379")
+				.silentNodeProbeInterval(Duration.ofMinutes(2))
+				.build())
+			.withMessageContaining("silentNodeProbeInterval 2m is above 1m")
+			.withMessageContaining("probe at most every minute");
+	}
+
+	@Test
+	void silentNodeSettingsWithinRangeAreAccepted() {
+		try (RedlockRegistry registry = RedlockRegistry.builder()
+			.nodes("redis://127.0.0.1:1")
+			.silentNodeTimeouts(1)
+			.silentNodeProbeInterval(Duration.ofMinutes(1))
+			.build()) {
+			assertThat(registry.nodeCount()).isEqualTo(1);
+		}
+	}
+
+	@Test
 	void buildingMakesNoConnection() {
 		// nothing listens on port 1: building must not try
 		try (RedlockRegistry registry = RedlockRegistry.builder().nodes("redis://127.0.0.1:1").build()) {
