@@ -19,11 +19,12 @@ import org.springframework.expression.Expression;
  * @param autoExtend whether to keep the lease extended
  * @param skipIfLocked whether to skip the call when the lock is held elsewhere
  * @param holdAtLeast the least time the lock stays held once acquired, or {@code null}
+ * @param returnType how the lock follows the work of the method's return type
  * @param parts the operands of a key written as a {@code +} concatenation that are not
  * literals, each checked for {@code null} at a call; empty otherwise
  * @author redlock contributors
  */
 record LockOperation(String description, Method method, AnnotatedElementKey elementKey, String keyExpression,
 		Duration ttl, Duration waitTime, boolean autoExtend, List<Expression> parts, boolean skipIfLocked,
-		Duration holdAtLeast) {
+		Duration holdAtLeast, LockedReturnType returnType) {
 }
