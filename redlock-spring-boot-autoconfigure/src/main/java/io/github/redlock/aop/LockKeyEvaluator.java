@@ -14,8 +14,9 @@ import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.CachedExpressionEvaluator;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
-import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
+import org.springframework.expression.spel.ExpressionState;
+import org.springframework.expression.spel.SpelNode;
 import org.springframework.util.ObjectUtils;
 
 /**
@@ -49,7 +50,8 @@ class LockKeyEvaluator extends CachedExpressionEvaluator {
 	}
 
 	/**
-	 * Parses a key on its own, for the check of one part of it.
+	 * Parses the concatenation of a key's parts over the variables that hold their
+	 * values.
 	 */
 	Expression parsePart(String expression) {
 		return getParser().parseExpression(expression);
@@ -72,17 +74,22 @@ class LockKeyEvaluator extends CachedExpressionEvaluator {
 		if (beanFactory != null) {
 			context.setBeanResolver(new BeanFactoryResolver(beanFactory));
 		}
-		for (Expression part : operation.parts()) {
-			if (part.getValue(context) == null) {
-				throw badKey(operation, "has a null part: " + part.getExpressionString()
+		KeyParts parts = operation.parts();
+		if (parts == null) {
+			return parse(operation.keyExpression(), operation.elementKey()).getValue(context);
+		}
+		// each operand once, in SpEL's order; then SpEL's own + over their values
+		ExpressionState state = new ExpressionState(context);
+		for (int i = 0; i < parts.operands().size(); i++) {
+			SpelNode operand = parts.operands().get(i);
+			Object value = operand.getValue(state);
+			if (value == null && parts.checked().get(i)) {
+				throw badKey(operation, "has a null part: " + operand.toStringAST()
 						+ " evaluated to null, which would lock on the text \"null\"");
 			}
+			context.setVariable(KeyParts.VARIABLE + i, value);
 		}
-		return evaluate(context, operation);
-	}
-
-	private Object evaluate(EvaluationContext context, LockOperation operation) {
-		return parse(operation.keyExpression(), operation.elementKey()).getValue(context);
+		return parts.combined().getValue(context);
 	}
 
 	/**

@@ -144,7 +144,7 @@ final class LockOperationSource {
 		}
 		Duration holdAtLeast = holdAtLeast(description, specific, annotation.holdAtLeast(), returnType);
 		return new LockOperation(description, specific, elementKey, key, ttl, waitTime, annotation.autoExtend(),
-				(ast != null) ? parts(ast) : List.of(), skipIfLocked, holdAtLeast, returnType);
+				(ast != null) ? parts(ast) : null, skipIfLocked, holdAtLeast, returnType);
 	}
 
 	/**
@@ -241,32 +241,34 @@ final class LockOperationSource {
 	}
 
 	/**
-	 * Returns the operands of a key written as {@code a + b + ...} that are not literals,
-	 * parsed on their own, so that a call can refuse a key with a {@code null} part.
+	 * Returns a key written as {@code a + b + ...} split into its operands, so that a
+	 * call evaluates each once and refuses a {@code null} part, or {@code null} for any
+	 * other key.
 	 */
-	private List<Expression> parts(SpelNode ast) {
-		if (!(ast instanceof OpPlus) || ast.getChildCount() < 2) {
-			return List.of();
+	private KeyParts parts(SpelNode ast) {
+		if (!(ast instanceof OpPlus) || ast.getChildCount() != 2) {
+			return null;
 		}
 		List<SpelNode> operands = new ArrayList<>();
-		flatten(ast, operands);
-		List<Expression> parts = new ArrayList<>();
+		String combined = combine(ast, operands);
+		List<Boolean> checked = new ArrayList<>(operands.size());
 		for (SpelNode operand : operands) {
-			if (!(operand instanceof Literal)) {
-				parts.add(this.evaluator.parsePart(operand.toStringAST()));
-			}
+			checked.add(!(operand instanceof Literal));
 		}
-		return List.copyOf(parts);
+		return new KeyParts(List.copyOf(operands), List.copyOf(checked), this.evaluator.parsePart(combined));
 	}
 
-	private static void flatten(SpelNode node, List<SpelNode> operands) {
+	/**
+	 * Returns the text of the concatenation with every operand replaced by the variable
+	 * that holds its value, keeping the grouping of the key; collects the operands in the
+	 * order SpEL evaluates them.
+	 */
+	private static String combine(SpelNode node, List<SpelNode> operands) {
 		if (node instanceof OpPlus && node.getChildCount() == 2) {
-			flatten(node.getChild(0), operands);
-			flatten(node.getChild(1), operands);
+			return "(" + combine(node.getChild(0), operands) + " + " + combine(node.getChild(1), operands) + ")";
 		}
-		else {
-			operands.add(node);
-		}
+		operands.add(node);
+		return "#" + KeyParts.VARIABLE + (operands.size() - 1);
 	}
 
 	private Duration duration(String description, String attribute, String text) {
