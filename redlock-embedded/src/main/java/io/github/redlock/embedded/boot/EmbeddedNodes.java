@@ -46,11 +46,14 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 	@Override
 	public void initialize(ListableBeanFactory beanFactory) {
 		Binder binder = Binder.get(this.environment);
-		if (!binder.bind("redlock.enabled", Boolean.class).orElse(true)
-				|| !binder.bind("redlock.embedded.enabled", Boolean.class).orElse(true)
+		Boolean enabled = binder.bind("redlock.embedded.enabled", Boolean.class).orElse(null);
+		if (!binder.bind("redlock.enabled", Boolean.class).orElse(true) || Boolean.FALSE.equals(enabled)
 				|| !binder.bind("redlock.nodes", Bindable.listOf(String.class)).orElse(List.of()).isEmpty()
 				|| hasConnectionDetails(beanFactory)) {
 			return;
+		}
+		if (enabled == null && !TestDetector.inTest()) {
+			throw new EmbeddedNodesRefusedException();
 		}
 		int size = binder.bind("redlock.embedded.nodes", Integer.class).orElse(5);
 		if (size < 1) {
