@@ -15,6 +15,7 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -26,6 +27,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -50,8 +52,17 @@ import org.springframework.util.StringUtils;
 @EnableConfigurationProperties(RedlockProperties.class)
 public final class RedlockAutoConfiguration {
 
-	@Bean(destroyMethod = "shutdown")
-	@ConditionalOnMissingBean(ClientResources.class)
+	/** Name of the registry's own Lettuce {@link ClientResources} bean. */
+	public static final String CLIENT_RESOURCES = "redlockClientResources";
+
+	/**
+	 * The registry's own Lettuce resources, never an application's (Spring Data Redis's
+	 * reconnect in up to 30 s, and Boot's Lettuce metrics and tracing would time every
+	 * lock command): not a candidate for injection by type, so that the application's
+	 * {@code ClientResources} stays the one it injects. A bean of this name replaces it.
+	 */
+	@Bean(destroyMethod = "shutdown", defaultCandidate = false)
+	@ConditionalOnMissingBean(name = CLIENT_RESOURCES)
 	DefaultClientResources redlockClientResources() {
 		// reconnect within a second of a node's return, so that it rejoins quorums
 		// quickly
@@ -62,7 +73,8 @@ public final class RedlockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(LockRegistry.class)
-	RedlockRegistry redlockRegistry(RedlockProperties properties, ClientResources clientResources,
+	RedlockRegistry redlockRegistry(RedlockProperties properties,
+			@Qualifier(CLIENT_RESOURCES) ClientResources clientResources, ApplicationContext context,
 			ObjectProvider<SslBundles> sslBundles, ObjectProvider<DataRedisFallback.Source> dataRedis,
 			ObjectProvider<RedlockConnectionDetails> connectionDetails,
 			ObjectProvider<RedlockClientOptionsCustomizer> clientOptionsCustomizers,
@@ -72,7 +84,9 @@ public final class RedlockAutoConfiguration {
 				? dataRedis.getIfAvailable() : null;
 		DataRedisFallback fallback = (source != null) ? source.find() : null;
 		RedlockRegistry.Builder builder = RedlockRegistry.builder()
-			.nodes((details != null) ? RedlockNodes.resolve(details) : RedlockNodes.resolve(properties, fallback))
+			.nodes((details != null) ? RedlockNodes.resolve(details)
+					: RedlockNodes.resolve(properties, fallback,
+							() -> DataRedisFallback.missing(context.getEnvironment(), context.getClassLoader())))
 			.keyPrefix(properties.getKeyPrefix())
 			.defaultTtl(properties.getDefaultTtl())
 			.defaultWaitTime(properties.getDefaultWaitTime())
@@ -164,9 +178,16 @@ public final class RedlockAutoConfiguration {
 		@Bean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static DistributedLockAdvisor distributedLockAdvisor(Environment environment) {
-			return new DistributedLockAdvisor(environment.getProperty("redlock.order", Integer.class, 2147483646),
+			return new DistributedLockAdvisor(
+					environment.getProperty("redlock.order", Integer.class, RedlockProperties.DEFAULT_ORDER),
 					environment.getProperty("redlock.max-keys", Integer.class,
 							DistributedLockAdvisor.DEFAULT_MAX_KEYS));
+		}
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static CacheAdvisorOrdering redlockCacheAdvisorOrdering() {
+			return new CacheAdvisorOrdering();
 		}
 
 	}
