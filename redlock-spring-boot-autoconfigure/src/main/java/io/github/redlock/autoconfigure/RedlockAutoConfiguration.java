@@ -1,7 +1,6 @@
 package io.github.redlock.autoconfigure;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.LockRegistry;
@@ -34,13 +33,12 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.ConfigurableTransactionManager;
-import org.springframework.util.StringUtils;
 
 /**
  * Auto-configuration for distributed locks: a quorum {@link LockRegistry} over the nodes
- * of a {@link RedlockConnectionDetails} bean when there is one, else over
- * {@code redlock.nodes} (or the Spring Data Redis server), on Lettuce client resources
- * shared with Spring Data Redis when it has some.
+ * of the {@link RedlockConnectionDetails} (the application's, or else those of the
+ * {@code redlock.*} properties, which fall back on the Spring Data Redis server), on
+ * Lettuce client resources of its own.
  *
  * @author redlock contributors
  * @see RedlockProperties
@@ -72,21 +70,25 @@ public final class RedlockAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean(LockRegistry.class)
-	RedlockRegistry redlockRegistry(RedlockProperties properties,
-			@Qualifier(CLIENT_RESOURCES) ClientResources clientResources, ApplicationContext context,
+	@ConditionalOnMissingBean(RedlockConnectionDetails.class)
+	PropertiesRedlockConnectionDetails redlockConnectionDetails(RedlockProperties properties,
 			ObjectProvider<SslBundles> sslBundles, ObjectProvider<DataRedisFallback.Source> dataRedis,
-			ObjectProvider<RedlockConnectionDetails> connectionDetails,
+			ApplicationContext context) {
+		return new PropertiesRedlockConnectionDetails(properties, sslBundles::getIfAvailable, () -> {
+			DataRedisFallback.Source source = dataRedis.getIfAvailable();
+			return (source != null) ? source.find() : null;
+		}, () -> DataRedisFallback.missing(context.getEnvironment(), context.getClassLoader()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(LockRegistry.class)
+	RedlockRegistry redlockRegistry(RedlockProperties properties, RedlockConnectionDetails connectionDetails,
+			@Qualifier(CLIENT_RESOURCES) ClientResources clientResources,
 			ObjectProvider<RedlockClientOptionsCustomizer> clientOptionsCustomizers,
 			ObjectProvider<RedlockRegistryBuilderCustomizer> builderCustomizers) {
-		RedlockConnectionDetails details = connectionDetails.getIfAvailable();
-		DataRedisFallback.Source source = (details == null && properties.getNodes().isEmpty())
-				? dataRedis.getIfAvailable() : null;
-		DataRedisFallback fallback = (source != null) ? source.find() : null;
 		RedlockRegistry.Builder builder = RedlockRegistry.builder()
-			.nodes((details != null) ? RedlockNodes.resolve(details)
-					: RedlockNodes.resolve(properties, fallback,
-							() -> DataRedisFallback.missing(context.getEnvironment(), context.getClassLoader())))
+			.nodes((connectionDetails instanceof PropertiesRedlockConnectionDetails) ? connectionDetails.getNodes()
+					: RedlockNodes.resolve(connectionDetails))
 			.keyPrefix(properties.getKeyPrefix())
 			.defaultTtl(properties.getDefaultTtl())
 			.defaultWaitTime(properties.getDefaultWaitTime())
@@ -103,16 +105,15 @@ public final class RedlockAutoConfiguration {
 			.releaseHints(properties.isReleaseHints())
 			.clientResources(clientResources)
 			.clientOptions((options) -> clientOptionsCustomizers.orderedStream()
-				.forEach((customizer) -> customizer.customize(options)));
-		if (details != null) {
-			builder.username(details.getUsername()).password(details.getPassword());
-			if (details.getSslBundle() != null) {
-				builder.sslOptions(LettuceSsl.options(details.getSslBundle()));
-			}
+				.forEach((customizer) -> customizer.customize(options)))
+			.username(connectionDetails.getUsername())
+			.password(connectionDetails.getPassword());
+		SslBundle sslBundle = connectionDetails.getSslBundle();
+		if (sslBundle != null) {
+			builder.sslOptions(LettuceSsl.options(sslBundle));
 		}
-		else {
-			credentials(builder, properties, fallback);
-			ssl(builder, properties, fallback, sslBundles);
+		else if (connectionDetails.isSsl()) {
+			builder.ssl(true);
 		}
 		builderCustomizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		try {
@@ -121,44 +122,6 @@ public final class RedlockAutoConfiguration {
 		catch (InvalidOptionException ex) {
 			throw InvalidRedlockConfigurationException.from(ex);
 		}
-	}
-
-	private static void credentials(RedlockRegistry.Builder builder, RedlockProperties properties,
-			DataRedisFallback fallback) {
-		if (StringUtils.hasLength(properties.getUsername()) && !StringUtils.hasLength(properties.getPassword())) {
-			throw new InvalidRedlockConfigurationException("redlock.username is set without redlock.password",
-					"Set redlock.password too: Redis authenticates a user only with its password");
-		}
-		if (StringUtils.hasLength(properties.getPassword())) {
-			builder.username(properties.getUsername()).password(properties.getPassword());
-		}
-		else if (fallback != null) {
-			builder.username(fallback.username()).password(fallback.password());
-		}
-	}
-
-	private static void ssl(RedlockRegistry.Builder builder, RedlockProperties properties, DataRedisFallback fallback,
-			ObjectProvider<SslBundles> sslBundles) {
-		RedlockProperties.Ssl ssl = properties.getSsl();
-		if (ssl.getBundle() != null && ssl.isEnabled()) {
-			builder.sslOptions(LettuceSsl.options(bundle(ssl.getBundle(), sslBundles.getIfAvailable())));
-		}
-		else if (ssl.isEnabled()) {
-			builder.ssl(true);
-		}
-		else if (fallback != null && fallback.sslBundle() != null) {
-			builder.sslOptions(LettuceSsl.options(fallback.sslBundle()));
-		}
-	}
-
-	private static SslBundle bundle(String name, SslBundles sslBundles) {
-		List<String> names = (sslBundles != null) ? sslBundles.getBundleNames() : List.of();
-		if (sslBundles == null || !names.contains(name)) {
-			throw new InvalidRedlockConfigurationException("redlock.ssl.bundle '" + name + "' names no SSL bundle",
-					"Define it under spring.ssl.bundle.pem." + name + " or spring.ssl.bundle.jks." + name
-							+ (names.isEmpty() ? " (no SSL bundle is defined)" : ", or use one of " + names));
-		}
-		return sslBundles.getBundle(name);
 	}
 
 	@Bean

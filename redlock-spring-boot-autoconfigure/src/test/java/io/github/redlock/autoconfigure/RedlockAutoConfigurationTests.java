@@ -98,6 +98,26 @@ class RedlockAutoConfigurationTests {
 	}
 
 	@Test
+	void theRedlockPropertiesAreOneConnectionDetailsBean() {
+		// issue 25, item 12; failed before the fix: there was no RedlockConnectionDetails
+		// bean, the auto-configuration read nodes, credentials and SSL from the
+		// properties itself, beside a second path for a connection details bean
+		this.contextRunner.withPropertyValues(NODES)
+			.withPropertyValues("redlock.username=app", "redlock.password=s3cret-pw", "redlock.ssl.enabled=true")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RedlockConnectionDetails.class);
+				RedlockConnectionDetails details = context.getBean(RedlockConnectionDetails.class);
+				assertThat(details.getNodes()).containsExactly("redis://127.0.0.1:1", "redis://127.0.0.1:2",
+						"redis://127.0.0.1:3");
+				assertThat(details.getUsername()).isEqualTo("app");
+				assertThat(details.getPassword()).isEqualTo("s3cret-pw");
+				assertThat(details.isSsl()).isTrue();
+				assertThat(details.getSslBundle()).isNull();
+				assertThat(details.toString()).doesNotContain("s3cret-pw");
+			});
+	}
+
+	@Test
 	void anApplicationsClientResourcesAreNotTaken() {
 		// issue 25, item 9; failed before the fix: the registry took the application's
 		// (Spring Data Redis's) ClientResources, with Lettuce's reconnect delay of up to

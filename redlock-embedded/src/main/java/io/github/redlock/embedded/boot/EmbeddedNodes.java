@@ -33,6 +33,8 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 
 	static final String CONNECTION_DETAILS = "io.github.redlock.autoconfigure.RedlockConnectionDetails";
 
+	static final String PROPERTIES_DETAILS = "io.github.redlock.autoconfigure.PropertiesRedlockConnectionDetails";
+
 	private static final Log logger = LogFactory.getLog(EmbeddedNodesEnvironmentPostProcessor.class);
 
 	private final ConfigurableEnvironment environment;
@@ -92,7 +94,14 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 			return false;
 		}
 		Class<?> type = ClassUtils.resolveClassName(CONNECTION_DETAILS, classLoader);
-		return BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, type, true, false).length > 0;
+		// the auto-configuration's own details read redlock.nodes, which is unset here
+		for (String name : BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, type, true, false)) {
+			Class<?> details = beanFactory.getType(name, false);
+			if (details == null || !details.getName().equals(PROPERTIES_DETAILS)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	@Override
