@@ -19,9 +19,31 @@ import java.lang.annotation.Target;
  * The key is the very key that {@code LockRegistry} methods take: the annotation above
  * and {@code registry.acquire("order:7", ...)} contend. A key that evaluates to a
  * collection or an array locks all of its elements, all or nothing, in a fixed order. May
- * be used as a meta-annotation. Methods returning {@code CompletionStage} hold the lock
- * until the stage completes; methods returning a Reactor {@code Mono} or {@code Flux}
- * hold it from subscription until completion, error or cancellation.
+ * be used as a meta-annotation.
+ * <p>
+ * The return type decides how long the lock is held. A method returning
+ * {@code CompletionStage} or {@code CompletableFuture} holds it until the stage
+ * completes; one returning a reactive type that Spring's {@code ReactiveAdapterRegistry}
+ * knows ({@code Mono}, {@code Flux}, {@code Publisher}, {@code Flow.Publisher}, RxJava,
+ * Kotlin {@code Flow} with {@code kotlinx-coroutines-reactor}) holds it from each
+ * subscription until completion, error or cancellation; these report a key that cannot be
+ * evaluated, or a lock that cannot be acquired, in their result (a failed stage, an error
+ * signal), not by throwing. A return type whose work outlives the call but that the lock
+ * cannot follow ({@code Future}, a Kotlin {@code suspend} function, a reactive type
+ * without its adapter) is refused at start-up. Any other method holds the lock until it
+ * returns.
+ * <p>
+ * In proxy mode (the default), only calls coming in through the proxy are intercepted, as
+ * for {@code @Transactional} and {@code @Cacheable}: a method of the same bean calling an
+ * annotated method ({@code this.pay(id)}) runs it <em>unlocked</em>. Call it through the
+ * proxy instead: move the annotated method to another bean, or inject the bean into
+ * itself ({@code @Lazy} or {@code ObjectProvider<PaymentService>}) and call
+ * {@code self.pay(id)}.
+ * <p>
+ * With {@code @Cacheable} and {@code @Transactional} on the same method, and no order
+ * chosen in {@code redlock.order} or {@code @EnableCaching(order)}, the cache is checked
+ * first (a hit takes no lock), then the lock is acquired, then the transaction begins, so
+ * the lock covers the commit.
  *
  * @author redlock contributors
  */

@@ -22,7 +22,8 @@ import org.springframework.core.ResolvableType;
  * <p>
  * Not reentrant: each call takes leases of its own, since its work outlives the call and
  * a thread that calls twice (a consumer loop, a scheduler) must not run two bodies at
- * once under one lease. A call waits for the lock on the calling thread.
+ * once under one lease. A call waits for the lock on the calling thread; a failure to
+ * acquire it is a failed stage, as any failure of the work is.
  *
  * @author redlock contributors
  */
@@ -34,10 +35,6 @@ final class CompletionStageLocking {
 
 	CompletionStageLocking(MethodLocks locks) {
 		this.locks = locks;
-	}
-
-	static boolean isCompletionStage(Class<?> type) {
-		return CompletionStage.class.isAssignableFrom(type) && type.isAssignableFrom(CompletableFuture.class);
 	}
 
 	Object lock(MethodInvocation invocation, LockOperation operation, List<String> keys, Duration ttl,
@@ -53,7 +50,10 @@ final class CompletionStageLocking {
 					.resolveGeneric(0);
 				return CompletableFuture.completedFuture((value == Optional.class) ? Optional.empty() : null);
 			}
-			throw ex;
+			return CompletableFuture.failedFuture(ex);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
 		}
 		Object returned;
 		CurrentLease.push(leases);

@@ -2,6 +2,7 @@ package io.github.redlock.aop;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.redlock.autoconfigure.RedlockProperties;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -9,21 +10,19 @@ import org.aopalliance.intercept.MethodInvocation;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.util.ClassUtils;
 
 /**
  * Runs a {@code @DistributedLock} method under its locks. Finds the method's parsed lock
  * operation, evaluates its keys and durations, and hands the call to the locking that
- * fits its return type: {@link ReactiveLocking} for {@code Mono} and {@code Flux},
- * {@link CompletionStageLocking} for {@code CompletionStage}, {@link BlockingLocking} for
- * everything else.
+ * fits its return type ({@link LockedReturnType}): {@link ReactiveLocking} for reactive
+ * types, {@link CompletionStageLocking} for {@code CompletionStage},
+ * {@link BlockingLocking} for plain values. An asynchronous method's failures to evaluate
+ * its key or to acquire its lock are in its result (a failed stage, an error signal),
+ * never thrown to its caller.
  *
  * @author redlock contributors
  */
 final class DistributedLockInterceptor implements MethodInterceptor {
-
-	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
-			DistributedLockInterceptor.class.getClassLoader());
 
 	private final LockOperationSource source;
 
@@ -53,19 +52,32 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		if (operation == null) {
 			return invocation.proceed();
 		}
-		List<String> keys = this.evaluator.keys(operation, invocation.getArguments(), target, targetClass,
-				this.locks.beanFactory());
 		RedlockProperties settings = this.locks.properties();
 		Duration ttl = (operation.ttl() != null) ? operation.ttl() : settings.getDefaultTtl();
 		Duration waitTime = (operation.waitTime() != null) ? operation.waitTime() : settings.getDefaultWaitTime();
-		Class<?> returnType = invocation.getMethod().getReturnType();
-		if (REACTOR_PRESENT && ReactiveLocking.isReactive(returnType)) {
+		LockedReturnType returnType = operation.returnType();
+		if (returnType.style() == LockedReturnType.Style.VALUE) {
+			return this.blocking.lock(invocation, operation, keys(operation, invocation, target, targetClass), ttl,
+					waitTime);
+		}
+		// an asynchronous method reports a bad key in its result, where its caller's
+		// exceptionally() or onErrorResume looks for failures
+		List<String> keys;
+		try {
+			keys = keys(operation, invocation, target, targetClass);
+		}
+		catch (RuntimeException ex) {
+			return returnType.reactive() ? ReactiveLocking.error(returnType, ex) : CompletableFuture.failedFuture(ex);
+		}
+		if (returnType.reactive()) {
 			return ReactiveLocking.lock(this.locks, operation, keys, ttl, waitTime, invocation);
 		}
-		if (CompletionStageLocking.isCompletionStage(returnType)) {
-			return this.completionStages.lock(invocation, operation, keys, ttl, waitTime);
-		}
-		return this.blocking.lock(invocation, operation, keys, ttl, waitTime);
+		return this.completionStages.lock(invocation, operation, keys, ttl, waitTime);
+	}
+
+	private List<String> keys(LockOperation operation, MethodInvocation invocation, Object target,
+			Class<?> targetClass) {
+		return this.evaluator.keys(operation, invocation.getArguments(), target, targetClass, this.locks.beanFactory());
 	}
 
 }

@@ -2,10 +2,8 @@ package io.github.redlock.aop;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.List;
 
 import org.springframework.context.expression.AnnotatedElementKey;
-import org.springframework.expression.Expression;
 
 /**
  * One annotated method's lock, parsed and checked once when its bean is proxied.
@@ -19,11 +17,12 @@ import org.springframework.expression.Expression;
  * @param autoExtend whether to keep the lease extended
  * @param skipIfLocked whether to skip the call when the lock is held elsewhere
  * @param holdAtLeast the least time the lock stays held once acquired, or {@code null}
- * @param parts the operands of a key written as a {@code +} concatenation that are not
- * literals, each checked for {@code null} at a call; empty otherwise
+ * @param returnType how the lock follows the work of the method's return type
+ * @param parts a key written as a {@code +} concatenation, split so that each operand is
+ * evaluated once and checked for {@code null}; {@code null} for any other key
  * @author redlock contributors
  */
 record LockOperation(String description, Method method, AnnotatedElementKey elementKey, String keyExpression,
-		Duration ttl, Duration waitTime, boolean autoExtend, List<Expression> parts, boolean skipIfLocked,
-		Duration holdAtLeast) {
+		Duration ttl, Duration waitTime, boolean autoExtend, KeyParts parts, boolean skipIfLocked, Duration holdAtLeast,
+		LockedReturnType returnType) {
 }

@@ -32,7 +32,6 @@ import org.springframework.expression.spel.ast.Literal;
 import org.springframework.expression.spel.ast.OpPlus;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
-import org.springframework.util.ClassUtils;
 
 /**
  * Finds {@code @DistributedLock} on methods (directly, on an interface the class
@@ -43,9 +42,6 @@ import org.springframework.util.ClassUtils;
  * @author redlock contributors
  */
 final class LockOperationSource {
-
-	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
-			LockOperationSource.class.getClassLoader());
 
 	private final Map<AnnotatedElementKey, Optional<LockOperation>> cache = new ConcurrentHashMap<>(256);
 
@@ -90,6 +86,14 @@ final class LockOperationSource {
 					.collect(Collectors.joining(", "))
 				+ ")";
 		AnnotatedElementKey elementKey = new AnnotatedElementKey(specific, targetClass);
+		LockedReturnType returnType;
+		try {
+			returnType = LockedReturnType.of(specific);
+		}
+		catch (LockedReturnType.Refused ex) {
+			throw new InvalidRedlockConfigurationException(
+					"@DistributedLock on " + description + ": the method " + ex.getMessage(), ex.action() + ".");
+		}
 		String key = annotation.key();
 		if (key.isBlank()) {
 			throw invalid(description, "key", "is empty",
@@ -132,27 +136,27 @@ final class LockOperationSource {
 		}
 		boolean skipIfLocked = annotation.skipIfLocked();
 		if (skipIfLocked) {
-			checkSkippable(description, specific);
+			checkSkippable(description, specific, returnType);
 			if (waitTime == null) {
 				waitTime = Duration.ZERO; // a scheduled job that finds the lock busy
 											// skips
 			}
 		}
-		Duration holdAtLeast = holdAtLeast(description, specific, annotation.holdAtLeast());
+		Duration holdAtLeast = holdAtLeast(description, specific, annotation.holdAtLeast(), returnType);
 		return new LockOperation(description, specific, elementKey, key, ttl, waitTime, annotation.autoExtend(),
-				(ast != null) ? parts(ast) : List.of(), skipIfLocked, holdAtLeast);
+				(ast != null) ? parts(ast) : null, skipIfLocked, holdAtLeast, returnType);
 	}
 
 	/**
 	 * Refuses {@code skipIfLocked} on a method whose return type cannot say that the call
 	 * was skipped.
 	 */
-	private static void checkSkippable(String description, Method method) {
+	private static void checkSkippable(String description, Method method, LockedReturnType returnType) {
 		Class<?> type = method.getReturnType();
-		if (type == void.class || type == Void.class || type == Optional.class || isReactive(type)) {
+		if (type == void.class || type == Void.class || type == Optional.class || returnType.reactive()) {
 			return;
 		}
-		if (CompletionStageLocking.isCompletionStage(type)) {
+		if (returnType.style() == LockedReturnType.Style.COMPLETION_STAGE) {
 			Class<?> value = ResolvableType.forMethodReturnType(method).as(CompletionStage.class).resolveGeneric(0);
 			if (value == Void.class || value == Optional.class) {
 				return;
@@ -161,15 +165,11 @@ final class LockOperationSource {
 		throw invalid(description, "skipIfLocked",
 				"cannot be used on a method that returns " + method.getGenericReturnType().getTypeName()
 						+ ": a skipped call could only return a made-up value",
-				"Return void, Optional, Mono, Flux, or a CompletionStage of Void or Optional; or drop skipIfLocked"
+				"Return void, Optional, a reactive type (Mono, Flux, Publisher, ...), or a CompletionStage of Void or Optional; or drop skipIfLocked"
 						+ " and handle LockAcquisitionException");
 	}
 
-	private static boolean isReactive(Class<?> type) {
-		return REACTOR_PRESENT && ReactiveLocking.isReactive(type);
-	}
-
-	private Duration holdAtLeast(String description, Method method, String text) {
+	private Duration holdAtLeast(String description, Method method, String text, LockedReturnType returnType) {
 		Duration holdAtLeast = duration(description, "holdAtLeast", text);
 		if (holdAtLeast == null) {
 			return null;
@@ -179,7 +179,7 @@ final class LockOperationSource {
 					"Give the least time the lock stays held, such as 30s, or leave it empty for none");
 		}
 		Class<?> type = method.getReturnType();
-		if (isReactive(type) || CompletionStageLocking.isCompletionStage(type)) {
+		if (returnType.style() != LockedReturnType.Style.VALUE) {
 			throw invalid(description, "holdAtLeast",
 					"is not supported on a method that returns " + type.getSimpleName()
 							+ ": its lock is released when the work completes, off the calling thread",
@@ -241,32 +241,34 @@ final class LockOperationSource {
 	}
 
 	/**
-	 * Returns the operands of a key written as {@code a + b + ...} that are not literals,
-	 * parsed on their own, so that a call can refuse a key with a {@code null} part.
+	 * Returns a key written as {@code a + b + ...} split into its operands, so that a
+	 * call evaluates each once and refuses a {@code null} part, or {@code null} for any
+	 * other key.
 	 */
-	private List<Expression> parts(SpelNode ast) {
-		if (!(ast instanceof OpPlus) || ast.getChildCount() < 2) {
-			return List.of();
+	private KeyParts parts(SpelNode ast) {
+		if (!(ast instanceof OpPlus) || ast.getChildCount() != 2) {
+			return null;
 		}
 		List<SpelNode> operands = new ArrayList<>();
-		flatten(ast, operands);
-		List<Expression> parts = new ArrayList<>();
+		String combined = combine(ast, operands);
+		List<Boolean> checked = new ArrayList<>(operands.size());
 		for (SpelNode operand : operands) {
-			if (!(operand instanceof Literal)) {
-				parts.add(this.evaluator.parsePart(operand.toStringAST()));
-			}
+			checked.add(!(operand instanceof Literal));
 		}
-		return List.copyOf(parts);
+		return new KeyParts(List.copyOf(operands), List.copyOf(checked), this.evaluator.parsePart(combined));
 	}
 
-	private static void flatten(SpelNode node, List<SpelNode> operands) {
+	/**
+	 * Returns the text of the concatenation with every operand replaced by the variable
+	 * that holds its value, keeping the grouping of the key; collects the operands in the
+	 * order SpEL evaluates them.
+	 */
+	private static String combine(SpelNode node, List<SpelNode> operands) {
 		if (node instanceof OpPlus && node.getChildCount() == 2) {
-			flatten(node.getChild(0), operands);
-			flatten(node.getChild(1), operands);
+			return "(" + combine(node.getChild(0), operands) + " + " + combine(node.getChild(1), operands) + ")";
 		}
-		else {
-			operands.add(node);
-		}
+		operands.add(node);
+		return "#" + KeyParts.VARIABLE + (operands.size() - 1);
 	}
 
 	private Duration duration(String description, String attribute, String text) {

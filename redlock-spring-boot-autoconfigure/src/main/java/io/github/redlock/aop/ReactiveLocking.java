@@ -17,13 +17,16 @@ import reactor.core.publisher.Mono;
 import reactor.util.context.Context;
 
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.core.ReactiveAdapter;
 
 /**
- * Locks around a {@code Mono} or {@code Flux}: acquired without blocking when it is
+ * Locks around a {@code Mono}, a {@code Flux}, or any reactive type that Spring's
+ * {@code ReactiveAdapterRegistry} adapts to one: acquired without blocking when it is
  * subscribed to, released when it completes, fails or is cancelled. The method itself is
  * called only once the locks are held, once per subscription, on a registry callback
  * thread (never a Lettuce I/O thread). Not reentrant: every subscription takes leases of
- * its own. Loaded only when Reactor is present.
+ * its own. The method's own publisher is adapted to Reactor, and the locked one back to
+ * the declared type. Loaded only when Reactor is present.
  *
  * @author redlock contributors
  */
@@ -34,8 +37,22 @@ final class ReactiveLocking {
 	private ReactiveLocking() {
 	}
 
-	static boolean isReactive(Class<?> type) {
-		return Mono.class.isAssignableFrom(type) || Flux.class.isAssignableFrom(type);
+	static boolean isMono(Class<?> type) {
+		return Mono.class.isAssignableFrom(type);
+	}
+
+	static boolean isFlux(Class<?> type) {
+		return Flux.class.isAssignableFrom(type);
+	}
+
+	/**
+	 * Returns a publisher of the declared type that fails with the given error when
+	 * subscribed to: how a reactive method reports a key it could not evaluate.
+	 */
+	static Object error(LockedReturnType type, Throwable error) {
+		Publisher<Object> failed = (type.style() == LockedReturnType.Style.MONO) ? Mono.error(error)
+				: Flux.error(error);
+		return (type.adapter() != null) ? type.adapter().fromPublisher(failed) : failed;
 	}
 
 	/**
@@ -46,6 +63,7 @@ final class ReactiveLocking {
 	 */
 	static Object lock(MethodLocks locks, LockOperation operation, List<String> keys, Duration ttl, Duration waitTime,
 			MethodInvocation invocation) {
+		ReactiveAdapter adapter = operation.returnType().adapter();
 		// each subscription calls the rest of the advice chain afresh
 		MethodInvocation template = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone()
 				: invocation;
@@ -53,28 +71,34 @@ final class ReactiveLocking {
 		// called
 		Mono<List<Lease>> acquire = Mono.defer(() -> acquireAll(locks, operation, keys, ttl, waitTime))
 			.onErrorResume((ex) -> MethodLocks.skips(operation, ex), (ex) -> Mono.empty());
-		if (Mono.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
-			return Mono.usingWhen(acquire,
-					(leases) -> Mono.defer(() -> Mono.from(call(template)))
+		if (operation.returnType().style() == LockedReturnType.Style.MONO) {
+			Mono<Object> locked = Mono.usingWhen(acquire,
+					(leases) -> Mono.defer(() -> Mono.from(call(template, adapter)))
 						.contextWrite(Context.of(CurrentLease.CONTEXT_KEY, leases))
 						.flatMap((value) -> check(locks, operation, leases).thenReturn(value))
 						.switchIfEmpty(Mono.defer(() -> check(locks, operation, leases).then(Mono.empty()))),
 					ReactiveLocking::release, (leases, ex) -> release(leases), ReactiveLocking::release);
+			return (adapter != null) ? adapter.fromPublisher(locked) : locked;
 		}
-		return Flux.usingWhen(acquire,
-				(leases) -> Flux.defer(() -> call(template))
+		Flux<Object> locked = Flux.usingWhen(acquire,
+				(leases) -> Flux.defer(() -> call(template, adapter))
 					.contextWrite(Context.of(CurrentLease.CONTEXT_KEY, leases))
 					.concatWith(Mono.defer(() -> check(locks, operation, leases)).then(Mono.empty())),
 				ReactiveLocking::release, (leases, ex) -> release(leases), ReactiveLocking::release);
+		return (adapter != null) ? adapter.fromPublisher(locked) : locked;
 	}
 
 	@SuppressWarnings("unchecked")
-	private static Publisher<Object> call(MethodInvocation template) {
+	private static Publisher<Object> call(MethodInvocation template, ReactiveAdapter adapter) {
 		MethodInvocation invocation = (template instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone()
 				: template;
 		try {
 			Object publisher = invocation.proceed();
-			return (publisher != null) ? (Publisher<Object>) publisher : Mono.empty();
+			if (publisher == null) {
+				return Mono.empty();
+			}
+			return (adapter != null) ? (Publisher<Object>) adapter.toPublisher(publisher)
+					: (Publisher<Object>) publisher;
 		}
 		catch (Throwable ex) {
 			return Mono.error(ex);

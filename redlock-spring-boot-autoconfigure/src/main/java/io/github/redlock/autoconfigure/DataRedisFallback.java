@@ -3,6 +3,7 @@ package io.github.redlock.autoconfigure;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 
 /**
  * The one server of the application's Spring Data Redis connection details (the bean
@@ -16,6 +17,11 @@ import org.springframework.core.env.Environment;
 final class DataRedisFallback {
 
 	private static final String PROPERTIES_DETAILS = "PropertiesDataRedisConnectionDetails";
+
+	private static final String DETAILS = "org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails";
+
+	private static final String[] CONNECTION_PROPERTIES = { "spring.data.redis.url", "spring.data.redis.host",
+			"spring.data.redis.port", "spring.data.redis.sentinel.nodes", "spring.data.redis.cluster.nodes" };
 
 	private final String uri;
 
@@ -42,8 +48,7 @@ final class DataRedisFallback {
 	 */
 	static DataRedisFallback of(DataRedisConnectionDetails details, Environment environment) {
 		boolean fromProperties = details.getClass().getSimpleName().equals(PROPERTIES_DETAILS);
-		if (fromProperties && !hasAny(environment, "spring.data.redis.url", "spring.data.redis.host",
-				"spring.data.redis.port", "spring.data.redis.sentinel.nodes", "spring.data.redis.cluster.nodes")) {
+		if (fromProperties && !hasAny(environment, CONNECTION_PROPERTIES)) {
 			return null;
 		}
 		if (details.getSentinel() != null || details.getCluster() != null || details.getMasterReplica() != null) {
@@ -66,6 +71,35 @@ final class DataRedisFallback {
 		}
 		return new DataRedisFallback(uri.toString(), emptyToNull(details.getUsername()),
 				emptyToNull(details.getPassword()), bundle);
+	}
+
+	/**
+	 * Says why a {@code spring.data.redis.*} connection property that is set gave no
+	 * fallback: Spring Data Redis's auto-configuration is not on the classpath, or did
+	 * not apply.
+	 * @param environment the environment
+	 * @param classLoader the application's class loader
+	 * @return the reason, or {@code null} when no such property is set
+	 */
+	static String missing(Environment environment, ClassLoader classLoader) {
+		String set = null;
+		for (String name : CONNECTION_PROPERTIES) {
+			String value = environment.getProperty(name);
+			if (value != null && !value.isBlank()) {
+				set = name;
+				break;
+			}
+		}
+		if (set == null) {
+			return null;
+		}
+		if (!ClassUtils.isPresent(DETAILS, classLoader)) {
+			return set + " is set, but spring-boot-data-redis is not on the classpath (in Spring Boot 4 the Redis"
+					+ " auto-configuration is a module of its own), so there is no Spring Data Redis connection to lock on";
+		}
+		return set + " is set, but there is no DataRedisConnectionDetails bean: Spring Boot's"
+				+ " DataRedisAutoConfiguration is excluded or did not apply, so there is no Spring Data Redis"
+				+ " connection to lock on";
 	}
 
 	private static String host(String host) {

@@ -1,7 +1,6 @@
 package io.github.redlock.autoconfigure;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.LockRegistry;
@@ -15,6 +14,7 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -26,19 +26,19 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.ConfigurableTransactionManager;
-import org.springframework.util.StringUtils;
 
 /**
  * Auto-configuration for distributed locks: a quorum {@link LockRegistry} over the nodes
- * of a {@link RedlockConnectionDetails} bean when there is one, else over
- * {@code redlock.nodes} (or the Spring Data Redis server), on Lettuce client resources
- * shared with Spring Data Redis when it has some.
+ * of the {@link RedlockConnectionDetails} (the application's, or else those of the
+ * {@code redlock.*} properties, which fall back on the Spring Data Redis server), on
+ * Lettuce client resources of its own.
  *
  * @author redlock contributors
  * @see RedlockProperties
@@ -50,8 +50,17 @@ import org.springframework.util.StringUtils;
 @EnableConfigurationProperties(RedlockProperties.class)
 public final class RedlockAutoConfiguration {
 
-	@Bean(destroyMethod = "shutdown")
-	@ConditionalOnMissingBean(ClientResources.class)
+	/** Name of the registry's own Lettuce {@link ClientResources} bean. */
+	public static final String CLIENT_RESOURCES = "redlockClientResources";
+
+	/**
+	 * The registry's own Lettuce resources, never an application's (Spring Data Redis's
+	 * reconnect in up to 30 s, and Boot's Lettuce metrics and tracing would time every
+	 * lock command): not a candidate for injection by type, so that the application's
+	 * {@code ClientResources} stays the one it injects. A bean of this name replaces it.
+	 */
+	@Bean(destroyMethod = "shutdown", defaultCandidate = false)
+	@ConditionalOnMissingBean(name = CLIENT_RESOURCES)
 	DefaultClientResources redlockClientResources() {
 		// reconnect within a second of a node's return, so that it rejoins quorums
 		// quickly
@@ -61,18 +70,25 @@ public final class RedlockAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean(LockRegistry.class)
-	RedlockRegistry redlockRegistry(RedlockProperties properties, ClientResources clientResources,
+	@ConditionalOnMissingBean(RedlockConnectionDetails.class)
+	PropertiesRedlockConnectionDetails redlockConnectionDetails(RedlockProperties properties,
 			ObjectProvider<SslBundles> sslBundles, ObjectProvider<DataRedisFallback.Source> dataRedis,
-			ObjectProvider<RedlockConnectionDetails> connectionDetails,
+			ApplicationContext context) {
+		return new PropertiesRedlockConnectionDetails(properties, sslBundles::getIfAvailable, () -> {
+			DataRedisFallback.Source source = dataRedis.getIfAvailable();
+			return (source != null) ? source.find() : null;
+		}, () -> DataRedisFallback.missing(context.getEnvironment(), context.getClassLoader()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(LockRegistry.class)
+	RedlockRegistry redlockRegistry(RedlockProperties properties, RedlockConnectionDetails connectionDetails,
+			@Qualifier(CLIENT_RESOURCES) ClientResources clientResources,
 			ObjectProvider<RedlockClientOptionsCustomizer> clientOptionsCustomizers,
 			ObjectProvider<RedlockRegistryBuilderCustomizer> builderCustomizers) {
-		RedlockConnectionDetails details = connectionDetails.getIfAvailable();
-		DataRedisFallback.Source source = (details == null && properties.getNodes().isEmpty())
-				? dataRedis.getIfAvailable() : null;
-		DataRedisFallback fallback = (source != null) ? source.find() : null;
 		RedlockRegistry.Builder builder = RedlockRegistry.builder()
-			.nodes((details != null) ? RedlockNodes.resolve(details) : RedlockNodes.resolve(properties, fallback))
+			.nodes((connectionDetails instanceof PropertiesRedlockConnectionDetails) ? connectionDetails.getNodes()
+					: RedlockNodes.resolve(connectionDetails))
 			.keyPrefix(properties.getKeyPrefix())
 			.defaultTtl(properties.getDefaultTtl())
 			.defaultWaitTime(properties.getDefaultWaitTime())
@@ -89,16 +105,15 @@ public final class RedlockAutoConfiguration {
 			.releaseHints(properties.isReleaseHints())
 			.clientResources(clientResources)
 			.clientOptions((options) -> clientOptionsCustomizers.orderedStream()
-				.forEach((customizer) -> customizer.customize(options)));
-		if (details != null) {
-			builder.username(details.getUsername()).password(details.getPassword());
-			if (details.getSslBundle() != null) {
-				builder.sslOptions(LettuceSsl.options(details.getSslBundle()));
-			}
+				.forEach((customizer) -> customizer.customize(options)))
+			.username(connectionDetails.getUsername())
+			.password(connectionDetails.getPassword());
+		SslBundle sslBundle = connectionDetails.getSslBundle();
+		if (sslBundle != null) {
+			builder.sslOptions(LettuceSsl.options(sslBundle));
 		}
-		else {
-			credentials(builder, properties, fallback);
-			ssl(builder, properties, fallback, sslBundles);
+		else if (connectionDetails.isSsl()) {
+			builder.ssl(true);
 		}
 		builderCustomizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 		try {
@@ -107,44 +122,6 @@ public final class RedlockAutoConfiguration {
 		catch (InvalidOptionException ex) {
 			throw InvalidRedlockConfigurationException.from(ex);
 		}
-	}
-
-	private static void credentials(RedlockRegistry.Builder builder, RedlockProperties properties,
-			DataRedisFallback fallback) {
-		if (StringUtils.hasLength(properties.getUsername()) && !StringUtils.hasLength(properties.getPassword())) {
-			throw new InvalidRedlockConfigurationException("redlock.username is set without redlock.password",
-					"Set redlock.password too: Redis authenticates a user only with its password");
-		}
-		if (StringUtils.hasLength(properties.getPassword())) {
-			builder.username(properties.getUsername()).password(properties.getPassword());
-		}
-		else if (fallback != null) {
-			builder.username(fallback.username()).password(fallback.password());
-		}
-	}
-
-	private static void ssl(RedlockRegistry.Builder builder, RedlockProperties properties, DataRedisFallback fallback,
-			ObjectProvider<SslBundles> sslBundles) {
-		RedlockProperties.Ssl ssl = properties.getSsl();
-		if (ssl.getBundle() != null && ssl.isEnabled()) {
-			builder.sslOptions(LettuceSsl.options(bundle(ssl.getBundle(), sslBundles.getIfAvailable())));
-		}
-		else if (ssl.isEnabled()) {
-			builder.ssl(true);
-		}
-		else if (fallback != null && fallback.sslBundle() != null) {
-			builder.sslOptions(LettuceSsl.options(fallback.sslBundle()));
-		}
-	}
-
-	private static SslBundle bundle(String name, SslBundles sslBundles) {
-		List<String> names = (sslBundles != null) ? sslBundles.getBundleNames() : List.of();
-		if (sslBundles == null || !names.contains(name)) {
-			throw new InvalidRedlockConfigurationException("redlock.ssl.bundle '" + name + "' names no SSL bundle",
-					"Define it under spring.ssl.bundle.pem." + name + " or spring.ssl.bundle.jks." + name
-							+ (names.isEmpty() ? " (no SSL bundle is defined)" : ", or use one of " + names));
-		}
-		return sslBundles.getBundle(name);
 	}
 
 	@Bean
@@ -164,9 +141,16 @@ public final class RedlockAutoConfiguration {
 		@Bean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static DistributedLockAdvisor distributedLockAdvisor(Environment environment) {
-			return new DistributedLockAdvisor(environment.getProperty("redlock.order", Integer.class, 2147483646),
+			return new DistributedLockAdvisor(
+					environment.getProperty("redlock.order", Integer.class, RedlockProperties.DEFAULT_ORDER),
 					environment.getProperty("redlock.max-keys", Integer.class,
 							DistributedLockAdvisor.DEFAULT_MAX_KEYS));
+		}
+
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static CacheAdvisorOrdering redlockCacheAdvisorOrdering() {
+			return new CacheAdvisorOrdering();
 		}
 
 	}

@@ -6,13 +6,14 @@ import org.springframework.boot.autoconfigure.service.connection.ConnectionDetai
 import org.springframework.boot.ssl.SslBundle;
 
 /**
- * Details for connecting to the nodes of the lock quorum, from somewhere other than the
- * {@code redlock.*} properties: a bean of this type replaces {@code redlock.nodes},
- * {@code redlock.username}, {@code redlock.password} and {@code redlock.ssl.*} (and the
- * Spring Data Redis fallback), as Spring Boot's connection details beans replace their
- * properties. A test's {@code @RedlockServiceConnection} fleet of
- * {@code redlock-embedded} supplies one; so can an application's own bean, such as one
- * reading a service registry. The other {@code redlock.*} properties still apply.
+ * Details for connecting to the nodes of the lock quorum. The auto-configuration reads
+ * them from the {@code redlock.*} properties unless the application or a test defines a
+ * bean of this type, which replaces {@code redlock.nodes}, {@code redlock.username},
+ * {@code redlock.password} and {@code redlock.ssl.*} (and the Spring Data Redis
+ * fallback), as Spring Boot's connection details beans replace their properties. A test's
+ * {@code @RedlockServiceConnection} fleet of {@code redlock-embedded} supplies one; so
+ * can an application's own bean, such as one reading a service registry. The other
+ * {@code redlock.*} properties still apply.
  *
  * @author redlock contributors
  */
@@ -49,6 +50,15 @@ public interface RedlockConnectionDetails extends ConnectionDetails {
 	 */
 	default SslBundle getSslBundle() {
 		return null;
+	}
+
+	/**
+	 * Returns whether to connect to every node over TLS: with the {@link #getSslBundle()
+	 * SSL bundle}, or without one, trusting the JVM's default trust store.
+	 * @return whether every node uses TLS
+	 */
+	default boolean isSsl() {
+		return getSslBundle() != null;
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.github.redlock.autoconfigure;
 
 import java.util.List;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -24,15 +25,27 @@ final class RedlockNodes {
 	 * Returns the URIs of the nodes: {@code redlock.nodes}, else the URI of the fallback.
 	 * @param properties the properties
 	 * @param fallback the Spring Data Redis server, or {@code null}
+	 * @param whyNoFallback says why there is no fallback although
+	 * {@code spring.data.redis.*} is set, or {@code null} when it is not
 	 * @return the URIs
 	 */
-	static List<String> resolve(RedlockProperties properties, DataRedisFallback fallback) {
+	static List<String> resolve(RedlockProperties properties, DataRedisFallback fallback,
+			Supplier<String> whyNoFallback) {
 		List<String> nodes = properties.getNodes();
 		if (!nodes.isEmpty()) {
 			warnIfEven("redlock.nodes", nodes);
 			return nodes;
 		}
 		if (fallback == null) {
+			String why = whyNoFallback.get();
+			if (why != null) {
+				throw new InvalidRedlockConfigurationException(
+						"No redlock nodes are configured: redlock.nodes is empty, and " + why,
+						"Add redlock.nodes with the URIs of 3 or 5 independent Redis masters, such as "
+								+ "redlock.nodes[0]=redis://10.0.0.1:6379 (the Spring Data Redis server alone is one node"
+								+ " and not fault tolerant; to lock on it anyway, add spring-boot-starter-data-redis and"
+								+ " keep its auto-configuration).");
+			}
 			throw new InvalidRedlockConfigurationException(
 					"No redlock nodes are configured: redlock.nodes is empty and there are no spring.data.redis connection settings",
 					"Add redlock.nodes with the URIs of 3 or 5 independent Redis masters, such as "

@@ -7,6 +7,7 @@ import java.util.List;
 import io.github.redlock.aop.LostLockPolicy;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 
 /**
  * Configuration properties for distributed locks over a quorum of Redis, Valkey or KeyDB
@@ -16,6 +17,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties("redlock")
 public class RedlockProperties {
+
+	/**
+	 * Order of the {@code @DistributedLock} advisor unless {@code redlock.order} says
+	 * otherwise: just before the transaction advisor, so that the lock covers the whole
+	 * transaction.
+	 */
+	public static final int DEFAULT_ORDER = 2147483646;
 
 	/**
 	 * Whether to configure the distributed lock registry.
@@ -42,6 +50,11 @@ public class RedlockProperties {
 	 * TLS for every node.
 	 */
 	private final Ssl ssl = new Ssl();
+
+	/**
+	 * Metrics settings.
+	 */
+	private final Metrics metrics = new Metrics();
 
 	/**
 	 * Prefix of every key written on the nodes.
@@ -132,7 +145,7 @@ public class RedlockProperties {
 	 * Order of the advisor that applies @DistributedLock; by default just before the
 	 * transaction advisor, so that the lock covers the commit.
 	 */
-	private int order = 2147483646;
+	private int order = DEFAULT_ORDER;
 
 	/**
 	 * Most distinct keys one @DistributedLock call may lock when its key evaluates to a
@@ -178,6 +191,10 @@ public class RedlockProperties {
 
 	public void setMaxKeys(int maxKeys) {
 		this.maxKeys = maxKeys;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
 	}
 
 	public Ssl getSsl() {
@@ -310,6 +327,32 @@ public class RedlockProperties {
 
 	public void setOrder(int order) {
 		this.order = order;
+	}
+
+	/**
+	 * Metrics settings.
+	 */
+	public static class Metrics {
+
+		/**
+		 * Whether to keep recording the redlock.acquire and redlock.lease timers beside
+		 * the redlock.acquisition and redlock.hold observations, while dashboards move to
+		 * the latter.
+		 */
+		private boolean legacyTimers;
+
+		@Deprecated(since = "0.1.0", forRemoval = true)
+		@DeprecatedConfigurationProperty(since = "0.1.0",
+				reason = "The redlock.acquisition and redlock.hold observations time the same events")
+		public boolean isLegacyTimers() {
+			return this.legacyTimers;
+		}
+
+		@Deprecated(since = "0.1.0", forRemoval = true)
+		public void setLegacyTimers(boolean legacyTimers) {
+			this.legacyTimers = legacyTimers;
+		}
+
 	}
 
 	/**

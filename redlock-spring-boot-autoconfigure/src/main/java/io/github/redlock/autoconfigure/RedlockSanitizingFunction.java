@@ -8,17 +8,20 @@ import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 /**
  * Masks the secrets of the {@code redlock.*} properties wherever Actuator shows
  * configuration ({@code /actuator/env}, {@code /actuator/configprops}), even with
- * {@code show-values=always}: {@code redlock.password} whole, and the password part of
- * every {@code redlock.nodes} URI ({@code redis://app:******@host:6379}; a lone userinfo
- * is a password to Lettuce, so {@code redis://******@host:6379}).
+ * {@code show-values=always}, whether set as properties or as environment variables
+ * ({@code REDLOCK_PASSWORD}, {@code REDLOCK_NODES_0}): {@code redlock.password} whole,
+ * and the password part of every {@code redlock.nodes} URI
+ * ({@code redis://app:******@host:6379}; a lone userinfo is a password to Lettuce, so
+ * {@code redis://******@host:6379}).
  *
  * @author redlock contributors
  */
 final class RedlockSanitizingFunction implements SanitizingFunction {
 
-	private static final Pattern NODES = Pattern.compile("^(redlock\\.)?nodes(\\[\\d+])?$");
+	// redlock.nodes[0] as a property, REDLOCK_NODES_0 as an environment variable
+	private static final Pattern NODES = Pattern.compile("^(redlock[._])?nodes(\\[\\d+]|_\\d+)?$");
 
-	private static final Pattern PASSWORD = Pattern.compile("^(redlock\\.)?password$");
+	private static final Pattern PASSWORD = Pattern.compile("^(redlock[._])?password$");
 
 	@Override
 	public SanitizableData apply(SanitizableData data) {
@@ -33,8 +36,8 @@ final class RedlockSanitizingFunction implements SanitizingFunction {
 		if (PASSWORD.matcher(key).matches()) {
 			return data.withSanitizedValue();
 		}
-		if (NODES.matcher(key).matches() && value instanceof CharSequence uri) {
-			return data.withValue(mask(uri.toString()));
+		if (NODES.matcher(key).matches() && value instanceof CharSequence uris) {
+			return data.withValue(maskAll(uris.toString()));
 		}
 		return data;
 	}
@@ -43,7 +46,20 @@ final class RedlockSanitizingFunction implements SanitizingFunction {
 		// /actuator/env names properties in full; /actuator/configprops relative to the
 		// bean's prefix, with no property source and no word of which bean: there a
 		// top-level "password" or "nodes" of any bean is masked, which only hides more
-		return key.startsWith("redlock.") || (data.getPropertySource() == null && !key.contains("."));
+		// an environment variable (REDLOCK_PASSWORD) is listed under its own name
+		return key.startsWith("redlock.") || key.startsWith("redlock_")
+				|| (data.getPropertySource() == null && !key.contains("."));
+	}
+
+	/**
+	 * Masks the password in each URI of a comma-separated list.
+	 */
+	private static String maskAll(String uris) {
+		StringBuilder masked = new StringBuilder();
+		for (String uri : uris.split(",", -1)) {
+			masked.append((masked.length() > 0) ? "," : "").append(mask(uri));
+		}
+		return masked.toString();
 	}
 
 	/**

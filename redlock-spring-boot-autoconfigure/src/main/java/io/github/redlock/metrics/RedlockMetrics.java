@@ -24,7 +24,13 @@ import io.micrometer.core.instrument.Timer;
  *
  * @author redlock contributors
  * @see RedlockRegistryMeterBinder
+ * @deprecated since 0.1.0 for removal: the {@code redlock.acquisition} and
+ * {@code redlock.hold} observations ({@code ObservationLockObserver}) time the same
+ * events, with Micrometer's {@code DefaultMeterObservationHandler} turning them into
+ * timers of those names; auto-configured only without an {@code ObservationRegistry}, or
+ * with {@code redlock.metrics.legacy-timers=true}
  */
+@Deprecated(since = "0.1.0", forRemoval = true)
 public class RedlockMetrics implements RegistryListener {
 
 	private final Timer acquired;

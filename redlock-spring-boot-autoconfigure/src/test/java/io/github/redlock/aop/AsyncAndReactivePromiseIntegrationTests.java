@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -56,8 +57,10 @@ class AsyncAndReactivePromiseIntegrationTests {
 			AsyncService service = context.getBean(AsyncService.class);
 			CompletableFuture<String> firstGate = new CompletableFuture<>();
 			CompletableFuture<Long> first = service.charge(firstGate);
-			assertThatExceptionOfType(LockAcquisitionException.class)
-				.isThrownBy(() -> service.charge(new CompletableFuture<>()))
+			// a failed acquisition is a failed stage (issue 25, item 2)
+			assertThatExceptionOfType(ExecutionException.class)
+				.isThrownBy(() -> service.charge(new CompletableFuture<>()).get(10, TimeUnit.SECONDS))
+				.withCauseInstanceOf(LockAcquisitionException.class)
 				.withMessageContaining("Could not acquire lock 'payment'");
 			assertThat(service.running()).as("bodies running").isEqualTo(1);
 			firstGate.complete("done");
@@ -77,8 +80,9 @@ class AsyncAndReactivePromiseIntegrationTests {
 			try (Lease held = context.getBean(io.github.redlock.LockRegistry.class)
 				.acquire("payment", Duration.ofSeconds(10), Duration.ZERO)) {
 				assertThat(held.isHeld()).isTrue();
-				assertThatExceptionOfType(LockAcquisitionException.class)
-					.isThrownBy(() -> service.charge(CompletableFuture.completedFuture("x")));
+				assertThatExceptionOfType(ExecutionException.class)
+					.isThrownBy(() -> service.charge(CompletableFuture.completedFuture("x")).get(10, TimeUnit.SECONDS))
+					.withCauseInstanceOf(LockAcquisitionException.class);
 			}
 		});
 	}

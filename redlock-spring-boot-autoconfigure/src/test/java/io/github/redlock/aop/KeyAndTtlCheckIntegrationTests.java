@@ -86,7 +86,106 @@ class KeyAndTtlCheckIntegrationTests {
 			});
 	}
 
+	@Test
+	void eachPartOfAKeyIsEvaluatedOnce() {
+		// issue 25, item 3; failed before the fix: each part was evaluated once for the
+		// null check and again in the whole key (expected 1 call, saw 2), so the lock
+		// was taken on "seq:2" while the check had seen 1
+		this.contextRunner.withUserConfiguration(PartsConfig.class).run((context) -> {
+			PartsService service = context.getBean(PartsService.class);
+			Sequence sequence = context.getBean("sequence", Sequence.class);
+			assertThat(service.bySequence()).isGreaterThanOrEqualTo(2);
+			assertThat(sequence.calls()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void aQuotedBeanReferenceInAKeyPartWorks() {
+		// issue 25, item 3; failed before the fix: the part was re-parsed from
+		// toStringAST(), which prints @'order-service' as @order-service, so each call
+		// failed (or the context did not start)
+		this.contextRunner.withUserConfiguration(PartsConfig.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			PartsService service = context.getBean(PartsService.class);
+			assertThat(service.byQuotedBean()).isGreaterThanOrEqualTo(2);
+		});
+	}
+
+	@Test
+	void aNullPartIsStillFoundInAKeyOfManyParts() {
+		this.contextRunner.withUserConfiguration(PartsConfig.class).run((context) -> {
+			PartsService service = context.getBean(PartsService.class);
+			assertThatIllegalArgumentException().isThrownBy(() -> service.twoParts(null, 1))
+				.withMessageContaining("null");
+			assertThat(service.twoParts("a", 2)).isGreaterThanOrEqualTo(2);
+			// numbers still add as SpEL adds them: the key is "k:" + "a" + 2 + 3
+			assertThat(service.numbers(2, 3)).isGreaterThanOrEqualTo(2);
+		});
+	}
+
 	record Order(Long id) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PartsConfig {
+
+		@Bean
+		PartsService partsService() {
+			return new PartsService();
+		}
+
+		@Bean
+		Sequence sequence() {
+			return new Sequence();
+		}
+
+		@Bean("order-service")
+		Sequence orderService() {
+			return new Sequence();
+		}
+
+	}
+
+	static class Sequence {
+
+		private final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+
+		public int next() {
+			return this.calls.incrementAndGet();
+		}
+
+		public String name() {
+			return "orders";
+		}
+
+		public int calls() {
+			return this.calls.get();
+		}
+
+	}
+
+	static class PartsService {
+
+		@DistributedLock(key = "'seq:' + @sequence.next()")
+		public int bySequence() {
+			return lockedOn("seq:1");
+		}
+
+		@DistributedLock(key = "'svc:' + @'order-service'.name()")
+		public int byQuotedBean() {
+			return lockedOn("svc:orders");
+		}
+
+		@DistributedLock(key = "'k:' + #name + ':' + #n")
+		public int twoParts(String name, int n) {
+			return lockedOn("k:" + name + ":" + n);
+		}
+
+		@DistributedLock(key = "(#a + #b) + ':sum'")
+		public int numbers(int a, int b) {
+			return lockedOn((a + b) + ":sum");
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -98,10 +98,74 @@ class RedlockAutoConfigurationTests {
 	}
 
 	@Test
-	void userClientResourcesAreShared() {
+	void theRedlockPropertiesAreOneConnectionDetailsBean() {
+		// issue 25, item 12; failed before the fix: there was no RedlockConnectionDetails
+		// bean, the auto-configuration read nodes, credentials and SSL from the
+		// properties itself, beside a second path for a connection details bean
+		this.contextRunner.withPropertyValues(NODES)
+			.withPropertyValues("redlock.username=app", "redlock.password=s3cret-pw", "redlock.ssl.enabled=true")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RedlockConnectionDetails.class);
+				RedlockConnectionDetails details = context.getBean(RedlockConnectionDetails.class);
+				assertThat(details.getNodes()).containsExactly("redis://127.0.0.1:1", "redis://127.0.0.1:2",
+						"redis://127.0.0.1:3");
+				assertThat(details.getUsername()).isEqualTo("app");
+				assertThat(details.getPassword()).isEqualTo("s3cret-pw");
+				assertThat(details.isSsl()).isTrue();
+				assertThat(details.getSslBundle()).isNull();
+				assertThat(details.toString()).doesNotContain("s3cret-pw");
+			});
+	}
+
+	@Test
+	void anApplicationsClientResourcesAreNotTaken() {
+		// issue 25, item 9; failed before the fix: the registry took the application's
+		// (Spring Data Redis's) ClientResources, with Lettuce's reconnect delay of up to
+		// 30 s and Boot's Lettuce metrics and tracing, and made none of its own
 		this.contextRunner.withPropertyValues(NODES).withUserConfiguration(UserClientResources.class).run((context) -> {
-			assertThat(context).hasSingleBean(ClientResources.class).doesNotHaveBean("redlockClientResources");
-			assertThat(context).hasSingleBean(RedlockRegistry.class);
+			assertThat(context).hasBean("redlockClientResources").hasSingleBean(RedlockRegistry.class);
+			// the application's own injection by type still finds its bean alone
+			assertThat(context.getBean(ClientResources.class)).isSameAs(context.getBean("userClientResources"));
+			assertThat(context.getBean("redlockClientResources")).isNotSameAs(context.getBean("userClientResources"));
+		});
+	}
+
+	@Test
+	void springDataRedisKeepsItsClientResourcesAndTheRegistryHasItsOwn() {
+		// issue 25, item 9; failed before the fix (no redlockClientResources bean)
+		this.contextRunner.withPropertyValues(NODES)
+			.withConfiguration(AutoConfigurations
+				.of(org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration.class))
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasBean("redlockClientResources");
+				assertThat(context.getBean(ClientResources.class))
+					.isNotSameAs(context.getBean("redlockClientResources"));
+			});
+	}
+
+	@Test
+	void springDataRedisPropertiesWithoutItsAutoConfigurationSayWhatIsMissing() {
+		// issue 25, item 8; failed before the fix: "there are no spring.data.redis
+		// connection settings", while spring.data.redis.host was set
+		this.contextRunner.withPropertyValues("spring.data.redis.host=10.0.0.1")
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.data.redis"))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.hasMessageContaining("spring.data.redis.host is set")
+					.hasMessageContaining("spring-boot-data-redis is not on the classpath")
+					.hasMessageNotContaining("there are no spring.data.redis connection settings");
+			});
+	}
+
+	@Test
+	void springDataRedisPropertiesWithItsAutoConfigurationExcludedSayWhatIsMissing() {
+		// issue 25, item 8; failed before the fix, as above
+		this.contextRunner.withPropertyValues("spring.data.redis.url=redis://10.0.0.1:6379").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("spring.data.redis.url is set")
+				.hasMessageContaining("DataRedisAutoConfiguration");
 		});
 	}
 

@@ -7,7 +7,9 @@ import org.springframework.boot.SpringApplication;
  * {@code ./mvnw -pl sample-app -am spring-boot:test-run}: Spring Boot's development-time
  * services pattern. It lives in {@code src/test}, where {@code redlock-embedded} (test
  * scope) is on the classpath and its development mode starts five nodes, because
- * {@code redlock.nodes} is not set; {@code sample-app.jar} holds neither.
+ * {@code redlock.nodes} is not set and this class sets
+ * {@code redlock.embedded.enabled=true} (outside a test the development mode refuses to
+ * start without it); {@code sample-app.jar} holds neither.
  */
 public final class TestSampleApplication {
 
@@ -15,6 +17,8 @@ public final class TestSampleApplication {
 	}
 
 	public static void main(String[] args) {
+		// outside a test, local nodes start only when asked for: here they are
+		System.setProperty("redlock.embedded.enabled", System.getProperty("redlock.embedded.enabled", "true"));
 		SpringApplication.from(SampleApplication::main).run(args);
 	}
 

@@ -33,6 +33,8 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 
 	static final String CONNECTION_DETAILS = "io.github.redlock.autoconfigure.RedlockConnectionDetails";
 
+	static final String PROPERTIES_DETAILS = "io.github.redlock.autoconfigure.PropertiesRedlockConnectionDetails";
+
 	private static final Log logger = LogFactory.getLog(EmbeddedNodesEnvironmentPostProcessor.class);
 
 	private final ConfigurableEnvironment environment;
@@ -46,11 +48,14 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 	@Override
 	public void initialize(ListableBeanFactory beanFactory) {
 		Binder binder = Binder.get(this.environment);
-		if (!binder.bind("redlock.enabled", Boolean.class).orElse(true)
-				|| !binder.bind("redlock.embedded.enabled", Boolean.class).orElse(true)
+		Boolean enabled = binder.bind("redlock.embedded.enabled", Boolean.class).orElse(null);
+		if (!binder.bind("redlock.enabled", Boolean.class).orElse(true) || Boolean.FALSE.equals(enabled)
 				|| !binder.bind("redlock.nodes", Bindable.listOf(String.class)).orElse(List.of()).isEmpty()
 				|| hasConnectionDetails(beanFactory)) {
 			return;
+		}
+		if (enabled == null && !TestDetector.inTest()) {
+			throw new EmbeddedNodesRefusedException();
 		}
 		int size = binder.bind("redlock.embedded.nodes", Integer.class).orElse(5);
 		if (size < 1) {
@@ -89,7 +94,14 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 			return false;
 		}
 		Class<?> type = ClassUtils.resolveClassName(CONNECTION_DETAILS, classLoader);
-		return BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, type, true, false).length > 0;
+		// the auto-configuration's own details read redlock.nodes, which is unset here
+		for (String name : BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, type, true, false)) {
+			Class<?> details = beanFactory.getType(name, false);
+			if (details == null || !details.getName().equals(PROPERTIES_DETAILS)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	@Override

@@ -52,6 +52,46 @@ class EmbeddedNodesEnvironmentPostProcessorTests {
 	}
 
 	@Test
+	void outsideATestWithoutAnOptInStartUpIsRefusedWithAFailureAnalysis(CapturedOutput output) throws Exception {
+		// issue 25, item 6; failed before the fix: an application's own thread (no test
+		// framework on its stack, as in production) started local nodes, and one INFO
+		// line said so
+		Throwable failure = runOutsideATest("--redlock.embedded.nodes=1");
+		assertThat(failure).isNotNull();
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("redlock.nodes is not set")
+			.contains("redlock.embedded.enabled=true")
+			.doesNotContain("started 1 embedded redis-server nodes");
+	}
+
+	@Test
+	void outsideATestAnExplicitOptInStartsLocalNodes(CapturedOutput output) throws Exception {
+		Throwable failure = runOutsideATest("--redlock.embedded.nodes=1", "--redlock.embedded.enabled=true");
+		assertThat(failure).isNull();
+		assertThat(output).contains("started 1 embedded redis-server nodes")
+			.contains("Stopped the embedded redis-server nodes");
+	}
+
+	/**
+	 * Runs and closes the application on a thread of its own, whose stack holds no test
+	 * framework, as an application's main thread.
+	 */
+	private static Throwable runOutsideATest(String... args) throws InterruptedException {
+		java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+		Thread main = new Thread(() -> {
+			try (ConfigurableApplicationContext context = run(args)) {
+				assertThat(context.isActive()).isTrue();
+			}
+			catch (Throwable ex) {
+				failure.set(ex);
+			}
+		}, "main");
+		main.start();
+		main.join();
+		return failure.get();
+	}
+
+	@Test
 	void configuredNodesAreNeverReplaced(CapturedOutput output) {
 		try (ConfigurableApplicationContext context = run("--redlock.nodes=redis://10.0.0.1:6379")) {
 			assertThat(context.getEnvironment().getProperty("redlock.nodes")).isEqualTo("redis://10.0.0.1:6379");

@@ -6,6 +6,12 @@ import io.github.redlock.engine.RedlockRegistry;
 import io.github.redlock.metrics.RedlockMetrics;
 import io.github.redlock.metrics.RedlockRegistryMeterBinder;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.context.annotation.Conditional;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -15,14 +21,19 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Auto-configuration for Micrometer metrics of the distributed locks, when the
- * application has a {@link MeterRegistry}: {@code redlock.acquire},
- * {@code redlock.lease}, {@code redlock.leases.active} and
- * {@code redlock.fencing.second.rounds}. Turn them off with
+ * application has a {@link MeterRegistry}: the state of the registry
+ * ({@code redlock.leases.active}, {@code redlock.fencing.second.rounds},
+ * {@code redlock.nodes.*}). Acquisitions and holds are timed once, by the
+ * {@code redlock.acquisition} and {@code redlock.hold} observations; the deprecated
+ * {@code redlock.acquire} and {@code redlock.lease} timers are recorded only when the
+ * application has no {@link ObservationRegistry}, or with
+ * {@code redlock.metrics.legacy-timers=true} while dashboards move. Turn them off with
  * {@code management.metrics.enable.redlock=false}.
  *
  * @author redlock contributors
  */
 @AutoConfiguration(after = RedlockAutoConfiguration.class, afterName = {
+		"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
@@ -32,19 +43,44 @@ public final class RedlockMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	@Conditional(LegacyTimersCondition.class)
+	@SuppressWarnings("removal")
 	RedlockMetrics redlockMetrics(MeterRegistry meterRegistry) {
 		return new RedlockMetrics(meterRegistry);
 	}
 
 	@Bean
-	RedlockRegistryBuilderCustomizer redlockMetricsBuilderCustomizer(RedlockMetrics redlockMetrics) {
-		return (builder) -> builder.listener(redlockMetrics);
+	@SuppressWarnings("removal")
+	RedlockRegistryBuilderCustomizer redlockMetricsBuilderCustomizer(ObjectProvider<RedlockMetrics> redlockMetrics) {
+		return (builder) -> redlockMetrics.ifAvailable(builder::listener);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	RedlockRegistryMeterBinder redlockRegistryMeterBinder(RedlockRegistry redlockRegistry) {
 		return new RedlockRegistryMeterBinder(redlockRegistry);
+	}
+
+	/**
+	 * The deprecated timers: only where no observation times the same events, or when
+	 * asked for.
+	 */
+	static final class LegacyTimersCondition extends AnyNestedCondition {
+
+		LegacyTimersCondition() {
+			super(ConfigurationPhase.REGISTER_BEAN);
+		}
+
+		@ConditionalOnMissingBean(ObservationRegistry.class)
+		static final class NoObservations {
+
+		}
+
+		@ConditionalOnBooleanProperty("redlock.metrics.legacy-timers")
+		static final class AskedFor {
+
+		}
+
 	}
 
 }

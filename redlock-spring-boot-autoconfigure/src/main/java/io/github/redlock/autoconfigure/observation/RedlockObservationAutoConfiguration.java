@@ -1,5 +1,6 @@
 package io.github.redlock.autoconfigure.observation;
 
+import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
 import io.github.redlock.autoconfigure.RedlockRegistryBuilderCustomizer;
 import io.github.redlock.engine.LockObserver;
 import io.github.redlock.engine.RedlockRegistry;
@@ -11,6 +12,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -27,9 +29,10 @@ import org.springframework.context.annotation.Bean;
  *
  * @author redlock contributors
  */
-@AutoConfiguration(
+@AutoConfiguration(after = RedlockAutoConfiguration.class,
 		afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
 @ConditionalOnClass({ ObservationRegistry.class, RedlockRegistry.class })
+@ConditionalOnBooleanProperty(name = "redlock.enabled", matchIfMissing = true)
 @ConditionalOnBean(ObservationRegistry.class)
 public final class RedlockObservationAutoConfiguration {
 

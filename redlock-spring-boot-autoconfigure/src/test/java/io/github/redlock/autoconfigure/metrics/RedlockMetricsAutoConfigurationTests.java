@@ -130,6 +130,39 @@ class RedlockMetricsAutoConfigurationTests {
 	}
 
 	@Test
+	void withObservationsTheLocksAreTimedOnceThroughThem() {
+		// issue 25, item 10; failed before the fix: redlock.acquire and redlock.lease
+		// timed the same events as the redlock.acquisition and redlock.hold observations
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(
+					org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration.class,
+					io.github.redlock.autoconfigure.observation.RedlockObservationAutoConfiguration.class))
+			.run((context) -> {
+				assertThat(context).hasNotFailed()
+					.doesNotHaveBean(RedlockMetrics.class)
+					.hasSingleBean(io.github.redlock.metrics.RedlockRegistryMeterBinder.class);
+				context.getBean(LockRegistry.class)
+					.acquire("once", Duration.ofSeconds(2), Duration.ofSeconds(1))
+					.close();
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				assertThat(meters.find("redlock.acquisition").timer()).isNotNull();
+				assertThat(meters.find("redlock.acquire").meters()).isEmpty();
+				assertThat(meters.find("redlock.lease").meters()).isEmpty();
+				assertThat(meters.find("redlock.leases.active").gauge()).isNotNull();
+			});
+	}
+
+	@Test
+	void theDeprecatedTimersCanBeKeptWhileDashboardsMove() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(
+					org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration.class,
+					io.github.redlock.autoconfigure.observation.RedlockObservationAutoConfiguration.class))
+			.withPropertyValues("redlock.metrics.legacy-timers=true")
+			.run((context) -> assertThat(context).hasSingleBean(RedlockMetrics.class));
+	}
+
+	@Test
 	void absentWithoutAMeterRegistry() {
 		this.withoutMeterRegistry
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedlockMetrics.class));

@@ -111,6 +111,16 @@ class RedlockObservationAutoConfigurationTests {
 	}
 
 	@Test
+	void absentWhenRedlockIsDisabled() {
+		// issue 25, item 11; failed before the fix: redlock.enabled=false left the
+		// observer and its customizer in the context
+		this.contextRunner.withPropertyValues("redlock.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(ObservationLockObserver.class)
+				.doesNotHaveBean("redlockObserverBuilderCustomizer"));
+	}
+
+	@Test
 	void absentWithoutAnObservationRegistry() {
 		new ApplicationContextRunner()
 			.withConfiguration(
