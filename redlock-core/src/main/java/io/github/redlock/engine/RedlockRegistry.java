@@ -138,7 +138,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			joinHeld(reentered, ttl, autoExtend);
 			return new ReentrantLease(this.holds, reentered);
 		}
-		RedlockLease lease = Acquisition.await(Acquisition.start(this.engine, key, ttl, waitTime));
+		RedlockLease lease = Acquisition.await(Acquisition.start(this.engine, key, ttl, waitTime), key,
+				decisionBound(waitTime));
 		ThreadHolds.Hold hold = this.holds.first(lease);
 		if (autoExtend) {
 			lease.autoExtend(ttl); // for as long as the lease lives
@@ -224,6 +225,18 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		}
 		hold.enterNested(autoExtend ? lease.autoExtend(ttl) : () -> {
 		});
+	}
+
+	/**
+	 * Returns how long a caller blocking on an acquisition with {@code waitTime} waits
+	 * for its outcome at most: the wait time, the connect timeout (the first acquisition
+	 * connects), and two rounds of node timeouts (the last attempt and its fencing
+	 * round), each three node timeouts and a second of slack.
+	 */
+	@Override
+	public Duration decisionBound(Duration waitTime) {
+		RedlockSettings settings = this.engine.settings();
+		return waitTime.plus(settings.connectTimeout()).plusNanos(2 * this.fleet.callBoundNanos());
 	}
 
 	@Override

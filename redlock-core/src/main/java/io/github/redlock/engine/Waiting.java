@@ -51,6 +51,12 @@ final class Waiting {
 	/** Out of the line. */
 	private static final int GONE = 3;
 
+	/**
+	 * The attempts and timeouts that a hand-off asked for while this thread was running
+	 * another one: see {@link #run}. {@code null} when the thread runs none.
+	 */
+	private static final ThreadLocal<ArrayDeque<Runnable>> handOffs = new ThreadLocal<>();
+
 	private final long retryDelayNanos;
 
 	private final long retryJitterNanos;
@@ -230,6 +236,53 @@ final class Waiting {
 	}
 
 	/**
+	 * Runs a waiter's attempt (or its timeout), on this thread, with a bounded stack. An
+	 * attempt can end on the stack that started it (every node answers at once when all
+	 * are down or ruled out), and its end hands the turn to the next waiter, whose
+	 * attempt ends the same way: run directly, a line of a thousand waiters recursed a
+	 * thousand times, and the {@code StackOverflowError}, swallowed by a
+	 * {@code CompletableFuture}, left a waiter attempting with no timer. So an attempt
+	 * asked for while this thread runs one is queued, and run by the outermost call once
+	 * the one before has returned: the stack stays one attempt deep, however long the
+	 * line.
+	 */
+	private static void run(Runnable action) {
+		ArrayDeque<Runnable> queued = handOffs.get();
+		if (queued != null) {
+			queued.addLast(action);
+			return;
+		}
+		queued = new ArrayDeque<>();
+		handOffs.set(queued);
+		Throwable failure = null;
+		try {
+			for (Runnable next = action; next != null; next = queued.pollFirst()) {
+				try {
+					next.run();
+				}
+				catch (RuntimeException | Error ex) {
+					// the others queued still run: each is a waiter of its own
+					if (failure == null) {
+						failure = ex;
+					}
+					else {
+						failure.addSuppressed(ex);
+					}
+				}
+			}
+		}
+		finally {
+			handOffs.remove();
+		}
+		if (failure instanceof RuntimeException runtime) {
+			throw runtime;
+		}
+		if (failure instanceof Error error) {
+			throw error;
+		}
+	}
+
+	/**
 	 * The acquisitions of this registry waiting for one key, and its leases on the key.
 	 */
 	private final class Line {
@@ -340,7 +393,7 @@ final class Waiting {
 				}
 				this.woken = false;
 			}
-			this.attempt.run();
+			run(this.attempt);
 			return true;
 		}
 
@@ -387,7 +440,7 @@ final class Waiting {
 				holding(this.line.key);
 			}
 			if (nextAttempts) {
-				next.attempt.run();
+				run(next.attempt);
 			}
 		}
 
@@ -404,7 +457,7 @@ final class Waiting {
 				this.phase = ATTEMPTING;
 				this.line.updateHints();
 			}
-			this.attempt.run();
+			run(this.attempt);
 		}
 
 		private void fire() {
@@ -423,12 +476,7 @@ final class Waiting {
 					return;
 				}
 			}
-			if (attemptNow) {
-				this.attempt.run();
-			}
-			else {
-				this.timedOut.run();
-			}
+			run(attemptNow ? this.attempt : this.timedOut);
 		}
 
 		/** Called holding the line's monitor. */
