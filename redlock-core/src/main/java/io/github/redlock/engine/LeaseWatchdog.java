@@ -116,7 +116,7 @@ final class LeaseWatchdog {
 		}
 		long at = this.engine.clock().nanoTime() + delayNanos;
 		this.renewalAt = at;
-		this.engine.expiryChecks().checkBy(at);
+		this.engine.expiryChecks().checkBy(this, at);
 	}
 
 	/**
@@ -212,7 +212,7 @@ final class LeaseWatchdog {
 	 * released ShedLock lock whose lockAtLeastFor had long passed).
 	 */
 	void checkExpirySooner() {
-		this.engine.expiryChecks().checkBy(expiryDue());
+		this.engine.expiryChecks().checkBy(this, expiryDue());
 	}
 
 	/**
