@@ -175,13 +175,22 @@ final class Waiting {
 				return;
 			}
 			line.holders = Math.max(0, line.holders - 1);
-			if (line.holders == 0) {
-				woken = line.waiters.peekFirst();
+			Waiter head = (line.holders == 0) ? line.waiters.peekFirst() : null;
+			if (head != null && head.phase == SLEEPING) {
+				// attempting from now, before the hints are updated: a head still marked
+				// sleeping would have them asked for on every node, and dropped again as
+				// soon as it tries, at every hand-over within this registry
+				head.cancelTimer();
+				head.phase = ATTEMPTING;
+				woken = head;
+			}
+			else if (head != null && head.phase == ATTEMPTING) {
+				head.woken = true;
 			}
 			line.retireIfEmpty();
 		}
 		if (woken != null) {
-			woken.wake();
+			run(woken.attempt);
 		}
 	}
 
