@@ -208,8 +208,7 @@ final class LeaseWatchdog {
 	 * Makes the expiry check run when the lease's validity, just lowered (an end was
 	 * set), runs out, rather than when the longer validity would have: the end of a lease
 	 * wakes the key's waiters in this registry, who would otherwise wait up to a maximum
-	 * TTL longer (RedlockShedLockAutoConfigurationIntegrationTests waited 30 s behind a
-	 * released ShedLock lock whose lockAtLeastFor had long passed).
+	 * TTL longer.
 	 */
 	void checkExpirySooner() {
 		this.engine.expiryChecks().checkBy(this, expiryDue());

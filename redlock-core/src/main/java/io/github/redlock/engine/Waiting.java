@@ -34,6 +34,22 @@ import java.util.function.Function;
  * A waiter that spends its wait time in the line behind others fails without an attempt
  * of its own; an acquisition that may not wait ({@code waitTime} zero, as
  * {@code tryAcquire}) never stands in line: it tries once, at once.
+ * <p>
+ * <b>Invariants</b> (each line's state is guarded by its monitor):
+ * <ul>
+ * <li>{@code Line.holders} counts this registry's leases on the key: one more when a
+ * waiter {@linkplain Waiter#leave leaves} with a lease, or through {@link #holding} for a
+ * lease acquired without standing in line (or after its waiter gave up); one less through
+ * {@link #holderGone}, which {@link RedlockLease} calls once per lease, when it is
+ * released on a quorum, lost, or reaches its end. It never goes below zero.</li>
+ * <li>Only the head attempts or sleeps; the others are queued with only their deadline
+ * timer. A sleeping head has a timer or waits for a wake-up; an attempting head has one
+ * attempt on its way, whose end calls {@link Waiter#retry} or {@link Waiter#leave}.</li>
+ * <li>Release hints are asked for exactly while the head sleeps and no lease of this
+ * registry holds the key.</li>
+ * <li>An attempt or timeout runs through {@link #run}, never nested on another's
+ * stack.</li>
+ * </ul>
  *
  * @author redlock contributors
  */
