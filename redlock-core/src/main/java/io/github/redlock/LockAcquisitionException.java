@@ -155,6 +155,23 @@ public class LockAcquisitionException extends RedlockException {
 	 * nodes that answered (agreeing or holding another owner's value) could have made a
 	 * quorum, no quorum otherwise.
 	 */
+	/**
+	 * Creates an exception with a message of its own, for a failure that no node's reply
+	 * describes.
+	 * @param reason why the lock could not be acquired
+	 * @param key the lock key
+	 * @param message what happened and what to do
+	 */
+	public LockAcquisitionException(Reason reason, String key, String message) {
+		super(message);
+		this.reason = reason;
+		this.key = key;
+		this.agreed = 0;
+		this.required = 0;
+		this.nodes = 0;
+		this.failures = List.of();
+	}
+
 	private static Reason reasonOf(Reason given, int agreed, int required, List<NodeFailure> failures) {
 		if (given != null) {
 			return given;

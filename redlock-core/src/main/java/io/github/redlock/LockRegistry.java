@@ -71,6 +71,19 @@ public interface LockRegistry {
 	}
 
 	/**
+	 * Returns how long a caller that blocks on an acquisition with {@code waitTime} (such
+	 * as on the future of {@link #acquireAsync(String, Duration, Duration)}) waits for
+	 * its outcome at most: the wait time plus whatever the registry needs to decide its
+	 * last attempt. The registry decides every acquisition within it; callers bound their
+	 * waits by it so that nothing hangs should an outcome never come.
+	 * @param waitTime the acquisition's wait time
+	 * @return the bound; this default allows one minute past the wait time
+	 */
+	default Duration decisionBound(Duration waitTime) {
+		return waitTime.plus(Duration.ofMinutes(1));
+	}
+
+	/**
 	 * Acquires the lock with the registry's default TTL and wait time.
 	 * @param key the lock's name
 	 * @return the lease, held

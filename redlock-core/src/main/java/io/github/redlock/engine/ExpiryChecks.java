@@ -1,7 +1,11 @@
 package io.github.redlock.engine;
 
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -13,14 +17,18 @@ import java.util.concurrent.atomic.LongAdder;
  * scheduler holds one task, due when the earliest of them is, instead of one task per
  * lease (and another per renewal).
  * <p>
- * A task per lease was the head of the scheduler's queue whenever no other lease was
- * held, and a new head wakes the scheduler thread: every uncontended acquisition cost
- * that thread a wake-up and a sleep (issue 15 measured 1.4 to 2 context switches per
- * cycle), and a release a cancel under the queue's lock. Now a lease is added to a set,
- * and the timer is moved only when the lease's validity ends before the timer's. A
- * released lease is only forgotten: the timer may then fire for nothing, find every lease
- * left still valid, and be set for the earliest of them, so that a steady stream of short
- * holds costs about one firing per TTL rather than one per acquisition.
+ * A lease is added to a queue ordered by when it is next due, and the timer is moved only
+ * when the lease is due before the timer. A released lease is taken out of the queue; the
+ * timer may then fire for nothing and be set for the earliest lease left, so that a
+ * steady stream of short holds costs about one firing per TTL rather than one per
+ * acquisition. A firing looks only at the leases due by then: the work is proportional to
+ * what is due, not to how many leases are held.
+ * <p>
+ * <b>Invariants.</b> Every watched lease has exactly one entry in {@link #queued}
+ * (forgotten ones none), no later than its watchdog's {@link LeaseWatchdog#nextDue()}
+ * except while a firing runs it; an entry may be early (the lease was extended since),
+ * and is then put back at the new due time. A timer is pending for the earliest entry, or
+ * earlier.
  *
  * @author redlock contributors
  */
@@ -29,11 +37,22 @@ final class ExpiryChecks {
 	/** The value of {@link #due} while no timer is pending. */
 	private static final long NONE = Long.MIN_VALUE;
 
+	private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+	private static final Comparator<Entry> BY_DUE = (a, b) -> (a.due != b.due) ? Long.compare(a.due - b.due, 0)
+			: Long.compare(a.sequence, b.sequence);
+
 	private final MonotonicClock clock;
 
 	private final ScheduledExecutorService scheduler;
 
-	private final Set<LeaseWatchdog> watched = ConcurrentHashMap.newKeySet();
+	/** Each watched lease's entry, or {@code null} while a firing runs it. */
+	private final Map<LeaseWatchdog, Entry> watched = new HashMap<>();
+
+	/** The entries by due time. Guarded, with {@link #watched}, by this object. */
+	private final TreeSet<Entry> queued = new TreeSet<>(BY_DUE);
+
+	private long sequence;
 
 	/**
 	 * When the pending timer fires, on {@link #clock}, or {@link #NONE}. Only ever moved
@@ -45,6 +64,12 @@ final class ExpiryChecks {
 	/** How many timers were set: for tests. */
 	private final LongAdder timersSet = new LongAdder();
 
+	/** How many times the timer fired and was not superseded: for tests. */
+	private final LongAdder firings = new LongAdder();
+
+	/** How many watchdogs the firings looked at: for tests. */
+	private final LongAdder examined = new LongAdder();
+
 	ExpiryChecks(MonotonicClock clock, ScheduledExecutorService scheduler) {
 		this.clock = clock;
 		this.scheduler = scheduler;
@@ -55,21 +80,66 @@ final class ExpiryChecks {
 	 * ({@link LeaseWatchdog#nextDue()}), until it is {@linkplain #forget forgotten}.
 	 */
 	void watch(LeaseWatchdog watchdog) {
-		// added before the timer is read: a timer firing meanwhile either sees it or was
-		// set back to none first, in which case checkBy sets a new one
-		this.watched.add(watchdog);
-		checkBy(watchdog.nextDue());
+		long at = watchdog.nextDue();
+		synchronized (this) {
+			if (!this.watched.containsKey(watchdog)) {
+				this.watched.put(watchdog, enqueue(watchdog, at));
+			}
+		}
+		timerBy(at);
 	}
 
 	void forget(LeaseWatchdog watchdog) {
-		this.watched.remove(watchdog);
+		synchronized (this) {
+			Entry entry = this.watched.remove(watchdog);
+			if (entry != null) {
+				this.queued.remove(entry);
+			}
+		}
 	}
 
 	/**
-	 * Makes the timer fire by {@code at} (on the registry's clock): a lease's validity
-	 * was lowered, or a lease is new.
+	 * Makes the timer run {@code watchdog} by {@code at} (on the registry's clock): its
+	 * lease's validity was lowered, or a renewal was asked for. Nothing if it is not
+	 * watched.
 	 */
-	void checkBy(long at) {
+	void checkBy(LeaseWatchdog watchdog, long at) {
+		if (requeue(watchdog, at)) {
+			timerBy(at);
+		}
+	}
+
+	/**
+	 * Puts the watchdog's entry at {@code at} if it is watched and its entry is later or
+	 * taken by a firing.
+	 * @return whether the entry moved
+	 */
+	private synchronized boolean requeue(LeaseWatchdog watchdog, long at) {
+		if (!this.watched.containsKey(watchdog)) {
+			return false;
+		}
+		Entry entry = this.watched.get(watchdog);
+		if (entry != null) {
+			if (entry.due - at <= 0) {
+				return false;
+			}
+			this.queued.remove(entry);
+		}
+		this.watched.put(watchdog, enqueue(watchdog, at));
+		return true;
+	}
+
+	/** Called holding this object's monitor. */
+	private Entry enqueue(LeaseWatchdog watchdog, long at) {
+		Entry entry = new Entry(at, this.sequence++, watchdog);
+		this.queued.add(entry);
+		return entry;
+	}
+
+	/**
+	 * Makes the timer fire by {@code at}.
+	 */
+	private void timerBy(long at) {
 		long current = this.due.get();
 		while (current == NONE || at - current < 0) {
 			if (this.due.compareAndSet(current, at)) {
@@ -94,28 +164,42 @@ final class ExpiryChecks {
 		if (!this.due.compareAndSet(at, NONE)) {
 			return; // an earlier timer replaced this one
 		}
+		this.firings.increment();
 		long now = this.clock.nanoTime();
-		long next = NONE;
-		for (LeaseWatchdog watchdog : this.watched) {
+		List<LeaseWatchdog> dueNow = new ArrayList<>();
+		synchronized (this) {
+			while (!this.queued.isEmpty() && this.queued.first().due - now <= 0) {
+				Entry entry = this.queued.pollFirst();
+				this.watched.replace(entry.watchdog, entry, null); // taken: runs below
+				dueNow.add(entry.watchdog);
+			}
+		}
+		for (LeaseWatchdog watchdog : dueNow) {
+			this.examined.increment();
 			if (watchdog.nextDue() - now <= 0) {
 				// renews (which asks for the next renewal once answered), ends the
 				// lease, or finds it extended meanwhile
 				watchdog.runDue(now);
 			}
-			long due = watchdog.nextDue();
-			if (due - now > 0 && (next == NONE || due - next < 0)) {
-				next = due;
-			}
+			// back in the queue at its next due time, unless forgotten meanwhile, or
+			// given an earlier entry while it ran; one still due (nothing it runs now
+			// leaves it so) is looked at again a millisecond later, not in a loop
+			long nextDue = watchdog.nextDue();
+			requeue(watchdog, (nextDue - now > 0) ? nextDue : now + RETRY_NANOS);
+		}
+		long next;
+		synchronized (this) {
+			next = this.queued.isEmpty() ? NONE : this.queued.first().due;
 		}
 		if (next != NONE) {
-			checkBy(next);
+			timerBy(next);
 		}
 	}
 
 	/**
 	 * Returns how many leases are watched: for tests.
 	 */
-	int size() {
+	synchronized int size() {
 		return this.watched.size();
 	}
 
@@ -124,6 +208,26 @@ final class ExpiryChecks {
 	 */
 	long timersSet() {
 		return this.timersSet.sum();
+	}
+
+	/**
+	 * Returns how many times the timer fired so far: for tests.
+	 */
+	long firings() {
+		return this.firings.sum();
+	}
+
+	/**
+	 * Returns how many watchdogs the timer's firings looked at so far: for tests.
+	 */
+	long examined() {
+		return this.examined.sum();
+	}
+
+	/**
+	 * One watched lease's place in the queue.
+	 */
+	private record Entry(long due, long sequence, LeaseWatchdog watchdog) {
 	}
 
 }

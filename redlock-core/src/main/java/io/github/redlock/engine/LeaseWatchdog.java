@@ -116,7 +116,7 @@ final class LeaseWatchdog {
 		}
 		long at = this.engine.clock().nanoTime() + delayNanos;
 		this.renewalAt = at;
-		this.engine.expiryChecks().checkBy(at);
+		this.engine.expiryChecks().checkBy(this, at);
 	}
 
 	/**
@@ -208,11 +208,10 @@ final class LeaseWatchdog {
 	 * Makes the expiry check run when the lease's validity, just lowered (an end was
 	 * set), runs out, rather than when the longer validity would have: the end of a lease
 	 * wakes the key's waiters in this registry, who would otherwise wait up to a maximum
-	 * TTL longer (RedlockShedLockAutoConfigurationIntegrationTests waited 30 s behind a
-	 * released ShedLock lock whose lockAtLeastFor had long passed).
+	 * TTL longer.
 	 */
 	void checkExpirySooner() {
-		this.engine.expiryChecks().checkBy(expiryDue());
+		this.engine.expiryChecks().checkBy(this, expiryDue());
 	}
 
 	/**

@@ -107,6 +107,11 @@ final class NodeClient {
 
 	private final NodeErrors errors;
 
+	/**
+	 * The lock connection's generation: raised only by its disconnect listener. A script
+	 * is sent only if the trust vouches for the generation read before sending, and its
+	 * reply counts only if the generation is unchanged when it arrives.
+	 */
 	private final AtomicInteger generation = new AtomicInteger();
 
 	private final Duration nodeTimeout;

@@ -29,6 +29,13 @@ import org.apache.commons.logging.LogFactory;
  * unless the operator accepts it.</li>
  * </ul>
  * These are one check, hence one class a little over 300 lines.
+ * <p>
+ * <b>Invariants.</b> {@code verifiedGeneration} is the connection generation
+ * ({@link NodeClient}'s, which only its lock connection's disconnect raises) on which a
+ * check last ran to the end; only a finished check sets it, and a lost marker, a refused
+ * permission or its periodic re-check reset it. The node counts only while it equals the
+ * current generation and the node is neither guarded, refused, a duplicate nor evicting.
+ * A failed check is retried with a back-off, not by every command.
  *
  * @author redlock contributors
  */
@@ -37,6 +44,13 @@ final class NodeTrust {
 	private static final Log logger = LogFactory.getLog(NodeTrust.class);
 
 	private static final long RECHECK_DENIED_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+	/**
+	 * The first delay before a failed restart check runs again; doubled up to the max.
+	 */
+	private static final long RECHECK_FAILED_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private static final long RECHECK_FAILED_MAX_NANOS = TimeUnit.SECONDS.toNanos(30);
 
 	private final String node;
 
@@ -49,6 +63,20 @@ final class NodeTrust {
 	private final IntSupplier generation;
 
 	private final AtomicBoolean verifying = new AtomicBoolean();
+
+	/**
+	 * Restart checks failed in a row on the connection of {@link #failedGeneration}, for
+	 * a reason other than a permission; {@code 0} once one succeeds.
+	 */
+	private volatile int failedChecks;
+
+	private volatile int failedGeneration;
+
+	/** Why the last check failed, while {@link #failedChecks} is not zero. */
+	private volatile String checkFailure;
+
+	/** When a failed check may run again, as {@link System#nanoTime()}. */
+	private volatile long nextCheckNanos;
 
 	/** The connection generation last checked and found sound; -1 for none. */
 	private volatile int verifiedGeneration = -1;
@@ -178,12 +206,19 @@ final class NodeTrust {
 			return new NodeFailure(this.node, NodeFailure.Kind.EVICTION, evicting);
 		}
 		if (!this.guard.enabled()) {
-			if (this.verifiedGeneration != generation) {
+			if (this.verifiedGeneration != generation && checkDue(generation)) {
 				verify(); // which server answers after a reconnect, for duplicates
 			}
 			return null;
 		}
 		if (this.verifiedGeneration != generation) {
+			if (!checkDue(generation)) {
+				return new NodeFailure(this.node, NodeFailure.Kind.RESTARTED,
+						"its restart check failed (" + this.checkFailure + "); checking again in "
+								+ TimeUnit.NANOSECONDS.toSeconds(
+										Math.max(0, this.nextCheckNanos - System.nanoTime()) + 999_999_999)
+								+ "s");
+			}
 			verify();
 			return new NodeFailure(this.node, NodeFailure.Kind.RESTARTED, "reconnected; checking whether it restarted");
 		}
@@ -303,7 +338,7 @@ final class NodeTrust {
 		CompletableFuture<Void> done = new CompletableFuture<>();
 		check.whenComplete((ignored, ex) -> {
 			if (ex != null && !NodeErrors.isDenied(ex)) {
-				logger.debug("Could not check redlock node " + this.node + " for a restart", ex);
+				checkFailed(current, checkedGeneration, ex);
 				finishVerify(done, checkedGeneration, false);
 				return;
 			}
@@ -325,10 +360,60 @@ final class NodeTrust {
 		return done;
 	}
 
+	/**
+	 * Returns whether a restart check may run now on the connection of
+	 * {@code generation}: at once after a reconnect, else only once the back-off after
+	 * failed checks has passed, so that commands do not each send one.
+	 */
+	private boolean checkDue(int generation) {
+		return this.failedChecks == 0 || this.failedGeneration != generation
+				|| System.nanoTime() - this.nextCheckNanos >= 0;
+	}
+
+	/**
+	 * Notes a restart check that failed for a reason other than a permission: said at
+	 * WARN on the first failure of a connection that is up (a node that is down is
+	 * reported as such), and tried again on its own after a delay that doubles with each
+	 * failure, up to {@link #RECHECK_FAILED_MAX_NANOS}.
+	 */
+	private void checkFailed(StatefulRedisConnection<String, String> checked, int generation, Throwable ex) {
+		int failures = (this.failedGeneration == generation) ? this.failedChecks + 1 : 1;
+		long delay = Math.min(RECHECK_FAILED_MAX_NANOS, RECHECK_FAILED_NANOS << Math.min(failures - 1, 5));
+		this.checkFailure = NodeErrors.message(ex);
+		this.failedGeneration = generation;
+		this.nextCheckNanos = System.nanoTime() + delay;
+		this.failedChecks = failures;
+		if (failures == 1 && checked.isOpen()) {
+			logger.warn("Could not check whether redlock node " + this.node + " restarted (" + this.checkFailure
+					+ "): it counts toward no quorum until a check succeeds; checking again in "
+					+ TimeUnit.NANOSECONDS.toSeconds(delay) + "s, then less often, up to every "
+					+ TimeUnit.NANOSECONDS.toSeconds(RECHECK_FAILED_MAX_NANOS) + "s");
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug("Could not check redlock node " + this.node + " for a restart", ex);
+		}
+		try {
+			this.resources.eventExecutorGroup().schedule(() -> {
+				if (this.failedChecks == failures && this.failedGeneration == generation
+						&& this.generation.getAsInt() == generation) {
+					verify();
+				}
+			}, delay, TimeUnit.NANOSECONDS);
+		}
+		catch (RuntimeException rejected) {
+			// the resources are shutting down with the registry
+		}
+	}
+
 	private void finishVerify(CompletableFuture<Void> done, int checkedGeneration, boolean checked) {
 		if (checked) {
 			// vouches for that connection only: after a drop, the next one is checked
 			this.verifiedGeneration = checkedGeneration;
+			if (this.failedChecks > 0) {
+				this.failedChecks = 0;
+				logger.info("Redlock node " + this.node + " passed its restart check after it had failed ("
+						+ this.checkFailure + ")");
+			}
 		}
 		this.verifying.set(false);
 		this.changed.run();

@@ -139,7 +139,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			joinHeld(reentered, ttl, autoExtend);
 			return new ReentrantLease(this.holds, reentered);
 		}
-		RedlockLease lease = Acquisition.await(Acquisition.start(this.engine, key, ttl, waitTime));
+		RedlockLease lease = Acquisition.await(Acquisition.start(this.engine, key, ttl, waitTime), key,
+				decisionBound(waitTime));
 		ThreadHolds.Hold hold = this.holds.first(lease);
 		if (autoExtend) {
 			lease.autoExtend(ttl); // for as long as the lease lives
@@ -214,17 +215,37 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	private void joinHeld(ThreadHolds.Hold hold, Duration ttl, boolean autoExtend) {
 		RedlockLease lease = hold.lease();
 		long promised = this.engine.validity().validUntil(0, ttl.toNanos()) - this.engine.minimumTtlNanos();
-		if (lease.remainingValidity().toNanos() < promised) {
-			RedlockLease.ExtendOutcome outcome = lease.extendNow(ttl);
-			if (!outcome.extended()) {
-				this.holds.undoReenter(hold);
-				throw new LockAcquisitionException(lease.key(), Duration.ZERO, 1, outcome.agreed(), this.fleet.quorum(),
-						this.fleet.size(), List.of(), "this thread holds it, but it could not be extended to the "
-								+ ttl.toMillis() + "ms ttl the nested acquire asked for: " + outcome.failure());
+		RedlockLease.ExtendOutcome outcome;
+		try {
+			outcome = (lease.remainingValidity().toNanos() < promised) ? lease.extendNow(ttl) : null;
+			if (outcome == null || outcome.extended()) {
+				hold.enterNested(autoExtend ? lease.autoExtend(ttl) : () -> {
+				});
+				return;
 			}
 		}
-		hold.enterNested(autoExtend ? lease.autoExtend(ttl) : () -> {
-		});
+		catch (RuntimeException | Error ex) {
+			// such as an interrupt while extending: the nested hold was counted by
+			// reenter, and only a hold that is returned is ever released
+			this.holds.undoReenter(hold);
+			throw ex;
+		}
+		this.holds.undoReenter(hold);
+		throw new LockAcquisitionException(lease.key(), Duration.ZERO, 1, outcome.agreed(), this.fleet.quorum(),
+				this.fleet.size(), List.of(), "this thread holds it, but it could not be extended to the "
+						+ ttl.toMillis() + "ms ttl the nested acquire asked for: " + outcome.failure());
+	}
+
+	/**
+	 * Returns how long a caller blocking on an acquisition with {@code waitTime} waits
+	 * for its outcome at most: the wait time, the connect timeout (the first acquisition
+	 * connects), and two rounds of node timeouts (the last attempt and its fencing
+	 * round), each three node timeouts and a second of slack.
+	 */
+	@Override
+	public Duration decisionBound(Duration waitTime) {
+		RedlockSettings settings = this.engine.settings();
+		return waitTime.plus(settings.connectTimeout()).plusNanos(2 * this.fleet.callBoundNanos());
 	}
 
 	@Override

@@ -15,6 +15,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * lease is released on the nodes when the thread's last hold is released. A nested hold
  * may ask for more (a longer TTL, auto-extension); what it asked for is undone when it is
  * released, innermost first.
+ * <p>
+ * <b>Invariants.</b> A hold's count is the number of handles the thread got for the lease
+ * and has not released: one from {@link #first}; one more from {@link #reenter}, which
+ * {@link #undoReenter} takes back whenever the nested acquire then fails (its observer
+ * threw, or extending the lease to the nested TTL threw or was refused); one less per
+ * release. At zero the hold is removed and the lease released (or left to end).
  *
  * @author redlock contributors
  */

@@ -34,6 +34,22 @@ import java.util.function.Function;
  * A waiter that spends its wait time in the line behind others fails without an attempt
  * of its own; an acquisition that may not wait ({@code waitTime} zero, as
  * {@code tryAcquire}) never stands in line: it tries once, at once.
+ * <p>
+ * <b>Invariants</b> (each line's state is guarded by its monitor):
+ * <ul>
+ * <li>{@code Line.holders} counts this registry's leases on the key: one more when a
+ * waiter {@linkplain Waiter#leave leaves} with a lease, or through {@link #holding} for a
+ * lease acquired without standing in line (or after its waiter gave up); one less through
+ * {@link #holderGone}, which {@link RedlockLease} calls once per lease, when it is
+ * released on a quorum, lost, or reaches its end. It never goes below zero.</li>
+ * <li>Only the head attempts or sleeps; the others are queued with only their deadline
+ * timer. A sleeping head has a timer or waits for a wake-up; an attempting head has one
+ * attempt on its way, whose end calls {@link Waiter#retry} or {@link Waiter#leave}.</li>
+ * <li>Release hints are asked for exactly while the head sleeps and no lease of this
+ * registry holds the key.</li>
+ * <li>An attempt or timeout runs through {@link #run}, never nested on another's
+ * stack.</li>
+ * </ul>
  *
  * @author redlock contributors
  */
@@ -50,6 +66,12 @@ final class Waiting {
 
 	/** Out of the line. */
 	private static final int GONE = 3;
+
+	/**
+	 * The attempts and timeouts that a hand-off asked for while this thread was running
+	 * another one: see {@link #run}. {@code null} when the thread runs none.
+	 */
+	private static final ThreadLocal<ArrayDeque<Runnable>> handOffs = new ThreadLocal<>();
 
 	private final long retryDelayNanos;
 
@@ -169,13 +191,22 @@ final class Waiting {
 				return;
 			}
 			line.holders = Math.max(0, line.holders - 1);
-			if (line.holders == 0) {
-				woken = line.waiters.peekFirst();
+			Waiter head = (line.holders == 0) ? line.waiters.peekFirst() : null;
+			if (head != null && head.phase == SLEEPING) {
+				// attempting from now, before the hints are updated: a head still marked
+				// sleeping would have them asked for on every node, and dropped again as
+				// soon as it tries, at every hand-over within this registry
+				head.cancelTimer();
+				head.phase = ATTEMPTING;
+				woken = head;
+			}
+			else if (head != null && head.phase == ATTEMPTING) {
+				head.woken = true;
 			}
 			line.retireIfEmpty();
 		}
 		if (woken != null) {
-			woken.wake();
+			run(woken.attempt);
 		}
 	}
 
@@ -226,6 +257,53 @@ final class Waiting {
 			}
 			return "waiters [" + phases + "] (" + QUEUED + " queued, " + ATTEMPTING + " attempting, " + SLEEPING
 					+ " sleeping), holders " + line.holders + ", hinted " + line.hinted;
+		}
+	}
+
+	/**
+	 * Runs a waiter's attempt (or its timeout), on this thread, with a bounded stack. An
+	 * attempt can end on the stack that started it (every node answers at once when all
+	 * are down or ruled out), and its end hands the turn to the next waiter, whose
+	 * attempt ends the same way: run directly, a line of a thousand waiters recursed a
+	 * thousand times, and the {@code StackOverflowError}, swallowed by a
+	 * {@code CompletableFuture}, left a waiter attempting with no timer. So an attempt
+	 * asked for while this thread runs one is queued, and run by the outermost call once
+	 * the one before has returned: the stack stays one attempt deep, however long the
+	 * line.
+	 */
+	private static void run(Runnable action) {
+		ArrayDeque<Runnable> queued = handOffs.get();
+		if (queued != null) {
+			queued.addLast(action);
+			return;
+		}
+		queued = new ArrayDeque<>();
+		handOffs.set(queued);
+		Throwable failure = null;
+		try {
+			for (Runnable next = action; next != null; next = queued.pollFirst()) {
+				try {
+					next.run();
+				}
+				catch (RuntimeException | Error ex) {
+					// the others queued still run: each is a waiter of its own
+					if (failure == null) {
+						failure = ex;
+					}
+					else {
+						failure.addSuppressed(ex);
+					}
+				}
+			}
+		}
+		finally {
+			handOffs.remove();
+		}
+		if (failure instanceof RuntimeException runtime) {
+			throw runtime;
+		}
+		if (failure instanceof Error error) {
+			throw error;
 		}
 	}
 
@@ -340,7 +418,7 @@ final class Waiting {
 				}
 				this.woken = false;
 			}
-			this.attempt.run();
+			run(this.attempt);
 			return true;
 		}
 
@@ -387,7 +465,7 @@ final class Waiting {
 				holding(this.line.key);
 			}
 			if (nextAttempts) {
-				next.attempt.run();
+				run(next.attempt);
 			}
 		}
 
@@ -404,7 +482,7 @@ final class Waiting {
 				this.phase = ATTEMPTING;
 				this.line.updateHints();
 			}
-			this.attempt.run();
+			run(this.attempt);
 		}
 
 		private void fire() {
@@ -423,12 +501,7 @@ final class Waiting {
 					return;
 				}
 			}
-			if (attemptNow) {
-				this.attempt.run();
-			}
-			else {
-				this.timedOut.run();
-			}
+			run(attemptNow ? this.attempt : this.timedOut);
 		}
 
 		/** Called holding the line's monitor. */

@@ -211,7 +211,8 @@ class WaitingIntegrationTests {
 		CompletableFuture<Lease> last = registry.acquireAsync("line-timeout", TTL, WAIT);
 		awaitWaiters(registry, 4);
 		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
-				() -> Acquisition.await(impatient.thenApply(RedlockLease.class::cast)));
+				() -> Acquisition.await(impatient.thenApply(RedlockLease.class::cast), "line-timeout",
+						registry.decisionBound(Duration.ofMillis(300))));
 		assertThat(failure.getReason()).isEqualTo(LockAcquisitionException.Reason.HELD);
 		assertThat(failure).hasMessageContaining("behind 1 earlier acquisition of this registry");
 		cancelled.cancel(false);

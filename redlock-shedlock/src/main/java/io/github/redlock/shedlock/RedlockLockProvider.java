@@ -7,6 +7,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.github.redlock.Durations;
 import io.github.redlock.Lease;
@@ -213,14 +215,22 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 					+ ex.getMessage() + "); raise lockAtMostFor (in @SchedulerLock or"
 					+ " @EnableSchedulerLock(defaultLockAtMostFor)) or adjust the redlock settings", ex);
 		}
+		Duration bound = this.registry.decisionBound(Duration.ZERO);
 		try {
-			return pending.get();
+			return pending.get(bound.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			pending.cancel(false);
 			Thread.currentThread().interrupt();
 			throw new LockAcquisitionException("Interrupted while ShedLock lock '" + LockKeys.printable(name)
 					+ "' was being acquired; no lock is held", name, ex);
+		}
+		catch (TimeoutException ex) {
+			pending.cancel(false);
+			throw new LockAcquisitionException(LockAcquisitionException.Reason.NO_QUORUM, name,
+					"ShedLock lock '" + LockKeys.printable(name) + "' was not acquired: the registry did not decide"
+							+ " its attempt within " + Durations.format(bound)
+							+ ", so it was abandoned (a lock granted to it later is released at once)");
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;

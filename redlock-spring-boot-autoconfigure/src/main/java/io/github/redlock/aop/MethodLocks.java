@@ -5,7 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
+import io.github.redlock.Durations;
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockKeys;
@@ -105,12 +108,20 @@ final class MethodLocks {
 	private Lease acquireForThisCall(String key, Duration ttl, Duration waitTime, boolean autoExtend)
 			throws InterruptedException {
 		CompletableFuture<Lease> pending = registry().acquireAsync(key, ttl, waitTime, autoExtend);
+		Duration bound = registry().decisionBound(waitTime);
 		try {
-			return pending.get();
+			return pending.get(bound.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			pending.cancel(false);
 			throw ex;
+		}
+		catch (TimeoutException ex) {
+			pending.cancel(false);
+			throw new LockAcquisitionException(LockAcquisitionException.Reason.NO_QUORUM, key,
+					"Lock '" + LockKeys.printable(key) + "' was not acquired: the registry did not decide within "
+							+ Durations.format(bound) + ", so the acquisition was abandoned (a lock granted to it"
+							+ " later is released at once)");
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
