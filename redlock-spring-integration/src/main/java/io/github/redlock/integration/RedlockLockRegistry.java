@@ -73,11 +73,11 @@ import org.springframework.scheduling.TaskScheduler;
  * <li>{@code lock()} and {@code lock(Duration)} wait for as long as it takes, also while
  * no quorum of nodes answers, and cannot be interrupted (the interrupt flag is restored
  * when they return); {@code lockInterruptibly()} and the timed {@code tryLock} methods
- * throw {@link InterruptedException} with the flag cleared, as {@link Lock} specifies
- * (also when it was set on entry). {@code tryLock()} is not interruptible either: it
- * makes its one attempt and keeps the flag. {@code tryLock} returns {@code false} when
- * the lock is held elsewhere or no quorum agreed in time; a wait time of zero or less is
- * one attempt.
+ * throw {@link InterruptedException} with the flag cleared, as
+ * {@link java.util.concurrent.locks.Lock} specifies (also when it was set on entry).
+ * {@code tryLock()} is not interruptible either: it makes its one attempt and keeps the
+ * flag. {@code tryLock} returns {@code false} when the lock is held elsewhere or no
+ * quorum agreed in time; a wait time of zero or less is one attempt.
  * <li>{@code newCondition()} throws {@link UnsupportedOperationException}.
  * </ul>
  * <p>
