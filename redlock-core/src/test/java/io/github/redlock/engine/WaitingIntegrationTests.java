@@ -272,8 +272,14 @@ class WaitingIntegrationTests {
 
 	@Test
 	void theLeastPrivilegeWithPubSubOnTheLockChannelsGetsHints() throws Exception {
-		String[] rules = { "~redlock:*", "&redlock:lock:*", "+eval", "+evalsha", "+get", "+set", "+incr", "+pexpire",
-				"+pttl", "+del", "+time", "+info", "+publish", "+subscribe", "+unsubscribe" };
+		// the README's rules: resetchannels first, since Redis 6.2 and KeyDB 6.3 default
+		// to
+		// acl-pubsub-default allchannels and refuse a channel pattern after it ("ERR
+		// Error in
+		// ACL SETUSER modifier '&redlock:lock:*': Adding a pattern after the * pattern
+		// ...")
+		String[] rules = { "~redlock:*", "resetchannels", "&redlock:lock:*", "+eval", "+evalsha", "+get", "+set",
+				"+incr", "+pexpire", "+pttl", "+del", "+time", "+info", "+publish", "+subscribe", "+unsubscribe" };
 		RedlockRegistry holder = registryAs("least-hints", SLOW_POLL, rules);
 		RedlockRegistry waiting = registryAs("least-hints", SLOW_POLL, rules);
 		Lease held = holder.acquire("acl-least-hints", Duration.ofSeconds(50), Duration.ZERO);
@@ -294,7 +300,11 @@ class WaitingIntegrationTests {
 		// same:
 		// it was not asked for again while the waiter waited (here, with the channels
 		// allowed a moment later, the subscribers stayed at 0), and its waiter polled
-		String[] rules = { "~redlock:*", "+@all" };
+		// no channel at first on every server: Redis 6.2 and KeyDB 6.3 give a new user
+		// every
+		// channel (acl-pubsub-default allchannels), so without resetchannels nothing was
+		// refused there and awaitRefusedOnEveryNode timed out
+		String[] rules = { "~redlock:*", "resetchannels", "+@all" };
 		LogCapture log = LogCapture.of(java.util.logging.Level.INFO, ReleaseHints.class);
 		try {
 			RedlockRegistry holder = registryAs("late-hints", SLOW_POLL, rules);

@@ -11,6 +11,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import io.github.redlock.Durations;
@@ -42,6 +44,12 @@ import org.springframework.expression.spel.standard.SpelExpression;
  * @author redlock contributors
  */
 final class LockOperationSource {
+
+	/**
+	 * A duration attribute's text, quoted at the start of a problem, that is a bare
+	 * number.
+	 */
+	private static final Pattern BARE_NUMBER = Pattern.compile("\"(\\d+)\"");
 
 	private final Map<AnnotatedElementKey, Optional<LockOperation>> cache = new ConcurrentHashMap<>(256);
 
@@ -308,7 +316,15 @@ final class LockOperationSource {
 	private static InvalidRedlockConfigurationException invalid(String description, String attribute, String problem,
 			String action) {
 		return new InvalidRedlockConfigurationException(
-				"@DistributedLock on " + description + ": attribute " + attribute + " " + problem, action + ".");
+				"@DistributedLock on " + description + ": attribute " + attribute + " " + problem,
+				action + "." + bareNumberHint(problem));
+	}
+
+	/** Says that a duration attribute given as a bare number ({@code "30"}) is in ms. */
+	private static String bareNumberHint(String problem) {
+		Matcher bare = BARE_NUMBER.matcher(problem);
+		return bare.lookingAt() ? " A bare number is read as milliseconds: write \"" + bare.group(1) + "s\" for "
+				+ bare.group(1) + " seconds" + "." : "";
 	}
 
 }

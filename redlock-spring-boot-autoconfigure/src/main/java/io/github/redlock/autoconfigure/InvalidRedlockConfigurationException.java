@@ -20,6 +20,8 @@ public class InvalidRedlockConfigurationException extends RedlockException {
 	private static final Pattern OPTION = Pattern.compile(
 			"\\b(nodeTimeout|connectTimeout|driftFactor|retryDelay|retryJitter|keyPrefix|defaultTtl|defaultWaitTime|maxTtl|maxHold|fencingRetention)\\b");
 
+	private static final Pattern DURATION_PROPERTY = Pattern.compile("(redlock\\.[a-z-]+) (\\d+)ms\\b");
+
 	private static final Pattern NODE = Pattern.compile("\\bNode (\\d+)\\b");
 
 	private final String description;
@@ -43,9 +45,33 @@ public class InvalidRedlockConfigurationException extends RedlockException {
 	 * @return the exception to throw
 	 */
 	static InvalidRedlockConfigurationException from(InvalidOptionException ex) {
-		return new InvalidRedlockConfigurationException(
-				"Invalid redlock configuration: " + toProperties(ex.getProblem()),
-				capitalize(toProperties(ex.getFix())) + ".");
+		String problem = toProperties(ex.getProblem());
+		return new InvalidRedlockConfigurationException("Invalid redlock configuration: " + problem,
+				capitalize(toProperties(ex.getFix())) + "." + bareNumberHint(problem));
+	}
+
+	/**
+	 * Says that a bare number is read as milliseconds when the problem names a duration
+	 * property in milliseconds: {@code redlock.default-ttl=30} is 30ms, which reads like
+	 * a mistake only once this is said.
+	 */
+	private static String bareNumberHint(String problem) {
+		Matcher duration = DURATION_PROPERTY.matcher(problem);
+		String property = null;
+		long smallest = Long.MAX_VALUE;
+		while (duration.find()) {
+			long millis = Long.parseLong(duration.group(2));
+			if (millis < smallest) {
+				smallest = millis;
+				property = duration.group(1);
+			}
+		}
+		if (property == null) {
+			return "";
+		}
+		return " A bare number in a duration property is read as milliseconds" + ((smallest < 1000)
+				? " (" + property + "=" + smallest + " is " + smallest + "ms: write " + smallest + "s for seconds)"
+				: "") + ".";
 	}
 
 	static String toProperties(String text) {
