@@ -157,7 +157,8 @@ final class FleetAvailability {
 		if (guarded > 0) {
 			message.append(". ").append(guarded).append((guarded == 1) ? " node is" : " nodes are");
 			message.append((newOrFlushed == guarded) ? " new or flushed" : " restarted, new or flushed");
-			message.append(" and counts toward no quorum until the maximum TTL has passed (see redlock.restart-guard)");
+			message.append((guarded == 1) ? " and counts" : " and count");
+			message.append(" toward no quorum until the maximum TTL has passed (see redlock.restart-guard)");
 		}
 		if (down > 0) {
 			message.append(". ").append(down).append((down == 1) ? " node is" : " nodes are");
