@@ -304,7 +304,13 @@ class RedlockLockProviderIntegrationTests {
 		}
 
 		List<String> warnings() {
-			return this.appender.list.stream()
+			// copied under the appender's lock (logback's AppenderBase appends under it):
+			// other threads may still log
+			List<ILoggingEvent> events;
+			synchronized (this.appender) {
+				events = new java.util.ArrayList<>(this.appender.list);
+			}
+			return events.stream()
 				.filter((event) -> event.getLevel() == Level.WARN)
 				.map(ILoggingEvent::getFormattedMessage)
 				.toList();

@@ -208,7 +208,13 @@ class ScheduledJobIntegrationTests {
 	}
 
 	private List<String> lines(Level level) {
-		return this.log.list.stream()
+		// the jobs' threads still log while the test reads: copy under the appender's
+		// lock, which logback's AppenderBase takes for every event it appends
+		List<ILoggingEvent> events;
+		synchronized (this.log) {
+			events = new java.util.ArrayList<>(this.log.list);
+		}
+		return events.stream()
 			.filter((event) -> event.getLevel() == level)
 			.map((event) -> event.getLoggerName() + " " + event.getFormattedMessage())
 			.toList();
