@@ -115,7 +115,15 @@ final class Acquisition {
 
 	private final CompletableFuture<RedlockLease> result = new CompletableFuture<>();
 
-	private int attempts;
+	/** Attempts sent so far; read by {@link #acquireAfter} on the nodes' threads. */
+	private volatile int attempts;
+
+	/**
+	 * The last failed attempt, whose withdrawal goes to each node only once that node
+	 * answered it: the next attempt goes to a node after that withdrawal (see
+	 * {@link #acquireAfter}). {@code null} before the first failure.
+	 */
+	private QuorumCall previous;
 
 	/** Split votes in a row: see {@link #nextDelay}. */
 	private int splits;
@@ -255,12 +263,15 @@ final class Acquisition {
 		if (this.result.isDone()) {
 			return;
 		}
-		this.attempts++;
+		int attempt = ++this.attempts;
 		String value = this.engine.values().next(this.owner);
 		long start = this.engine.clock().nanoTime();
 		String[] args = { value, this.ttlMillis, this.engine.retentionMillis() };
+		QuorumCall before = this.previous;
 		QuorumCall call = this.fleet.quorumCall((reply) -> reply > 0,
-				(node, index, replies) -> acquireOn(node, args, index, replies));
+				(before == null) ? (node, index, replies) -> acquireOn(node, args, index, replies)
+						: (node, index, replies) -> before.afterReply(index,
+								(answered) -> acquireAfter(attempt, node, args, index, replies)));
 		call.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
 				fence(decided, value, start);
@@ -269,6 +280,25 @@ final class Acquisition {
 				failed(decided, value, null, null);
 			}
 		});
+	}
+
+	/**
+	 * Sends a retry to one node once that node answered the previous attempt, right after
+	 * that attempt's withdrawal (registered first on the same reply, so sent first on the
+	 * same connection). Sent at once, a retry could reach a node that the previous
+	 * attempt's value still held, when that attempt was decided without the node (by
+	 * refusals elsewhere): the node would answer "held by another owner" for the value's
+	 * whole ttl. An attempt that a later one superseded, or that came after the
+	 * acquisition ended, is not sent at all.
+	 * @param attempt the attempt's number
+	 */
+	private void acquireAfter(int attempt, NodeClient node, String[] args, int index, NodeClient.ReplyHandler replies) {
+		if (attempt != this.attempts || this.result.isDone()) {
+			replies.reply(index, NodeReply.unsent(new NodeFailure(node.toString(), NodeFailure.Kind.REFUSED,
+					"not sent: the attempt was over before the node answered the one before it")));
+			return;
+		}
+		acquireOn(node, args, index, replies);
 	}
 
 	/**
@@ -372,6 +402,7 @@ final class Acquisition {
 	 */
 	private void failed(QuorumCall call, String value, String note, LockAcquisitionException.Reason reason) {
 		this.fleet.withdrawEverywhere(this.keys[0], LockValues.secret(value), call);
+		this.previous = call;
 		if (this.result.isDone()) {
 			return;
 		}

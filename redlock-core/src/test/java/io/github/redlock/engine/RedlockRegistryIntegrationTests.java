@@ -146,6 +146,61 @@ class RedlockRegistryIntegrationTests {
 			.until(() -> lockValues("three-down").stream().allMatch((v) -> v == null));
 	}
 
+	/**
+	 * A retry must never reach a node before the withdrawal of its own previous attempt:
+	 * it would find that attempt's value there and take it for another owner's lock.
+	 * Three nodes refuse, so each attempt is decided before node 3, paused, answers; the
+	 * acquisition retries every 10 ms meanwhile. No other owner ever holds the key, so a
+	 * node that runs the acquire script's "held" branch (its only {@code PTTL}) found an
+	 * attempt of this very acquisition. This failed before the fix: the final failure
+	 * listed both live nodes as {@code HELD} ({@code [REFUSED, HELD, REFUSED, HELD,
+	 * REFUSED]}), and in another run node 3 reported {@code cmdstat_pttl:calls=2} among
+	 * 55 acquire attempts;
+	 * {@link #acquisitionFailsWithinTheWaitTimeWhenThreeOfFiveNodesAreDown} failed about
+	 * once in six full runs on the same race with no pause ("1 of 5 nodes agreed").
+	 */
+	@Test
+	void retryNeverFindsItsOwnEarlierAttempt() throws Exception {
+		RedlockRegistry registry = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.restartGuard(false)
+			.nodeTimeout(Duration.ofSeconds(2))
+			.retryDelay(Duration.ofMillis(10))
+			.retryJitter(Duration.ZERO)
+			.build()
+			.start();
+		this.registries.add(registry);
+		for (RedisNode node : fleet.fleet().nodes()) {
+			node.call("CONFIG", "RESETSTAT");
+		}
+		fleet.node(0).kill();
+		fleet.node(2).kill();
+		fleet.node(4).kill();
+		fleet.node(3).pause();
+		CompletableFuture<Void> resumed = CompletableFuture.runAsync(() -> {
+			try {
+				Thread.sleep(300);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			fleet.node(3).resume();
+		});
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> registry.acquire("own-attempt", Duration.ofSeconds(10), Duration.ofMillis(800)))
+			.satisfies((ex) -> assertThat(ex.getFailures()).extracting(NodeFailure::kind)
+				.doesNotContain(NodeFailure.Kind.HELD));
+		resumed.get(10, TimeUnit.SECONDS);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> lockValues("own-attempt").stream().allMatch((v) -> v == null));
+		for (int index : new int[] { 1, 3 }) {
+			String stats = (String) fleet.node(index).call("INFO", "commandstats");
+			assertThat(stats).as("node %d ran the acquire script's 'held' branch", index)
+				.doesNotContain("cmdstat_pttl:");
+			assertThat(stats).as("node %d was sent attempts", index).contains("cmdstat_set:");
+		}
+	}
+
 	@Test
 	void pausedNodeDoesNotStallAnAcquisition() throws Exception {
 		RedlockRegistry registry = RedlockRegistry.builder()
