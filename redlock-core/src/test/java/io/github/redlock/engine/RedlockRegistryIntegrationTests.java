@@ -201,6 +201,51 @@ class RedlockRegistryIntegrationTests {
 		}
 	}
 
+	/**
+	 * The same for a new acquisition of the key right after one that failed, as a caller
+	 * that tries again in a loop does. Here another owner holds the key on three nodes;
+	 * the other two only ever see this registry's values, so node 3's "held" branch (its
+	 * only {@code PTTL}) would mean an attempt found this registry's own earlier value.
+	 * This holds because a failure is reported only once every node of the last attempt
+	 * answered or timed out, after each node's withdrawal was sent: it passed before the
+	 * retry fix too. With the failure reported at the decision instead (a deliberately
+	 * broken variant), it failed: {@code cmdstat_pttl:calls=1} on node 3.
+	 */
+	@Test
+	void nextAcquisitionNeverFindsTheFailedOnesValue() throws Exception {
+		RedlockRegistry registry = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.restartGuard(false)
+			.nodeTimeout(Duration.ofSeconds(2))
+			.build()
+			.start();
+		this.registries.add(registry);
+		registry.acquire("next-one", Duration.ofSeconds(10), Duration.ofSeconds(10)).release(); // connected
+		for (RedisNode node : fleet.fleet().nodes()) {
+			node.call("CONFIG", "RESETSTAT");
+		}
+		// another owner holds the key on three nodes, which say so at once: each attempt
+		// is decided before node 3, paused, answers
+		for (int index : new int[] { 0, 2, 4 }) {
+			fleet.node(index).call("SET", "redlock:lock:next-one", "another-owner-value-000000000", "PX", "30000");
+		}
+		fleet.node(3).pause();
+		try {
+			for (int i = 0; i < 2; i++) {
+				assertThat(registry.tryAcquire("next-one", Duration.ofSeconds(10))).isEmpty();
+			}
+		}
+		finally {
+			fleet.node(3).resume();
+		}
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> fleet.node(1).call("GET", "redlock:lock:next-one") == null
+					&& fleet.node(3).call("GET", "redlock:lock:next-one") == null);
+		String stats = (String) fleet.node(3).call("INFO", "commandstats");
+		assertThat(stats).as("node 3 ran the acquire script's 'held' branch").doesNotContain("cmdstat_pttl:");
+		assertThat(stats).as("node 3 was sent attempts").contains("cmdstat_set:");
+	}
+
 	@Test
 	void pausedNodeDoesNotStallAnAcquisition() throws Exception {
 		RedlockRegistry registry = RedlockRegistry.builder()
