@@ -410,6 +410,10 @@ final class NodeClient {
 	 */
 	CompletableFuture<NodeStatus> check() {
 		StatefulRedisConnection<String, String> current = this.connection;
+		if (this.closed) {
+			return CompletableFuture.completedFuture(
+					status(false, null, "not connected: the registry is stopped; it connects when started"));
+		}
 		if (current == null) {
 			if (!this.closed && System.nanoTime() - this.lastAttemptNanos > RECONNECT_INTERVAL_NANOS) {
 				connect();

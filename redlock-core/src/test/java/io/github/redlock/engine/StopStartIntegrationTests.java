@@ -64,6 +64,8 @@ class StopStartIntegrationTests {
 			assertThat(clients(node)).isZero();
 		});
 		assertThat(registry.usableNodes()).isZero();
+		assertThat(registry.checkNodes()).hasSize(3)
+			.allSatisfy((status) -> assertThat(status.problem()).contains("the registry is stopped"));
 		assertThatIllegalStateException().isThrownBy(() -> registry.tryAcquire("stop-start", MAX_TTL))
 			.withMessageContaining("is stopped")
 			.withMessageContaining("start()");
