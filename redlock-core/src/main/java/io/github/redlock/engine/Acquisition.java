@@ -212,8 +212,8 @@ final class Acquisition {
 	 * released and handed to nobody.
 	 */
 	void abandonOnClose() {
-		this.result.completeExceptionally(new IllegalStateException("The LockRegistry was closed while acquiring lock '"
-				+ LockKeys.printable(this.key) + "': no lock is held; acquire through an open registry"));
+		this.result.completeExceptionally(
+				new IllegalStateException(this.engine.leases().refusal(LockKeys.printable(this.key))));
 	}
 
 	/**

@@ -14,9 +14,10 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * The leases a registry holds and the acquisitions it runs now, and whether it is closed.
- * Closing fails every pending acquisition at once and releases every lease; a lease
- * granted after that is released and handed to nobody.
+ * The leases a registry holds and the acquisitions it runs now, and whether it is stopped
+ * or closed. Stopping or closing fails every pending acquisition at once and releases
+ * every lease; a lease granted after that is released and handed to nobody. A stopped
+ * registry takes acquisitions again once resumed; a closed one never.
  *
  * @author redlock contributors
  */
@@ -30,6 +31,9 @@ final class LiveLeases {
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
+	/** Whether the registry is stopped: set and cleared by its lifecycle alone. */
+	private volatile boolean stopped;
+
 	/**
 	 * Records a granted lease, unless the registry closed, in which case it is released.
 	 * Adding before reading the flag, as close sets the flag before reading the set,
@@ -39,7 +43,7 @@ final class LiveLeases {
 	 */
 	boolean add(RedlockLease lease) {
 		this.leases.add(lease);
-		if (this.closed.get()) {
+		if (!isRunning()) {
 			this.leases.remove(lease);
 			lease.releaseAsync(); // released by close too, perhaps: releasing is
 									// idempotent
@@ -58,7 +62,7 @@ final class LiveLeases {
 	 */
 	boolean add(Acquisition acquisition) {
 		this.acquisitions.add(acquisition);
-		if (this.closed.get()) {
+		if (!isRunning()) {
 			this.acquisitions.remove(acquisition);
 			return false;
 		}
@@ -77,14 +81,70 @@ final class LiveLeases {
 		return this.closed.get();
 	}
 
+	boolean isStopped() {
+		return this.stopped;
+	}
+
+	private boolean isRunning() {
+		return !this.stopped && !this.closed.get();
+	}
+
 	/**
-	 * Refuses a new acquisition once the registry is closed.
+	 * Refuses a question to the nodes once the registry is closed.
 	 * @throws IllegalStateException if it is
 	 */
 	void checkOpen() {
 		if (this.closed.get()) {
 			throw new IllegalStateException("This LockRegistry is closed: no lock can be acquired through it");
 		}
+	}
+
+	/**
+	 * Refuses a new acquisition once the registry is stopped or closed.
+	 * @throws IllegalStateException if it is
+	 */
+	void checkRunning() {
+		checkOpen();
+		if (this.stopped) {
+			throw new IllegalStateException(stoppedMessage());
+		}
+	}
+
+	/**
+	 * Says why an acquisition was refused or abandoned: the registry stopped, or closed.
+	 */
+	String refusal(String key) {
+		return this.stopped && !this.closed.get()
+				? "The LockRegistry was stopped while acquiring lock '" + key + "': no lock is held; "
+						+ "start() it again, as the application context does when it starts again"
+				: "The LockRegistry was closed while acquiring lock '" + key
+						+ "': no lock is held; acquire through an open registry";
+	}
+
+	private static String stoppedMessage() {
+		return "This LockRegistry is stopped (its application context was stopped, or a checkpoint taken): no lock"
+				+ " can be acquired through it until it is start()ed again, as the context does when it starts again";
+	}
+
+	/**
+	 * Marks the registry stopped, fails every pending acquisition, and releases every
+	 * held lease as {@link #close} does; {@link #resume()} takes acquisitions again.
+	 * @return {@code false} if it was stopped or closed already
+	 */
+	boolean stop(long boundNanos) {
+		if (this.stopped || this.closed.get()) {
+			return false;
+		}
+		this.stopped = true;
+		releaseAll("stopped", boundNanos);
+		return true;
+	}
+
+	/**
+	 * Takes acquisitions again after {@link #stop}.
+	 */
+	void resume() {
+		this.stopped = false;
 	}
 
 	/**
@@ -96,6 +156,15 @@ final class LiveLeases {
 		if (!this.closed.compareAndSet(false, true)) {
 			return false;
 		}
+		releaseAll("closed", boundNanos);
+		return true;
+	}
+
+	/**
+	 * Fails every pending acquisition and releases every held lease, but those that work
+	 * still runs under: these are marked lost and left to expire on the nodes.
+	 */
+	private void releaseAll(String what, long boundNanos) {
 		RedlockLease[] held = this.leases.toArray(RedlockLease[]::new);
 		Acquisition[] pending = this.acquisitions.toArray(Acquisition[]::new);
 		for (Acquisition acquisition : pending) {
@@ -108,7 +177,7 @@ final class LiveLeases {
 				// work still runs under it: deleting the lock would let another instance
 				// start the same work now; it can no longer be extended either, so the
 				// work is told and the lock expires on the nodes, as after a crash
-				lease.markLost("the LockRegistry closed while work still ran under it; the lock was left to "
+				lease.markLost("the LockRegistry " + what + " while work still ran under it; the lock was left to "
 						+ "expire on the nodes within its TTL rather than deleted under the running work");
 				left++;
 			}
@@ -117,7 +186,7 @@ final class LiveLeases {
 			}
 		}
 		if (!releases.isEmpty() || left > 0) {
-			logger.info("The LockRegistry closes: releasing " + releases.size() + " held lock(s)"
+			logger.info("The LockRegistry is " + what + ": releasing " + releases.size() + " held lock(s)"
 					+ ((left > 0) ? ", leaving " + left + " with work still running under them to expire" : ""));
 		}
 		try {
@@ -128,9 +197,8 @@ final class LiveLeases {
 			Thread.currentThread().interrupt();
 		}
 		catch (ExecutionException | TimeoutException ex) {
-			logger.debug("Not every lease was released on close", ex);
+			logger.debug("Not every lease was released when the LockRegistry " + what, ex);
 		}
-		return true;
 	}
 
 }

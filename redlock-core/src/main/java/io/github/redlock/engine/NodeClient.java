@@ -108,9 +108,10 @@ final class NodeClient {
 	private final NodeErrors errors;
 
 	/**
-	 * The lock connection's generation: raised only by its disconnect listener. A script
-	 * is sent only if the trust vouches for the generation read before sending, and its
-	 * reply counts only if the generation is unchanged when it arrives.
+	 * The lock connection's generation: raised by its disconnect listener, and once more
+	 * when the registry stops and closes the connection itself. A script is sent only if
+	 * the trust vouches for the generation read before sending, and its reply counts only
+	 * if the generation is unchanged when it arrives.
 	 */
 	private final AtomicInteger generation = new AtomicInteger();
 
@@ -214,13 +215,20 @@ final class NodeClient {
 	 */
 	private final class LockConnectionListener implements RedisConnectionStateListener {
 
+		private final StatefulRedisConnection<String, String> connection;
+
+		LockConnectionListener(StatefulRedisConnection<String, String> connection) {
+			this.connection = connection;
+		}
+
 		@Override
 		public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
 			// whatever answers after the reconnect may be a restarted server
 			// the trust vouched for the old generation only
 			NodeClient.this.generation.incrementAndGet();
-			if (NodeClient.this.closed) {
-				// the registry closes this connection itself: the node is not down
+			if (NodeClient.this.closed || this.connection != NodeClient.this.connection) {
+				// the registry closes this connection itself (stopping or closing), or
+				// closed it before: the node is not down
 				return;
 			}
 			if (NodeClient.this.disconnectedSince == 0) {
@@ -267,10 +275,12 @@ final class NodeClient {
 				connection.closeAsync();
 				return CompletableFuture.completedFuture(connection);
 			}
-			connection.addListener(new LockConnectionListener());
+			connection.addListener(new LockConnectionListener(connection));
 			this.connection = connection;
 			logger.debug("Connected to redlock node " + this.address);
 			loadScripts(connection);
+			// a node silent when the registry stopped is probed on the new connection
+			this.silence.reconnected();
 			return this.trust.verify().thenApply((ignored) -> connection);
 		}).handle((connection, ex) -> {
 			if (ex != null) {
@@ -400,6 +410,10 @@ final class NodeClient {
 	 */
 	CompletableFuture<NodeStatus> check() {
 		StatefulRedisConnection<String, String> current = this.connection;
+		if (this.closed) {
+			return CompletableFuture.completedFuture(
+					status(false, null, "not connected: the registry is stopped; it connects when started"));
+		}
 		if (current == null) {
 			if (!this.closed && System.nanoTime() - this.lastAttemptNanos > RECONNECT_INTERVAL_NANOS) {
 				connect();
@@ -578,6 +592,31 @@ final class NodeClient {
 	 * Closes the connection and the client.
 	 */
 	CompletableFuture<Void> closeAsync() {
+		return drainAndClose().thenCompose((ignored) -> this.client.shutdownAsync(0, 2, TimeUnit.SECONDS))
+			.exceptionally((ex) -> null);
+	}
+
+	/**
+	 * Closes the connection but keeps the client, which {@link #reopen()} lets connect
+	 * again. The connection's generation moves on, so that the trust vouches for no later
+	 * connection before it checked it: the server may restart while stopped.
+	 */
+	CompletableFuture<Void> stopAsync() {
+		return drainAndClose().thenRun(this.generation::incrementAndGet);
+	}
+
+	/**
+	 * Lets a stopped client connect again, on the next {@link #connect()}.
+	 */
+	void reopen() {
+		this.drained = null;
+		this.disconnectedSince = 0;
+		this.lastAttemptNanos = 0;
+		this.silence.reopen();
+		this.closed = false;
+	}
+
+	private CompletableFuture<Void> drainAndClose() {
 		this.closed = true;
 		this.silence.close();
 		// let what was sent land first, releases above all: a release that quorum has
@@ -597,9 +636,7 @@ final class NodeClient {
 		this.connection = null;
 		CompletableFuture<Void> closing = (current != null) ? current.closeAsync()
 				: CompletableFuture.completedFuture(null);
-		return closing.exceptionally((ex) -> null)
-			.thenCompose((ignored) -> this.client.shutdownAsync(0, 2, TimeUnit.SECONDS))
-			.exceptionally((ex) -> null);
+		return closing.exceptionally((ex) -> null);
 	}
 
 	/**

@@ -412,6 +412,41 @@ final class NodeFleet {
 	}
 
 	/**
+	 * Closes every connection as {@link #close()} does, but keeps the clients and the
+	 * Lettuce resources, so that {@link #resume()} and {@link #start()} connect again;
+	 * waits a bounded time.
+	 */
+	void stop() {
+		CompletableFuture<?>[] stopping = this.nodes.stream()
+			.map(NodeClient::stopAsync)
+			.toArray(CompletableFuture[]::new);
+		try {
+			CompletableFuture.allOf(stopping)
+				.get(this.callBoundNanos + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.debug("Redlock connections did not close cleanly", ex);
+		}
+	}
+
+	/**
+	 * Lets the stopped fleet connect again: the next {@link #connect()} connects every
+	 * node, and availability is told afresh once every node has been tried.
+	 */
+	void resume() {
+		synchronized (this) {
+			for (NodeClient node : this.nodes) {
+				node.reopen();
+			}
+			this.availability = new FleetAvailability(this.nodes, this.quorum);
+			this.connected = null;
+		}
+	}
+
+	/**
 	 * Closes every connection, letting scripts already sent land first, and the Lettuce
 	 * resources if the fleet created them; waits a bounded time.
 	 */

@@ -313,4 +313,12 @@ final class NodeSilence {
 		this.closed = true;
 	}
 
+	/**
+	 * Probes again after {@link #close()}, when the registry starts again: a node silent
+	 * then stays silent until it answers a probe on its new connection.
+	 */
+	void reopen() {
+		this.closed = false;
+	}
+
 }

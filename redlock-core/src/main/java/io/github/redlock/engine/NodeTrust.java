@@ -31,11 +31,12 @@ import org.apache.commons.logging.LogFactory;
  * These are one check, hence one class a little over 300 lines.
  * <p>
  * <b>Invariants.</b> {@code verifiedGeneration} is the connection generation
- * ({@link NodeClient}'s, which only its lock connection's disconnect raises) on which a
- * check last ran to the end; only a finished check sets it, and a lost marker, a refused
- * permission or its periodic re-check reset it. The node counts only while it equals the
- * current generation and the node is neither guarded, refused, a duplicate nor evicting.
- * A failed check is retried with a back-off, not by every command.
+ * ({@link NodeClient}'s, which its lock connection's disconnect and a stop of the
+ * registry raise) on which a check last ran to the end; only a finished check sets it,
+ * and a lost marker, a refused permission or its periodic re-check reset it. The node
+ * counts only while it equals the current generation and the node is neither guarded,
+ * refused, a duplicate nor evicting. A failed check is retried with a back-off, not by
+ * every command.
  *
  * @author redlock contributors
  */

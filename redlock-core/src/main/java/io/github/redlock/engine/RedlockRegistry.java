@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 import io.github.redlock.Lease;
@@ -37,7 +38,7 @@ import org.apache.commons.logging.LogFactory;
  * {@code <keyPrefix>fence:<key>} for its fencing counter. Leases kept by
  * {@link #executeLocked} and {@link #obtain} locks are extended on one shared scheduler
  * thread, whatever their number. Close the registry to release every held lease and close
- * the connections.
+ * the connections; {@link #stop()} does the same but lets {@link #start()} connect again.
  * <p>
  * This class is the façade: it checks arguments and hands each call to the part of the
  * engine that does the work (see the package documentation for the map). Its
@@ -58,6 +59,12 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	private final NodeFleet fleet;
 
 	private final ThreadHolds holds = new ThreadHolds();
+
+	/**
+	 * Orders {@link #start()}, {@link #stop()} and {@link #close()}; never held for a
+	 * lock.
+	 */
+	private final ReentrantLock lifecycle = new ReentrantLock();
 
 	private final Diagnostics diagnostics;
 
@@ -110,11 +117,69 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * lock operation connects if this was not called. A node that cannot be reached does
 	 * not fail the start; it is retried when needed and counts toward no quorum until it
 	 * answers.
+	 * <p>
+	 * After {@link #stop()}, starts the registry again: it connects anew, and a node is
+	 * checked (by the restart guard, when on) before it counts toward a quorum, as at the
+	 * first start, since it may have restarted meanwhile.
 	 * @return this registry
+	 * @throws IllegalStateException if the registry is closed
 	 */
 	public RedlockRegistry start() {
+		this.lifecycle.lock();
+		try {
+			this.engine.leases().checkOpen();
+			if (this.engine.leases().isStopped()) {
+				this.fleet.resume();
+				if (this.hints != null) {
+					this.hints.resume();
+				}
+				this.engine.leases().resume();
+				logger.debug("Redlock registry starts again");
+			}
+		}
+		finally {
+			this.lifecycle.unlock();
+		}
 		this.fleet.start();
 		return this;
+	}
+
+	/**
+	 * Stops the registry so that it can be {@link #start() started} again: what an
+	 * application context's stop, or a CRaC checkpoint, asks of it. Pending acquisitions
+	 * fail with an {@link IllegalStateException}, and so does every acquisition until the
+	 * next {@code start()}. Held leases are released on the nodes as {@link #close()}
+	 * releases them: {@link Lease#isHeld()} turns false, and a later {@code release()} or
+	 * {@code close()} of the lease does nothing. A lease that work still runs under
+	 * ({@link #executeLocked}, an auto-extended lease) is not deleted under that work: it
+	 * becomes lost at once (its listeners hear it, {@code executeLocked} throws
+	 * {@link io.github.redlock.LockLostException}) and the lock expires on the nodes
+	 * within its TTL, as after a crash. Then every connection to the nodes closes; the
+	 * threads and the Lettuce resources stay for the next start. Does nothing if stopped
+	 * or closed already.
+	 */
+	public void stop() {
+		this.lifecycle.lock();
+		try {
+			if (this.engine.leases().stop(this.fleet.callBoundNanos())) {
+				if (this.hints != null) {
+					this.hints.stop();
+				}
+				this.fleet.stop();
+				logger.debug("Redlock registry stopped: connections to the nodes closed");
+			}
+		}
+		finally {
+			this.lifecycle.unlock();
+		}
+	}
+
+	/**
+	 * Returns whether the registry takes acquisitions: it is neither stopped nor closed.
+	 * @return whether it runs
+	 */
+	public boolean isRunning() {
+		return !this.engine.leases().isStopped() && !this.engine.leases().isClosed();
 	}
 
 	@Override
@@ -324,7 +389,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	}
 
 	private void checkAcquisition(String key, Duration ttl, Duration waitTime) {
-		this.engine.leases().checkOpen();
+		this.engine.leases().checkRunning();
 		KeyLayout.check(key);
 		this.engine.checkTtl(ttl);
 		EngineContext.checkWaitTime(waitTime);
@@ -484,13 +549,19 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		if (this.engine.leases().close(this.fleet.callBoundNanos())) {
-			this.engine.scheduler().shutdownNow();
-			if (this.hints != null) {
-				this.hints.close();
+		this.lifecycle.lock();
+		try {
+			if (this.engine.leases().close(this.fleet.callBoundNanos())) {
+				this.engine.scheduler().shutdownNow();
+				if (this.hints != null) {
+					this.hints.close();
+				}
+				this.fleet.close();
+				this.engine.callbacks().shutdown();
 			}
-			this.fleet.close();
-			this.engine.callbacks().shutdown();
+		}
+		finally {
+			this.lifecycle.unlock();
 		}
 	}
 

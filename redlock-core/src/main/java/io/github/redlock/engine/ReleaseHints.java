@@ -161,6 +161,26 @@ final class ReleaseHints {
 	}
 
 	/**
+	 * Closes the publish/subscribe connections and forgets every subscription, as when
+	 * the registry stops: {@link #resume()} opens connections again when first needed.
+	 */
+	void stop() {
+		close();
+		this.interests.forEach((key, interest) -> interest.cancelLinger());
+		this.interests.clear();
+		for (NodeChannel channel : this.channels) {
+			channel.forget();
+		}
+	}
+
+	/**
+	 * Subscribes again, when wanted, after {@link #stop()}.
+	 */
+	void resume() {
+		this.closed = false;
+	}
+
+	/**
 	 * Closes the publish/subscribe connections; waits a bounded time.
 	 */
 	void close() {
@@ -340,6 +360,16 @@ final class ReleaseHints {
 						+ "): waiters for locks held by other processes poll it, every retry delay plus jitter and"
 						+ " never later than the holder's remaining time to live");
 			}
+		}
+
+		/**
+		 * Forgets the closed connection and the wanted channels, so that the next
+		 * subscription opens a new connection.
+		 */
+		synchronized void forget() {
+			this.connection = null;
+			this.wanted.clear();
+			this.refusalSaid = false;
 		}
 
 		synchronized CompletableFuture<?> close() {

@@ -11,6 +11,7 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsFactories;
+import org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsFactoryNotFoundException;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.test.context.ContextCustomizer;
@@ -43,11 +44,19 @@ final class RedlockServiceConnectionContextCustomizer implements ContextCustomiz
 	public void customizeContext(ConfigurableApplicationContext context, MergedContextConfiguration mergedConfig) {
 		ConfigurableListableBeanFactory beanFactory = context.getBeanFactory();
 		RedisFleet fleet = this.extension.attachToContext();
+		Map<Class<?>, ConnectionDetails> details;
+		try {
+			details = new ConnectionDetailsFactories(context.getClassLoader()).getConnectionDetails(fleet, true);
+		}
+		catch (ConnectionDetailsFactoryNotFoundException ex) {
+			this.extension.detachFromContext();
+			throw new IllegalStateException("@RedlockServiceConnection on " + this.field.getDeclaringClass().getName()
+					+ "." + this.field.getName() + " found no connection details factory for its fleet: add"
+					+ " io.github.redlock:redlock-embedded-boot at test scope beside redlock-embedded", ex);
+		}
 		// destroyed last, so after the lock registry has released its leases
 		((DefaultListableBeanFactory) beanFactory).registerDisposableBean("redlockServiceConnectionFleetStop",
 				(DisposableBean) this.extension::detachFromContext);
-		Map<Class<?>, ConnectionDetails> details = new ConnectionDetailsFactories(context.getClassLoader())
-			.getConnectionDetails(fleet, true);
 		details.forEach((type, connectionDetails) -> beanFactory
 			.registerSingleton("redlockServiceConnection" + type.getSimpleName(), connectionDetails));
 		beanFactory.registerSingleton("redlockServiceConnectionFleet", fleet);

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import io.github.redlock.autoconfigure.RedlockProperties;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 
@@ -52,7 +51,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		if (operation == null) {
 			return invocation.proceed();
 		}
-		RedlockProperties settings = this.locks.properties();
+		DistributedLockSettings settings = this.locks.settings();
 		Duration ttl = (operation.ttl() != null) ? operation.ttl() : settings.getDefaultTtl();
 		Duration waitTime = (operation.waitTime() != null) ? operation.waitTime() : settings.getDefaultWaitTime();
 		LockedReturnType returnType = operation.returnType();

@@ -17,8 +17,6 @@ import java.util.stream.Collectors;
 
 import io.github.redlock.Durations;
 import io.github.redlock.annotation.DistributedLock;
-import io.github.redlock.autoconfigure.InvalidRedlockConfigurationException;
-import io.github.redlock.autoconfigure.RedlockProperties;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -67,7 +65,7 @@ final class LockOperationSource {
 
 	/**
 	 * Returns the lock of a method, or {@code null} if it has none.
-	 * @throws InvalidRedlockConfigurationException if its annotation cannot work
+	 * @throws InvalidDistributedLockException if its annotation cannot work
 	 */
 	LockOperation find(Method method, Class<?> targetClass) {
 		AnnotatedElementKey key = new AnnotatedElementKey(method, targetClass);
@@ -99,7 +97,7 @@ final class LockOperationSource {
 			returnType = LockedReturnType.of(specific);
 		}
 		catch (LockedReturnType.Refused ex) {
-			throw new InvalidRedlockConfigurationException(
+			throw new InvalidDistributedLockException(
 					"@DistributedLock on " + description + ": the method " + ex.getMessage(), ex.action() + ".");
 		}
 		String key = annotation.key();
@@ -194,8 +192,8 @@ final class LockOperationSource {
 					"Use it on a method that returns a plain value or void (such as the @Scheduled method that"
 							+ " starts the work), or drop holdAtLeast");
 		}
-		RedlockProperties properties = properties();
-		Duration maxHold = (properties != null) ? properties.getMaxHold() : null;
+		DistributedLockSettings settings = settings();
+		Duration maxHold = (settings != null) ? settings.getMaxHold() : null;
 		if (maxHold != null && holdAtLeast.compareTo(maxHold) > 0) {
 			throw invalid(description, "holdAtLeast",
 					"\"" + text + "\" is above redlock.max-hold (" + Durations.format(maxHold) + ")",
@@ -299,23 +297,23 @@ final class LockOperationSource {
 	}
 
 	private Duration nodeTimeout() {
-		RedlockProperties properties = properties();
-		return (properties != null) ? properties.getNodeTimeout() : null;
+		DistributedLockSettings settings = settings();
+		return (settings != null) ? settings.getNodeTimeout() : null;
 	}
 
 	private Duration maxTtl() {
-		RedlockProperties properties = properties();
-		return (properties != null) ? properties.getMaxTtl() : null;
+		DistributedLockSettings settings = settings();
+		return (settings != null) ? settings.getMaxTtl() : null;
 	}
 
-	private RedlockProperties properties() {
+	private DistributedLockSettings settings() {
 		BeanFactory factory = this.beanFactory;
-		return (factory != null) ? factory.getBeanProvider(RedlockProperties.class).getIfAvailable() : null;
+		return (factory != null) ? factory.getBeanProvider(DistributedLockSettings.class).getIfAvailable() : null;
 	}
 
-	private static InvalidRedlockConfigurationException invalid(String description, String attribute, String problem,
+	private static InvalidDistributedLockException invalid(String description, String attribute, String problem,
 			String action) {
-		return new InvalidRedlockConfigurationException(
+		return new InvalidDistributedLockException(
 				"@DistributedLock on " + description + ": attribute " + attribute + " " + problem,
 				action + "." + bareNumberHint(problem));
 	}

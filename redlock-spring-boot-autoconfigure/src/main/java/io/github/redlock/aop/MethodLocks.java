@@ -15,7 +15,6 @@ import io.github.redlock.LockKeys;
 import io.github.redlock.LockLostException;
 import io.github.redlock.LockRegistry;
 import io.github.redlock.RedlockException;
-import io.github.redlock.autoconfigure.RedlockProperties;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -25,8 +24,8 @@ import org.springframework.beans.factory.BeanFactory;
  * What every kind of {@code @DistributedLock} method shares: the registry and settings,
  * acquiring a method's keys in order (all or nothing), telling whether a lock was lost
  * while the method ran, applying the {@link LostLockPolicy}, and releasing. The registry
- * and properties are looked up on first use, so that the advisor can be created before
- * them.
+ * and {@link DistributedLockSettings} are looked up on first use, so that the advisor can
+ * be created before them.
  *
  * @author redlock contributors
  */
@@ -38,7 +37,7 @@ final class MethodLocks {
 
 	private volatile LockRegistry registry;
 
-	private volatile RedlockProperties properties;
+	private volatile DistributedLockSettings settings;
 
 	void setBeanFactory(BeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
@@ -57,11 +56,12 @@ final class MethodLocks {
 		return current;
 	}
 
-	RedlockProperties properties() {
-		RedlockProperties current = this.properties;
+	DistributedLockSettings settings() {
+		DistributedLockSettings current = this.settings;
 		if (current == null) {
-			current = this.beanFactory.getBeanProvider(RedlockProperties.class).getIfAvailable(RedlockProperties::new);
-			this.properties = current;
+			current = this.beanFactory.getBeanProvider(DistributedLockSettings.class)
+				.getIfAvailable(DistributedLockSettings::defaults);
+			this.settings = current;
 		}
 		return current;
 	}
@@ -164,7 +164,7 @@ final class MethodLocks {
 	}
 
 	LostLockPolicy lostLockPolicy() {
-		return properties().getLostLockPolicy();
+		return settings().getLostLockPolicy();
 	}
 
 	/**

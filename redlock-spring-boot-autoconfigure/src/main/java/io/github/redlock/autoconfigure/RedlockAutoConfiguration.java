@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.LockRegistry;
 import io.github.redlock.aop.DistributedLockAdvisor;
+import io.github.redlock.aop.DistributedLockSettings;
 import io.github.redlock.aop.LockCheckingTransactionListeners;
 import io.github.redlock.engine.InvalidOptionException;
 import io.github.redlock.engine.RedlockRegistry;
@@ -122,6 +123,22 @@ public final class RedlockAutoConfiguration {
 		catch (InvalidOptionException ex) {
 			throw InvalidRedlockConfigurationException.from(ex);
 		}
+	}
+
+	/**
+	 * What {@code @DistributedLock} methods take from the {@code redlock.*} properties:
+	 * the interceptor knows this type, not the properties.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	DistributedLockSettings redlockDistributedLockSettings(RedlockProperties properties) {
+		return DistributedLockSettings.defaults()
+			.withDefaultTtl(properties.getDefaultTtl())
+			.withDefaultWaitTime(properties.getDefaultWaitTime())
+			.withNodeTimeout(properties.getNodeTimeout())
+			.withMaxTtl(properties.getMaxTtl())
+			.withMaxHold(properties.getMaxHold())
+			.withLostLockPolicy(properties.getLostLockPolicy());
 	}
 
 	@Bean

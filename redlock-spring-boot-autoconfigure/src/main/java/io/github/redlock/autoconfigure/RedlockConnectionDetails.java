@@ -11,9 +11,9 @@ import org.springframework.boot.ssl.SslBundle;
  * bean of this type, which replaces {@code redlock.nodes}, {@code redlock.username},
  * {@code redlock.password} and {@code redlock.ssl.*} (and the Spring Data Redis
  * fallback), as Spring Boot's connection details beans replace their properties. A test's
- * {@code @RedlockServiceConnection} fleet of {@code redlock-embedded} supplies one; so
- * can an application's own bean, such as one reading a service registry. The other
- * {@code redlock.*} properties still apply.
+ * {@code @RedlockServiceConnection} fleet of {@code redlock-embedded} supplies one (with
+ * {@code redlock-embedded-boot} at test scope); so can an application's own bean, such as
+ * one reading a service registry. The other {@code redlock.*} properties still apply.
  *
  * @author redlock contributors
  */

@@ -18,7 +18,6 @@ import io.github.redlock.aop.LockedServices.Keys;
 import io.github.redlock.aop.LockedServices.Order;
 import io.github.redlock.aop.LockedServices.OrderService;
 import io.github.redlock.aop.LockedServices.WarehouseInventory;
-import io.github.redlock.autoconfigure.InvalidRedlockConfigurationException;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
 import io.github.redlock.autoconfigure.FleetProperties;
 import io.github.redlock.embedded.RedisFleetExtension;
@@ -349,7 +348,7 @@ class DistributedLockIntegrationTests {
 		contextRunner().withUserConfiguration(BadKey.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
-				.isInstanceOf(InvalidRedlockConfigurationException.class)
+				.isInstanceOf(InvalidDistributedLockException.class)
 				.hasMessageContaining(
 						"@DistributedLock on BadKeyService.run(long): attribute key \"'order:' +\" is not a valid SpEL expression");
 		});
@@ -360,7 +359,7 @@ class DistributedLockIntegrationTests {
 		contextRunner().withUserConfiguration(BadDuration.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
-				.isInstanceOf(InvalidRedlockConfigurationException.class)
+				.isInstanceOf(InvalidDistributedLockException.class)
 				.hasMessageContaining(
 						"@DistributedLock on BadDurationService.run(): attribute waitTime \"ten seconds\" is not a duration")
 				.hasMessageContaining("10s, 500ms, PT10S");

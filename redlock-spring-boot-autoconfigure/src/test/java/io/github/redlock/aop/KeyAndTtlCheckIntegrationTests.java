@@ -2,7 +2,6 @@ package io.github.redlock.aop;
 
 import io.github.redlock.annotation.DistributedLock;
 import io.github.redlock.autoconfigure.FleetProperties;
-import io.github.redlock.autoconfigure.InvalidRedlockConfigurationException;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
 import io.github.redlock.embedded.RedisFleetExtension;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,7 +42,7 @@ class KeyAndTtlCheckIntegrationTests {
 		this.contextRunner.withUserConfiguration(TypoConfig.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
-				.isInstanceOf(InvalidRedlockConfigurationException.class)
+				.isInstanceOf(InvalidDistributedLockException.class)
 				.hasMessageContaining("@DistributedLock on TypoService.pay(long, String): attribute key")
 				.hasMessageContaining("#orderID")
 				.hasMessageContaining("#orderId, #currency");
@@ -80,7 +79,7 @@ class KeyAndTtlCheckIntegrationTests {
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).rootCause()
-					.isInstanceOf(InvalidRedlockConfigurationException.class)
+					.isInstanceOf(InvalidDistributedLockException.class)
 					.hasMessageContaining("@DistributedLock on ShortTtlService.run(): attribute ttl \"3s\"")
 					.hasMessageContaining("redlock.node-timeout");
 			});

@@ -13,7 +13,6 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockRegistry;
 import io.github.redlock.annotation.DistributedLock;
 import io.github.redlock.autoconfigure.FleetProperties;
-import io.github.redlock.autoconfigure.InvalidRedlockConfigurationException;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
 import io.github.redlock.embedded.RedisFleetExtension;
 import org.junit.jupiter.api.BeforeEach;
@@ -86,7 +85,7 @@ class ReturnTypesIntegrationTests {
 		this.contextRunner.withUserConfiguration(FutureConfig.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
-				.isInstanceOf(InvalidRedlockConfigurationException.class)
+				.isInstanceOf(InvalidDistributedLockException.class)
 				.hasMessageContaining("FutureService.start()")
 				.hasMessageContaining("java.util.concurrent.Future");
 		});
@@ -99,7 +98,7 @@ class ReturnTypesIntegrationTests {
 		this.contextRunner.withUserConfiguration(StageSubtypeConfig.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
-				.isInstanceOf(InvalidRedlockConfigurationException.class)
+				.isInstanceOf(InvalidDistributedLockException.class)
 				.hasMessageContaining("MyStage");
 		});
 	}

@@ -1,6 +1,7 @@
 package io.github.redlock.autoconfigure;
 
 import io.github.redlock.annotation.DistributedLock;
+import io.github.redlock.aop.InvalidDistributedLockException;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -37,7 +38,8 @@ class BareNumberDurationTests {
 	void anAnnotationTtlGivenAsABareNumberIsSaidToBeReadAsMilliseconds() {
 		this.contextRunner.withUserConfiguration(BareTtl.class).run((context) -> {
 			assertThat(context).hasFailed();
-			InvalidRedlockConfigurationException ex = findInvalid(context.getStartupFailure());
+			InvalidDistributedLockException ex = find(InvalidDistributedLockException.class,
+					context.getStartupFailure());
 			assertThat(ex.getDescription()).contains("attribute ttl \"30\"");
 			assertThat(ex.getAction()).contains("A bare number is read as milliseconds").contains("\"30s\"");
 		});
@@ -70,12 +72,16 @@ class BareNumberDurationTests {
 	}
 
 	private static InvalidRedlockConfigurationException findInvalid(Throwable failure) {
+		return find(InvalidRedlockConfigurationException.class, failure);
+	}
+
+	private static <T extends Throwable> T find(Class<T> type, Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof InvalidRedlockConfigurationException invalid) {
-				return invalid;
+			if (type.isInstance(cause)) {
+				return type.cast(cause);
 			}
 		}
-		throw new AssertionError("no InvalidRedlockConfigurationException in " + failure);
+		throw new AssertionError("no " + type.getSimpleName() + " in " + failure);
 	}
 
 }

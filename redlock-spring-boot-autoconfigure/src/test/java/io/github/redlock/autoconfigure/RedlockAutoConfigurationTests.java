@@ -10,6 +10,9 @@ import java.util.concurrent.locks.Lock;
 import io.github.redlock.Lease;
 import io.github.redlock.LockInfo;
 import io.github.redlock.LockRegistry;
+import io.github.redlock.annotation.DistributedLock;
+import io.github.redlock.aop.DistributedLockSettings;
+import io.github.redlock.aop.LostLockPolicy;
 import io.github.redlock.engine.RedlockRegistry;
 import io.github.redlock.engine.RedlockSettings;
 import io.lettuce.core.RedisClient;
@@ -278,6 +281,36 @@ class RedlockAutoConfigurationTests {
 			.contains("Set it from 0 to below 0.5; 0.01 suits clocks kept by NTP.");
 	}
 
+	@Test
+	void annotatedMethodsTakeTheirSettingsFromTheProperties() {
+		this.contextRunner.withPropertyValues(NODES)
+			.run((context) -> assertThat(context).getBean(DistributedLockSettings.class)
+				.as("the properties' defaults are the settings' defaults")
+				.isEqualTo(DistributedLockSettings.defaults()));
+		this.contextRunner.withPropertyValues(NODES)
+			.withPropertyValues("redlock.default-ttl=12s", "redlock.default-wait-time=3s", "redlock.node-timeout=50ms",
+					"redlock.max-ttl=2m", "redlock.max-hold=10m", "redlock.lost-lock-policy=log")
+			.run((context) -> assertThat(context).getBean(DistributedLockSettings.class)
+				.isEqualTo(DistributedLockSettings.defaults()
+					.withDefaultTtl(Duration.ofSeconds(12))
+					.withDefaultWaitTime(Duration.ofSeconds(3))
+					.withNodeTimeout(Duration.ofMillis(50))
+					.withMaxTtl(Duration.ofMinutes(2))
+					.withMaxHold(Duration.ofMinutes(10))
+					.withLostLockPolicy(LostLockPolicy.LOG)));
+	}
+
+	@Test
+	void applicationWithAnAnnotationThatCannotWorkIsToldWhatToFix(CapturedOutput output) {
+		SpringApplication application = new SpringApplication(RedlockOnly.class, EmptyKey.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		assertThatException().isThrownBy(() -> application.run("--redlock.nodes[0]=redis://127.0.0.1:1"));
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("@DistributedLock on EmptyKey.run(): attribute key is empty")
+			.contains("Action:")
+			.contains("Give a SpEL expression such as key = \"#orderId\"");
+	}
+
 	private static FailureAnalysis analysis(Throwable failure) {
 		assertThat(failure).isNotNull();
 		FailureAnalysis analysis = new RedlockConfigurationFailureAnalyzer().analyze(failure);
@@ -288,6 +321,14 @@ class RedlockAutoConfigurationTests {
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration(RedlockAutoConfiguration.class)
 	static class RedlockOnly {
+
+	}
+
+	static class EmptyKey {
+
+		@DistributedLock(key = "")
+		public void run() {
+		}
 
 	}
 

@@ -1,6 +1,11 @@
 package io.github.redlock.autoconfigure.observation;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Properties;
 
 import io.github.redlock.LockRegistry;
 import io.github.redlock.annotation.DistributedLock;
@@ -118,6 +123,26 @@ class RedlockObservationAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(ObservationLockObserver.class)
 				.doesNotHaveBean("redlockObserverBuilderCustomizer"));
+	}
+
+	/**
+	 * Issue 25, item 11: ordered after RedlockAutoConfiguration in the metadata that Boot
+	 * sorts auto-configurations by (sorting a list in a test proves nothing here: the two
+	 * names sort alphabetically in that order already). Failed with
+	 * {@code after = RedlockAutoConfiguration.class} removed: the entry named
+	 * ObservationAutoConfiguration alone.
+	 */
+	@Test
+	void runsAfterRedlockAutoConfiguration() throws IOException {
+		Properties metadata = new Properties();
+		for (URL url : Collections
+			.list(getClass().getClassLoader().getResources("META-INF/spring-autoconfigure-metadata.properties"))) {
+			try (InputStream in = url.openStream()) {
+				metadata.load(in);
+			}
+		}
+		assertThat(metadata.getProperty(RedlockObservationAutoConfiguration.class.getName() + ".AutoConfigureAfter"))
+			.contains(RedlockAutoConfiguration.class.getName());
 	}
 
 	@Test

@@ -1,7 +1,8 @@
-package io.github.redlock.autoconfigure;
+package io.github.redlock.embedded.service.connection;
 
 import java.util.List;
 
+import io.github.redlock.autoconfigure.RedlockConnectionDetails;
 import io.github.redlock.embedded.RedisFleet;
 import io.github.redlock.embedded.TestCertificates;
 
@@ -10,28 +11,18 @@ import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundleKey;
 import org.springframework.boot.ssl.jks.JksSslStoreBundle;
 import org.springframework.boot.ssl.jks.JksSslStoreDetails;
-import org.springframework.util.ClassUtils;
 
 /**
  * {@link RedlockConnectionDetails} for a running {@link RedisFleet} of
  * {@code redlock-embedded} (which a test's {@code @RedlockServiceConnection} fleet is):
  * its nodes, and for a TLS fleet an SSL bundle that trusts its CA and presents its client
- * certificate. Found through Spring Boot's {@code ConnectionDetailsFactories}; needs
- * {@code redlock-embedded} on the classpath, as tests have it.
+ * certificate. Found through Spring Boot's {@code ConnectionDetailsFactories}, as Boot's
+ * Testcontainers factories are, and kept out of the auto-configuration's jar as they are
+ * out of Boot's.
  *
  * @author redlock contributors
  */
 class RedisFleetConnectionDetailsFactory implements ConnectionDetailsFactory<RedisFleet, RedlockConnectionDetails> {
-
-	private static final String FLEET = "io.github.redlock.embedded.RedisFleet";
-
-	RedisFleetConnectionDetailsFactory() {
-		// without redlock-embedded, fail here, where the factories loader skips a factory
-		// quietly, rather than when it reads the generic types
-		if (!ClassUtils.isPresent(FLEET, RedisFleetConnectionDetailsFactory.class.getClassLoader())) {
-			throw new IllegalStateException(FLEET + " is not on the classpath");
-		}
-	}
 
 	@Override
 	public RedlockConnectionDetails getConnectionDetails(RedisFleet fleet) {

@@ -1,10 +1,12 @@
-package io.github.redlock.autoconfigure;
+package io.github.redlock.embedded.service.connection;
 
 import java.time.Duration;
 import java.util.List;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockRegistry;
+import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redlock.autoconfigure.RedlockConnectionDetails;
 import io.github.redlock.embedded.RedisFleet;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;

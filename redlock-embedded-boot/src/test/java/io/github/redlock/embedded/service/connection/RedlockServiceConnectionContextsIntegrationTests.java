@@ -1,4 +1,4 @@
-package io.github.redlock.autoconfigure;
+package io.github.redlock.embedded.service.connection;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -11,6 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockRegistry;
+import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
+import io.github.redlock.autoconfigure.RedlockConnectionDetails;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedlockServiceConnection;
 import org.junit.jupiter.api.Test;

@@ -1,0 +1,57 @@
+package io.github.redlock.layering;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The production jar of the auto-configuration carries no test support (issue 25, item
+ * 13): as Spring Boot keeps its Testcontainers connection details factories in a module
+ * of their own, the factory that turns a {@code redlock-embedded} fleet into connection
+ * details lives in {@code redlock-embedded-boot}.
+ * <p>
+ * Failed before the move: RedisFleetConnectionDetailsFactory named
+ * io.github.redlock.embedded.RedisFleet and TestCertificates, and spring.factories
+ * registered it as a ConnectionDetailsFactory.
+ */
+class TestSupportOutOfProductionTests {
+
+	@Test
+	void noProductionSourceNamesRedlockEmbedded() throws IOException {
+		List<Path> naming;
+		try (Stream<Path> files = Files.walk(Path.of("src", "main"))) {
+			naming = files.filter(Files::isRegularFile).filter((file) -> {
+				try {
+					return Files.readString(file).contains("io.github.redlock.embedded");
+				}
+				catch (IOException ex) {
+					throw new IllegalStateException(ex);
+				}
+			}).toList();
+		}
+		assertThat(naming).isEmpty();
+	}
+
+	@Test
+	void noConnectionDetailsFactoryIsRegistered() throws IOException {
+		Properties factories = new Properties();
+		try (InputStream in = Files
+			.newInputStream(Path.of("src", "main", "resources", "META-INF", "spring.factories"))) {
+			factories.load(in);
+		}
+		assertThat(Map.copyOf(factories).keySet())
+			.doesNotContain("org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsFactory")
+			.isSubsetOf(Set.of("org.springframework.boot.diagnostics.FailureAnalyzer"));
+	}
+
+}
