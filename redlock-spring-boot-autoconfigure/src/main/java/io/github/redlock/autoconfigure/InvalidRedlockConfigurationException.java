@@ -18,7 +18,7 @@ public class InvalidRedlockConfigurationException extends RedlockException {
 	private static final long serialVersionUID = 1L;
 
 	private static final Pattern OPTION = Pattern.compile(
-			"\\b(nodeTimeout|connectTimeout|driftFactor|retryDelay|retryJitter|keyPrefix|defaultTtl|defaultWaitTime|maxTtl|maxHold|fencingRetention)\\b");
+			"\\b(nodeTimeout|connectTimeout|driftFactor|retryDelay|retryJitter|keyPrefix|defaultTtl|defaultWaitTime|maxTtl|maxHold|fencingRetention|silentNodeTimeouts|silentNodeProbeInterval)\\b");
 
 	private static final Pattern DURATION_PROPERTY = Pattern.compile("(redlock\\.[a-z-]+) (\\d+)ms\\b");
 

@@ -98,6 +98,8 @@ public final class RedlockAutoConfiguration {
 			.driftFactor(properties.getDriftFactor())
 			.retryDelay(properties.getRetryDelay())
 			.retryJitter(properties.getRetryJitter())
+			.silentNodeTimeouts(properties.getSilentNodeTimeouts())
+			.silentNodeProbeInterval(properties.getSilentNodeProbeInterval())
 			.maxTtl(properties.getMaxTtl())
 			.maxHold(properties.getMaxHold())
 			.fencingRetention(properties.getFencingRetention())

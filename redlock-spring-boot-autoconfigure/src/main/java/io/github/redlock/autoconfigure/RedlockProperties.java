@@ -114,6 +114,20 @@ public class RedlockProperties {
 	private Duration fencingRetention = Duration.ofDays(1);
 
 	/**
+	 * Node timeouts in a row, with nothing read from the node meanwhile, after which a
+	 * node is probed with a PING; if that goes unanswered within the probe interval, the
+	 * node counts toward no quorum and gets no lock commands until it answers (a black
+	 * hole or a frozen server).
+	 */
+	private int silentNodeTimeouts = 3;
+
+	/**
+	 * How often a silent node is probed with a PING, and how long each probe waits for
+	 * its answer (at least the node timeout); at most 1 minute.
+	 */
+	private Duration silentNodeProbeInterval = Duration.ofSeconds(1);
+
+	/**
 	 * Whether a node that restarted or lost its data counts toward no quorum until the
 	 * maximum TTL has passed; turn it off only for nodes run with appendfsync always.
 	 */
@@ -255,6 +269,22 @@ public class RedlockProperties {
 
 	public void setRetryDelay(Duration retryDelay) {
 		this.retryDelay = retryDelay;
+	}
+
+	public int getSilentNodeTimeouts() {
+		return this.silentNodeTimeouts;
+	}
+
+	public void setSilentNodeTimeouts(int silentNodeTimeouts) {
+		this.silentNodeTimeouts = silentNodeTimeouts;
+	}
+
+	public Duration getSilentNodeProbeInterval() {
+		return this.silentNodeProbeInterval;
+	}
+
+	public void setSilentNodeProbeInterval(Duration silentNodeProbeInterval) {
+		this.silentNodeProbeInterval = silentNodeProbeInterval;
 	}
 
 	public Duration getRetryJitter() {

@@ -257,6 +257,34 @@ class RedlockAutoConfigurationTests {
 				.contains("redlock.drift-factor must be at least 0 and below 0.5, was 0.6"));
 	}
 
+	// The silent-node options had no property: only a builder customizer could set them.
+	// These failed before the properties existed (the context started, the values
+	// unbound).
+	@Test
+	void silentNodeTimeoutsReachTheRegistry() {
+		this.contextRunner.withPropertyValues(NODES)
+			.withPropertyValues("redlock.silent-node-timeouts=0")
+			.run((context) -> assertThat(analysis(context.getStartupFailure()).getDescription())
+				.contains("redlock.silent-node-timeouts must be at least 1, was 0"));
+	}
+
+	@Test
+	void silentNodeProbeIntervalReachesTheRegistry() {
+		this.contextRunner.withPropertyValues(NODES)
+			.withPropertyValues("redlock.silent-node-probe-interval=2m")
+			.run((context) -> assertThat(analysis(context.getStartupFailure())).satisfies((analysis) -> {
+				assertThat(analysis.getDescription()).contains("redlock.silent-node-probe-interval 2m is above 1m");
+				assertThat(analysis.getAction()).contains("Probe at most every minute");
+			}));
+	}
+
+	@Test
+	void silentNodeOptionsWithinRangeStart() {
+		this.contextRunner.withPropertyValues(NODES)
+			.withPropertyValues("redlock.silent-node-timeouts=5", "redlock.silent-node-probe-interval=500ms")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RedlockRegistry.class));
+	}
+
 	@Test
 	void unparseableDurationFailsNamingTheProperty() {
 		this.contextRunner.withPropertyValues(NODES)
