@@ -173,6 +173,36 @@ public interface LockRegistry {
 	}
 
 	/**
+	 * Acquires a read lock as {@link #acquireRead(String, Duration, Duration)} does and,
+	 * if {@code autoExtend}, keeps the lease extended every third of its TTL until it is
+	 * released. A registry that cannot extend leases by itself acquires without it.
+	 * @param key the lock's name
+	 * @param ttl how long the read lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @param autoExtend whether to keep the lease extended until released
+	 * @return the lease, held
+	 * @throws LockAcquisitionException if it could not be acquired in time
+	 */
+	default Lease acquireRead(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
+		return acquireRead(key, ttl, waitTime);
+	}
+
+	/**
+	 * Acquires the write lock as {@link #acquireWrite(String, Duration, Duration)} does
+	 * and, if {@code autoExtend}, keeps the lease extended every third of its TTL until
+	 * it is released. A registry that cannot extend leases by itself acquires without it.
+	 * @param key the lock's name
+	 * @param ttl how long the write lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @param autoExtend whether to keep the lease extended until released
+	 * @return the lease, held
+	 * @throws LockAcquisitionException if it could not be acquired in time
+	 */
+	default Lease acquireWrite(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
+		return acquireWrite(key, ttl, waitTime);
+	}
+
+	/**
 	 * Acquires the write lock on the key: held by one writer, and by no reader, exclusive
 	 * lock ({@link #acquire(String)} of the same key) or other writer at once. Retries
 	 * until {@code waitTime} has passed. Thread-reentrant for the write lock; refused at

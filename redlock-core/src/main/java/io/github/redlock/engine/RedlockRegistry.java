@@ -399,6 +399,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @throws LockAcquisitionException if it could not be acquired in time, or the thread
 	 * was interrupted while waiting (its interrupted status is set again)
 	 */
+	@Override
 	public Lease acquireRead(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
 		return uninterrupted(key, () -> readLease(key, ttl, waitTime, autoExtend));
 	}
@@ -419,6 +420,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @throws LockAcquisitionException if it could not be acquired in time, if the thread
 	 * holds the read lock, or if it was interrupted while waiting
 	 */
+	@Override
 	public Lease acquireWrite(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
 		return uninterrupted(key, () -> writeLease(key, ttl, waitTime, autoExtend));
 	}
