@@ -33,6 +33,12 @@ class ReadWriteLockIntegrationTests {
 
 	private static final Duration TTL = Duration.ofSeconds(10);
 
+	/**
+	 * The wait time of acquisitions that nothing contends: a few seconds, so that a
+	 * loaded machine that is slow to connect or to restart a node does not fail them.
+	 */
+	private static final Duration SETTLE = Duration.ofSeconds(5);
+
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
 
@@ -77,11 +83,12 @@ class ReadWriteLockIntegrationTests {
 		RedlockRegistry one = registry();
 		RedlockRegistry two = registry();
 		RedlockRegistry writer = registry();
-		Lease first = one.acquireRead("rw:share", TTL, Duration.ZERO);
-		Lease second = two.acquireRead("rw:share", TTL, Duration.ZERO);
+		Lease first = one.acquireRead("rw:share", TTL, SETTLE);
+		Lease second = two.acquireRead("rw:share", TTL, SETTLE);
 		assertThat(first.isHeld()).isTrue();
 		assertThat(second.isHeld()).isTrue();
 		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(writer.inspect("rw:share").holder()).hasValue("readers (a read-write lock's read locks)");
 		assertThat(tryWrite(writer, "rw:share")).isEmpty();
 		assertThat(writer.tryAcquire("rw:share", TTL)).isEmpty();
 		first.release();
@@ -99,7 +106,7 @@ class ReadWriteLockIntegrationTests {
 	void aWriterExcludesReadersWritersAndTheExclusiveLockAndHandsOverInTokenOrder() throws Exception {
 		RedlockRegistry holder = registry();
 		RedlockRegistry other = registry();
-		Lease exclusive = other.acquire("rw:writer", TTL, Duration.ZERO);
+		Lease exclusive = other.acquire("rw:writer", TTL, SETTLE);
 		assertThat(tryWrite(holder, "rw:writer")).isEmpty();
 		assertThat(tryRead(holder, "rw:writer")).isEmpty();
 		exclusive.release();
@@ -121,19 +128,19 @@ class ReadWriteLockIntegrationTests {
 	void readInReadJoinsTheLeaseAndReadInWriteDowngrades() throws Exception {
 		RedlockRegistry registry = registry();
 		RedlockRegistry other = registry();
-		Lease outer = registry.acquireRead("rw:reenter", TTL, Duration.ZERO);
-		Lease inner = registry.acquireRead("rw:reenter", TTL, Duration.ZERO);
+		Lease outer = registry.acquireRead("rw:reenter", TTL, SETTLE);
+		Lease inner = registry.acquireRead("rw:reenter", TTL, SETTLE);
 		assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
 		inner.release();
 		assertThat(outer.isHeld()).isTrue();
 		outer.release();
 		assertThat(lockKeyOnNodes("rw:reenter")).containsOnlyNulls();
 
-		Lease write = registry.acquireWrite("rw:reenter", TTL, Duration.ZERO);
-		Lease nestedWrite = registry.acquireWrite("rw:reenter", TTL, Duration.ZERO);
+		Lease write = registry.acquireWrite("rw:reenter", TTL, SETTLE);
+		Lease nestedWrite = registry.acquireWrite("rw:reenter", TTL, SETTLE);
 		assertThat(nestedWrite.fencingToken()).isEqualTo(write.fencingToken());
 		nestedWrite.release();
-		Lease downgraded = registry.acquireRead("rw:reenter", TTL, Duration.ZERO);
+		Lease downgraded = registry.acquireRead("rw:reenter", TTL, SETTLE);
 		assertThat(downgraded.fencingToken()).isGreaterThan(write.fencingToken());
 		assertThat(tryRead(other, "rw:reenter")).as("the writer still holds").isEmpty();
 		write.release();
@@ -152,7 +159,7 @@ class ReadWriteLockIntegrationTests {
 	@Test
 	void aReaderAskingToWriteIsRefusedAtOnceWithTheReason() throws Exception {
 		RedlockRegistry registry = registry();
-		try (Lease read = registry.acquireRead("rw:upgrade", TTL, Duration.ZERO)) {
+		try (Lease read = registry.acquireRead("rw:upgrade", TTL, SETTLE)) {
 			long start = System.nanoTime();
 			assertThatExceptionOfType(LockAcquisitionException.class)
 				.isThrownBy(() -> registry.acquireWrite("rw:upgrade", TTL, Duration.ofSeconds(30)))
@@ -165,7 +172,7 @@ class ReadWriteLockIntegrationTests {
 			assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> view.writeLock().lock());
 			assertThat(read.isHeld()).isTrue();
 		}
-		try (Lease exclusive = registry.acquire("rw:upgrade", TTL, Duration.ZERO)) {
+		try (Lease exclusive = registry.acquire("rw:upgrade", TTL, SETTLE)) {
 			assertThatExceptionOfType(LockAcquisitionException.class)
 				.isThrownBy(() -> registry.acquireRead("rw:upgrade", TTL, Duration.ofSeconds(30)))
 				.withMessageContaining("holds the exclusive lock");
@@ -198,7 +205,7 @@ class ReadWriteLockIntegrationTests {
 	void aReaderThatStopsExtendingFreesTheLockAtItsTtl() throws Exception {
 		RedlockRegistry dead = registry();
 		RedlockRegistry writer = registry();
-		Lease read = dead.acquireRead("rw:dead", Duration.ofSeconds(1), Duration.ZERO);
+		Lease read = dead.acquireRead("rw:dead", Duration.ofSeconds(1), SETTLE);
 		long start = System.nanoTime();
 		try (Lease write = writer.acquireWrite("rw:dead", TTL, Duration.ofSeconds(10))) {
 			long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -285,7 +292,7 @@ class ReadWriteLockIntegrationTests {
 	@Test
 	void aReadLeaseIsLostWhenItsQuorumIsAndTellsItsListeners() throws Exception {
 		RedlockRegistry registry = registry();
-		Lease read = registry.acquireRead("rw:lost", Duration.ofSeconds(1), Duration.ZERO, true);
+		Lease read = registry.acquireRead("rw:lost", Duration.ofSeconds(1), SETTLE, true);
 		AtomicReference<Throwable> lost = new AtomicReference<>();
 		read.addListener((lease, cause) -> lost.set(cause));
 		fleet.node(0).kill();
@@ -308,7 +315,7 @@ class ReadWriteLockIntegrationTests {
 		// another owner's exclusive lock on nodes 3 and 4: the reader holds on 0, 1, 2
 		fleet.node(3).call("SET", "redlock:lock:rw:guard", "someone-else", "PX", "60000");
 		fleet.node(4).call("SET", "redlock:lock:rw:guard", "someone-else", "PX", "60000");
-		Lease read = readers.acquireRead("rw:guard", maxTtl, Duration.ZERO);
+		Lease read = readers.acquireRead("rw:guard", maxTtl, SETTLE);
 		// node 2 restarts empty, and the other owner's lock ends on 3 and 4
 		fleet.node(2).restart(false);
 		fleet.node(3).call("DEL", "redlock:lock:rw:guard");

@@ -30,6 +30,12 @@ class SemaphoreIntegrationTests {
 
 	private static final Duration TTL = Duration.ofSeconds(10);
 
+	/**
+	 * The wait time of acquisitions that nothing contends: a few seconds, so that a
+	 * loaded machine that is slow to connect or to restart a node does not fail them.
+	 */
+	private static final Duration SETTLE = Duration.ofSeconds(5);
+
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
 
@@ -57,7 +63,7 @@ class SemaphoreIntegrationTests {
 		LockSemaphore two = registry().semaphore("sem:bound", 2);
 		LockSemaphore three = registry().semaphore("sem:bound", 2);
 		assertThat(one.availablePermits()).isEqualTo(2);
-		Lease first = one.acquire(TTL, Duration.ZERO);
+		Lease first = one.acquire(TTL, SETTLE);
 		Lease second = two.acquire(TTL, Duration.ofSeconds(2));
 		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
 		assertThat(three.tryAcquire(TTL)).isEmpty();
@@ -78,7 +84,7 @@ class SemaphoreIntegrationTests {
 	void aWaiterGetsThePermitWhenAHolderOfTheSameRegistryReleases() throws Exception {
 		RedlockRegistry registry = registry();
 		LockSemaphore semaphore = registry.semaphore("sem:wake", 1);
-		Lease held = semaphore.acquire(TTL, Duration.ZERO);
+		Lease held = semaphore.acquire(TTL, SETTLE);
 		Thread releaser = new Thread(() -> {
 			try {
 				Thread.sleep(300);
@@ -102,7 +108,7 @@ class SemaphoreIntegrationTests {
 	void aHolderThatStopsExtendingFreesItsPermitAtItsTtl() throws Exception {
 		LockSemaphore dead = registry().semaphore("sem:dead", 1);
 		LockSemaphore waiter = registry().semaphore("sem:dead", 1);
-		Lease abandoned = dead.acquire(Duration.ofSeconds(1), Duration.ZERO);
+		Lease abandoned = dead.acquire(Duration.ofSeconds(1), SETTLE);
 		long start = System.nanoTime();
 		try (Lease next = waiter.acquire(TTL, Duration.ofSeconds(10))) {
 			System.out.println("sem: a permit whose 1s holder stopped extending was taken after "
