@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReadWriteLock;
 
 /**
  * Distributed locks over a quorum of independent Redis-protocol nodes.
@@ -150,5 +151,104 @@ public interface LockRegistry {
 	 * @return the lock's state on each node
 	 */
 	LockInfo inspect(String key);
+
+	/**
+	 * Acquires a read lock on the key: any number of readers hold it at once, and no
+	 * writer (nor exclusive lock of the same key) while they do. Retries until
+	 * {@code waitTime} has passed. Waiting writers go first: once a writer waits, new
+	 * readers wait for it. Thread-reentrant: a thread that holds the read lock joins its
+	 * lease; a thread that holds the write lock gets a read lock at once (a downgrade: it
+	 * keeps reading after releasing the write lock). The lease has a fencing token above
+	 * every writer's that held before.
+	 * @param key the lock's name, the same as for {@link #acquire(String)}
+	 * @param ttl how long the read lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @return the lease, held
+	 * @throws LockAcquisitionException if it could not be acquired in time, or the thread
+	 * was interrupted while waiting (its interrupted status is set again)
+	 * @throws UnsupportedOperationException if the registry has no read-write locks
+	 */
+	default Lease acquireRead(String key, Duration ttl, Duration waitTime) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no read-write locks");
+	}
+
+	/**
+	 * Acquires a read lock as {@link #acquireRead(String, Duration, Duration)} does and,
+	 * if {@code autoExtend}, keeps the lease extended every third of its TTL until it is
+	 * released. A registry that cannot extend leases by itself acquires without it.
+	 * @param key the lock's name
+	 * @param ttl how long the read lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @param autoExtend whether to keep the lease extended until released
+	 * @return the lease, held
+	 * @throws LockAcquisitionException if it could not be acquired in time
+	 */
+	default Lease acquireRead(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
+		return acquireRead(key, ttl, waitTime);
+	}
+
+	/**
+	 * Acquires the write lock as {@link #acquireWrite(String, Duration, Duration)} does
+	 * and, if {@code autoExtend}, keeps the lease extended every third of its TTL until
+	 * it is released. A registry that cannot extend leases by itself acquires without it.
+	 * @param key the lock's name
+	 * @param ttl how long the write lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @param autoExtend whether to keep the lease extended until released
+	 * @return the lease, held
+	 * @throws LockAcquisitionException if it could not be acquired in time
+	 */
+	default Lease acquireWrite(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
+		return acquireWrite(key, ttl, waitTime);
+	}
+
+	/**
+	 * Acquires the write lock on the key: held by one writer, and by no reader, exclusive
+	 * lock ({@link #acquire(String)} of the same key) or other writer at once. Retries
+	 * until {@code waitTime} has passed. Thread-reentrant for the write lock; refused at
+	 * once to a thread that holds only the read lock of the key, since two readers that
+	 * both waited to write would each wait for the other forever. The lease's fencing
+	 * token is above every earlier reader's, writer's and exclusive holder's.
+	 * @param key the lock's name
+	 * @param ttl how long the write lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @return the lease, held
+	 * @throws LockAcquisitionException if it could not be acquired in time, if the thread
+	 * holds the read lock, or if it was interrupted while waiting
+	 * @throws UnsupportedOperationException if the registry has no read-write locks
+	 */
+	default Lease acquireWrite(String key, Duration ttl, Duration waitTime) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no read-write locks");
+	}
+
+	/**
+	 * Returns a {@link ReadWriteLock} view of a key, whose read and write locks behave as
+	 * {@link #obtain(String)}'s lock does ({@code lock()} acquires with the default TTL
+	 * and keeps the lease extended until {@code unlock()}), with the rules of
+	 * {@link #acquireRead} and {@link #acquireWrite}: {@code writeLock().tryLock()} by a
+	 * thread that holds only the read lock returns {@code false}, and
+	 * {@code writeLock().lock()} throws {@link LockAcquisitionException} there rather
+	 * than wait forever.
+	 * @param key the lock's name
+	 * @return the read-write lock view
+	 * @throws UnsupportedOperationException if the registry has no read-write locks
+	 */
+	default ReadWriteLock obtainReadWrite(String key) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no read-write locks");
+	}
+
+	/**
+	 * Returns a semaphore of {@code permits} permits on the key, each permit a lease.
+	 * Semaphores live apart from locks: a semaphore and a lock of the same key do not
+	 * exclude each other (they share only the fencing counter).
+	 * @param key the semaphore's name
+	 * @param permits how many holders at most, from 1 to 16383
+	 * @return the semaphore
+	 * @throws IllegalArgumentException if the key or the permit count is not acceptable
+	 * @throws UnsupportedOperationException if the registry has no semaphores
+	 */
+	default LockSemaphore semaphore(String key, int permits) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no semaphores");
+	}
 
 }

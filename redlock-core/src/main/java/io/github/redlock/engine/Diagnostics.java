@@ -45,7 +45,9 @@ final class Diagnostics {
 			return new LockInfo.NodeState(node.toString(), null, null, null, counter, null);
 		}
 		int separator = value.indexOf(':');
-		String owner = (separator >= 0) ? value.substring(separator + 1) : "unknown owner";
+		// readers of a read-write lock hold the key as a whole, each with its own entry
+		String owner = (separator >= 0) ? value.substring(separator + 1)
+				: Script.READERS.equals(value) ? "readers (a read-write lock's read locks)" : "unknown owner";
 		String secret = (separator >= 0) ? value.substring(0, separator) : value;
 		return new LockInfo.NodeState(node.toString(), owner, LockValues.fingerprint(secret),
 				Duration.ofMillis(Math.max(0, pttl)), counter, null);

@@ -11,7 +11,8 @@ package io.github.redlock.engine;
  * fence:<k>} (the fencing counter, kept for the retention) and one {@code
  *
 <p>
- * node} marker per node, which the restart guard reads.
+ * node} marker per node, which the restart guard reads. Read-write locks and semaphores
+ * add keys of their own ({@link #readWriteKeys}, {@link #permitKeys}).
  *
  * @author redlock contributors
  */
@@ -23,7 +24,10 @@ final class KeyLayout {
 
 	private final String markerKey;
 
+	private final String prefix;
+
 	KeyLayout(String keyPrefix) {
+		this.prefix = keyPrefix;
 		this.lockPrefix = keyPrefix + "lock:";
 		this.fencePrefix = keyPrefix + "fence:";
 		this.markerKey = keyPrefix + "node";
@@ -35,6 +39,27 @@ final class KeyLayout {
 	 */
 	String[] nodeKeys(String key) {
 		return new String[] { this.lockPrefix + key, this.fencePrefix + key, this.markerKey };
+	}
+
+	/**
+	 * Returns the keys of a read-write lock: the lock (shared with the exclusive lock of
+	 * the same key, so that the two exclude each other), its fencing counter (shared
+	 * too), the readers and their expiries (prefix, {@code readers:}, key) and the mark
+	 * of a waiting writer (prefix, {@code writer:}, key).
+	 */
+	String[] readWriteKeys(String key) {
+		return new String[] { this.lockPrefix + key, this.fencePrefix + key, this.prefix + "readers:" + key,
+				this.prefix + "writer:" + key };
+	}
+
+	/**
+	 * Returns the keys of a semaphore: slot to holder (prefix, {@code permits:}, key),
+	 * slot to expiry (prefix, {@code permit-expiries:}, key) and the key's fencing
+	 * counter.
+	 */
+	String[] permitKeys(String key) {
+		return new String[] { this.prefix + "permits:" + key, this.prefix + "permit-expiries:" + key,
+				this.fencePrefix + key };
 	}
 
 	/**

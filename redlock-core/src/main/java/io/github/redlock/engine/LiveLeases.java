@@ -29,6 +29,8 @@ final class LiveLeases {
 
 	private final Set<Acquisition> acquisitions = ConcurrentHashMap.newKeySet();
 
+	private final Set<LeaseAcquisition> modeAcquisitions = ConcurrentHashMap.newKeySet();
+
 	private final AtomicBoolean closed = new AtomicBoolean();
 
 	/** Whether the registry is stopped: set and cleared by its lifecycle alone. */
@@ -71,6 +73,24 @@ final class LiveLeases {
 
 	void remove(Acquisition acquisition) {
 		this.acquisitions.remove(acquisition);
+	}
+
+	/**
+	 * Records a read, write or permit acquisition until it completes, as
+	 * {@link #add(Acquisition)} does.
+	 * @return whether it may start: {@code false} once the registry closed
+	 */
+	boolean add(LeaseAcquisition acquisition) {
+		this.modeAcquisitions.add(acquisition);
+		if (this.closed.get()) {
+			this.modeAcquisitions.remove(acquisition);
+			return false;
+		}
+		return true;
+	}
+
+	void remove(LeaseAcquisition acquisition) {
+		this.modeAcquisitions.remove(acquisition);
 	}
 
 	int size() {
@@ -168,6 +188,9 @@ final class LiveLeases {
 		RedlockLease[] held = this.leases.toArray(RedlockLease[]::new);
 		Acquisition[] pending = this.acquisitions.toArray(Acquisition[]::new);
 		for (Acquisition acquisition : pending) {
+			acquisition.abandonOnClose();
+		}
+		for (LeaseAcquisition acquisition : this.modeAcquisitions.toArray(LeaseAcquisition[]::new)) {
 			acquisition.abandonOnClose();
 		}
 		List<CompletableFuture<?>> releases = new ArrayList<>();

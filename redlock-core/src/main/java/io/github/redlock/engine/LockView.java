@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
+import io.github.redlock.Lease;
 import io.github.redlock.LockKeys;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockLostException;
@@ -31,10 +32,23 @@ final class LockView implements Lock {
 
 	private final String key;
 
+	private final Acquirer acquirer;
+
+	private final String kind;
+
 	LockView(RedlockRegistry registry, ThreadHolds holds, String key) {
+		this(registry, holds, key, registry::acquire, "DistributedLock");
+	}
+
+	/**
+	 * Makes a view that acquires through {@code acquirer}: a read or write lock.
+	 */
+	LockView(RedlockRegistry registry, ThreadHolds holds, String key, Acquirer acquirer, String kind) {
 		this.registry = registry;
 		this.holds = holds;
 		this.key = key;
+		this.acquirer = acquirer;
+		this.kind = kind;
 	}
 
 	@Override
@@ -48,6 +62,9 @@ final class LockView implements Lock {
 				}
 				catch (InterruptedException ex) {
 					interrupted = true;
+				}
+				catch (HeldByThisThreadException ex) {
+					throw ex; // waiting would never end
 				}
 				catch (LockAcquisitionException ex) {
 					// lock() waits for as long as it takes
@@ -72,7 +89,7 @@ final class LockView implements Lock {
 		if (Thread.interrupted()) {
 			throw interrupted();
 		}
-		this.registry.acquire(this.key, this.registry.settings().defaultTtl(), FOREVER, true);
+		this.acquirer.acquire(this.key, this.registry.settings().defaultTtl(), FOREVER, true);
 	}
 
 	/**
@@ -113,11 +130,12 @@ final class LockView implements Lock {
 
 	private boolean attempt(Duration waitTime) throws InterruptedException {
 		try {
-			this.registry.acquire(this.key, this.registry.settings().defaultTtl(), waitTime, true);
+			this.acquirer.acquire(this.key, this.registry.settings().defaultTtl(), waitTime, true);
 			return true;
 		}
 		catch (LockAcquisitionException ex) {
-			return false;
+			return false; // also when this thread's own hold refuses it, as
+							// ReentrantReadWriteLock's tryLock does
 		}
 	}
 
@@ -150,7 +168,17 @@ final class LockView implements Lock {
 
 	@Override
 	public String toString() {
-		return "DistributedLock[" + LockKeys.printable(this.key) + "]";
+		return this.kind + "[" + LockKeys.printable(this.key) + "]";
+	}
+
+	/**
+	 * Acquires a lease for the view, held by the current thread.
+	 */
+	@FunctionalInterface
+	interface Acquirer {
+
+		Lease acquire(String key, Duration ttl, Duration waitTime, boolean autoExtend) throws InterruptedException;
+
 	}
 
 }

@@ -549,7 +549,7 @@ final class NodeClient {
 		if (value == null) {
 			return NodeReply.failed(new NodeFailure(toString(), NodeFailure.Kind.ERROR, "script returned no integer"));
 		}
-		if (script == Script.ACQUIRE && value == 0) {
+		if (value == 0 && script.checksMarker()) {
 			// the marker is not the one this client knows: the node lost its data since
 			this.trust.dataLost();
 			return NodeReply.failed(new NodeFailure(toString(), NodeFailure.Kind.RESTARTED,

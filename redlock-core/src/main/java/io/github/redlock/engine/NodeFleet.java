@@ -343,7 +343,23 @@ final class NodeFleet {
 
 	private CompletableFuture<Void> deleteEverywhere(Script script, String lockKey, String secret,
 			QuorumCall acquisition, Runnable afterQuorum) {
-		Deletion deletion = new Deletion(script, lockKey, secret, acquisition, afterQuorum);
+		return undoEverywhere(script, new String[] { lockKey }, new String[] { secret }, acquisition, afterQuorum);
+	}
+
+	/**
+	 * Sends a script that undoes an acquisition (releases or withdraws a read lock, a
+	 * write lock or a permit) to every node, each once it answered the acquisition and
+	 * skipping those that answered it "held", as {@link #releaseEverywhere} does.
+	 * @param script the release or withdrawal script
+	 * @param keys its keys
+	 * @param args its arguments
+	 * @param acquisition the acquisition that wrote the value
+	 * @param afterQuorum run once a quorum is done, or {@code null}
+	 * @return a future that completes once every node is done
+	 */
+	CompletableFuture<Void> undoEverywhere(Script script, String[] keys, String[] args, QuorumCall acquisition,
+			Runnable afterQuorum) {
+		Deletion deletion = new Deletion(script, keys, args, acquisition, afterQuorum);
 		for (int i = 0; i < this.nodes.size(); i++) {
 			acquisition.afterReply(i, deletion);
 		}
@@ -372,10 +388,10 @@ final class NodeFleet {
 
 		private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-		Deletion(Script script, String lockKey, String secret, QuorumCall acquisition, Runnable afterQuorum) {
+		Deletion(Script script, String[] keys, String[] args, QuorumCall acquisition, Runnable afterQuorum) {
 			this.script = script;
-			this.keys = new String[] { lockKey };
-			this.args = new String[] { secret };
+			this.keys = keys;
+			this.args = args;
 			this.acquisition = acquisition;
 			this.afterQuorum = afterQuorum;
 		}

@@ -229,6 +229,21 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	}
 
 	/**
+	 * Returns the values of the replies so far that answered with a value matching the
+	 * predicate, in node order.
+	 */
+	synchronized long[] answeredValues(LongPredicate predicate) {
+		long[] values = new long[countAnswered(predicate)];
+		int next = 0;
+		for (NodeReply reply : this.replies) {
+			if (reply != null && reply.answered() && predicate.test(reply.value())) {
+				values[next++] = reply.value();
+			}
+		}
+		return values;
+	}
+
+	/**
 	 * Counts the nodes that have not answered yet: none once the call is
 	 * {@link #completion() complete}, since a node that does not answer in time fails.
 	 */

@@ -68,6 +68,11 @@ final class RedlockLease implements Lease {
 
 	private final long token;
 
+	/**
+	 * How a read lock, write lock or permit acts on the nodes; {@code null} for a mutex.
+	 */
+	private final LeaseOps ops;
+
 	private final long holdDeadline;
 
 	private final QuorumCall acquisition;
@@ -110,6 +115,16 @@ final class RedlockLease implements Lease {
 
 	RedlockLease(EngineContext engine, String key, String[] keys, String value, long token, long startNanos,
 			long validUntil, QuorumCall acquisition) {
+		this(engine, key, keys, value, token, startNanos, validUntil, acquisition, null);
+	}
+
+	/**
+	 * Makes a lease that extends and releases itself with the scripts of {@code ops}: a
+	 * read lock, write lock or permit; {@code null} for an exclusive lock.
+	 */
+	RedlockLease(EngineContext engine, String key, String[] keys, String value, long token, long startNanos,
+			long validUntil, QuorumCall acquisition, LeaseOps ops) {
+		this.ops = ops;
 		this.engine = engine;
 		this.fleet = engine.fleet();
 		this.key = key;
@@ -367,8 +382,12 @@ final class RedlockLease implements Lease {
 		}
 		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
 		String[] args = { this.secret, ttlMillis, this.engine.retentionMillis() };
-		QuorumCall call = this.fleet.quorumCall((reply) -> reply == 1,
-				(node, index, replies) -> node.eval(Script.EXTEND, this.keys, args, index, replies));
+		LeaseOps leaseOps = this.ops;
+		QuorumCall call = (leaseOps == null)
+				? this.fleet.quorumCall((reply) -> reply == 1,
+						(node, index, replies) -> node.eval(Script.EXTEND, this.keys, args, index, replies))
+				: this.fleet.quorumCall((reply) -> reply == 1, (node, index, replies) -> node.eval(leaseOps.extend(),
+						leaseOps.extendKeys(), leaseOps.extendArgs(args), index, replies));
 		CompletableFuture<ExtendOutcome> outcome = call.decision().thenApply((decided) -> {
 			long now = clock.nanoTime();
 			if (decided.succeeded()) {
@@ -434,10 +453,7 @@ final class RedlockLease implements Lease {
 			endObservation(null);
 		}
 		// the key's line in this registry counts the holder until a quorum deleted it
-		this.fleet
-			.releaseEverywhere(this.keys[0], this.secret, this.acquisition,
-					() -> this.engine.waiting().holderGone(this.key))
-			.whenComplete((ignored, ex) -> sent.complete(null));
+		releaseEverywhere(this::holderGone).whenComplete((ignored, ex) -> sent.complete(null));
 		return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it reached its end"));
 	}
 
@@ -572,7 +588,31 @@ final class RedlockLease implements Lease {
 	private void ended() {
 		this.watchdog.cancel();
 		this.engine.leases().remove(this);
-		this.engine.waiting().holderGone(this.key);
+		holderGone();
+	}
+
+	/**
+	 * Tells whom the end of this lease concerns: the key's line in this registry.
+	 */
+	private void holderGone() {
+		if (this.ops == null) {
+			this.engine.waiting().holderGone(this.key);
+		}
+		else {
+			this.ops.gone().run();
+		}
+	}
+
+	/**
+	 * Deletes the lease's value on every node with its release script.
+	 */
+	private CompletableFuture<Void> releaseEverywhere(Runnable afterQuorum) {
+		LeaseOps leaseOps = this.ops;
+		if (leaseOps == null) {
+			return this.fleet.releaseEverywhere(this.keys[0], this.secret, this.acquisition, afterQuorum);
+		}
+		return this.fleet.undoEverywhere(leaseOps.release(), leaseOps.releaseKeys(), leaseOps.releaseArgs(this.secret),
+				this.acquisition, afterQuorum);
 	}
 
 	/**
@@ -647,8 +687,7 @@ final class RedlockLease implements Lease {
 		}
 		// the next waiter of this registry tries once a quorum is free of the lock; a
 		// lost lease told the line when it was lost
-		return this.fleet.releaseEverywhere(this.keys[0], this.secret, this.acquisition,
-				(previous == HELD) ? () -> this.engine.waiting().holderGone(this.key) : null);
+		return releaseEverywhere((previous == HELD) ? this::holderGone : null);
 	}
 
 	@Override

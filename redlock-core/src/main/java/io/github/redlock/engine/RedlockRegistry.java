@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReadWriteLock;
 import java.util.function.Consumer;
 
 import io.github.redlock.Lease;
@@ -17,6 +18,7 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockInfo;
 import io.github.redlock.LockKeys;
 import io.github.redlock.LockRegistry;
+import io.github.redlock.LockSemaphore;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
@@ -66,6 +68,20 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	private final ReentrantLock lifecycle = new ReentrantLock();
 
+	/** The current threads' read locks. */
+	private final ThreadHolds readHolds = new ThreadHolds();
+
+	/** The current threads' write locks. */
+	private final ThreadHolds writeHolds = new ThreadHolds();
+
+	private final ReadWriteLocks readWrite;
+
+	/**
+	 * The waiting lines of semaphores, apart from the locks' lines (a semaphore and a
+	 * lock may share a key); polled, without release hints.
+	 */
+	private final Waiting permitLines;
+
 	private final Diagnostics diagnostics;
 
 	/**
@@ -102,6 +118,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		this.hints = builder.releaseHints ? new ReleaseHints(this.fleet, keys, this.engine.waiting(),
 				this.engine.scheduler(), this.engine.callbacks()) : null;
 		this.engine.waiting().useHints(this.hints);
+		this.readWrite = new ReadWriteLocks(this.engine);
+		this.permitLines = new Waiting(settings, this.engine.scheduler());
 	}
 
 	/**
@@ -191,6 +209,9 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	public Lease acquire(String key, Duration ttl, Duration waitTime, boolean autoExtend) throws InterruptedException {
 		checkAcquisition(key, ttl, waitTime);
 		ThreadHolds.Hold hold = this.holds.reenter(key);
+		if (hold == null) {
+			refuseIfReadingOrWriting(key);
+		}
 		LockObserver observer = this.observer;
 		if (observer != null) {
 			return observedAcquire(observer, key, ttl, waitTime, autoExtend, hold);
@@ -201,7 +222,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	private Lease acquire(String key, Duration ttl, Duration waitTime, boolean autoExtend, ThreadHolds.Hold reentered)
 			throws InterruptedException {
 		if (reentered != null) {
-			joinHeld(reentered, ttl, autoExtend);
+			joinHeld(this.holds, reentered, ttl, autoExtend);
 			return new ReentrantLease(this.holds, reentered);
 		}
 		RedlockLease lease = Acquisition.await(Acquisition.start(this.engine, key, ttl, waitTime), key,
@@ -277,7 +298,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * auto-extension lasts until it is released.
 	 * @throws LockAcquisitionException if the lease could not be extended to the TTL
 	 */
-	private void joinHeld(ThreadHolds.Hold hold, Duration ttl, boolean autoExtend) {
+	private void joinHeld(ThreadHolds holds, ThreadHolds.Hold hold, Duration ttl, boolean autoExtend) {
 		RedlockLease lease = hold.lease();
 		long promised = this.engine.validity().validUntil(0, ttl.toNanos()) - this.engine.minimumTtlNanos();
 		RedlockLease.ExtendOutcome outcome;
@@ -292,10 +313,10 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		catch (RuntimeException | Error ex) {
 			// such as an interrupt while extending: the nested hold was counted by
 			// reenter, and only a hold that is returned is ever released
-			this.holds.undoReenter(hold);
+			holds.undoReenter(hold);
 			throw ex;
 		}
-		this.holds.undoReenter(hold);
+		holds.undoReenter(hold);
 		throw new LockAcquisitionException(lease.key(), Duration.ZERO, 1, outcome.agreed(), this.fleet.quorum(),
 				this.fleet.size(), List.of(), "this thread holds it, but it could not be extended to the "
 						+ ttl.toMillis() + "ms ttl the nested acquire asked for: " + outcome.failure());
@@ -425,6 +446,156 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	public Lock obtain(String key) {
 		KeyLayout.check(key);
 		return new LockView(this, this.holds, key);
+	}
+
+	@Override
+	public Lease acquireRead(String key, Duration ttl, Duration waitTime) {
+		return acquireRead(key, ttl, waitTime, false);
+	}
+
+	/**
+	 * Acquires a read lock as {@link #acquireRead(String, Duration, Duration)} does and,
+	 * if {@code autoExtend}, keeps the lease extended until released.
+	 * @param key the lock's name
+	 * @param ttl how long the read lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @param autoExtend whether to keep the lease extended until released
+	 * @return the lease, held
+	 * @throws LockAcquisitionException if it could not be acquired in time, or the thread
+	 * was interrupted while waiting (its interrupted status is set again)
+	 */
+	@Override
+	public Lease acquireRead(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
+		return uninterrupted(key, () -> readLease(key, ttl, waitTime, autoExtend));
+	}
+
+	@Override
+	public Lease acquireWrite(String key, Duration ttl, Duration waitTime) {
+		return acquireWrite(key, ttl, waitTime, false);
+	}
+
+	/**
+	 * Acquires the write lock as {@link #acquireWrite(String, Duration, Duration)} does
+	 * and, if {@code autoExtend}, keeps the lease extended until released.
+	 * @param key the lock's name
+	 * @param ttl how long the write lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @param autoExtend whether to keep the lease extended until released
+	 * @return the lease, held
+	 * @throws LockAcquisitionException if it could not be acquired in time, if the thread
+	 * holds the read lock, or if it was interrupted while waiting
+	 */
+	@Override
+	public Lease acquireWrite(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
+		return uninterrupted(key, () -> writeLease(key, ttl, waitTime, autoExtend));
+	}
+
+	@Override
+	public ReadWriteLock obtainReadWrite(String key) {
+		KeyLayout.check(key);
+		return new ReadWriteView(new LockView(this, this.readHolds, key, this::readLease, "DistributedReadLock"),
+				new LockView(this, this.writeHolds, key, this::writeLease, "DistributedWriteLock"));
+	}
+
+	@Override
+	public LockSemaphore semaphore(String key, int permits) {
+		this.engine.leases().checkOpen();
+		return new PermitSemaphore(this, this.engine, this.permitLines, key, permits);
+	}
+
+	private Lease readLease(String key, Duration ttl, Duration waitTime, boolean autoExtend)
+			throws InterruptedException {
+		checkAcquisition(key, ttl, waitTime);
+		ThreadHolds.Hold reentered = this.readHolds.reenter(key);
+		if (reentered != null) {
+			joinHeld(this.readHolds, reentered, ttl, autoExtend);
+			return new ReentrantLease(this.readHolds, reentered);
+		}
+		refuseIfExclusive(key, "read");
+		ThreadHolds.Hold writing = this.writeHolds.peek(key);
+		String writerSecret = (writing != null) ? LockValues.secret(writing.lease().value()) : null;
+		RedlockLease lease = Acquisition.await(this.readWrite.read(key, ttl, waitTime, writerSecret), key,
+				decisionBound(waitTime));
+		ThreadHolds.Hold hold = this.readHolds.first(lease);
+		if (autoExtend) {
+			lease.autoExtend(ttl);
+		}
+		return new ReentrantLease(this.readHolds, hold);
+	}
+
+	private Lease writeLease(String key, Duration ttl, Duration waitTime, boolean autoExtend)
+			throws InterruptedException {
+		checkAcquisition(key, ttl, waitTime);
+		ThreadHolds.Hold reentered = this.writeHolds.reenter(key);
+		if (reentered != null) {
+			joinHeld(this.writeHolds, reentered, ttl, autoExtend);
+			return new ReentrantLease(this.writeHolds, reentered);
+		}
+		if (this.readHolds.peek(key) != null) {
+			throw new HeldByThisThreadException(key, "Write lock '" + LockKeys.printable(key)
+					+ "' was not acquired: this thread holds its read lock, and a read lock is never upgraded to a"
+					+ " write lock, since two readers that both waited to write would each wait for the other to"
+					+ " leave, forever. Release the read lock and then acquire the write lock (and read again under"
+					+ " it: the data may have changed in between), or take the write lock from the start");
+		}
+		refuseIfExclusive(key, "write");
+		RedlockLease lease = Acquisition.await(this.readWrite.write(key, ttl, waitTime), key, decisionBound(waitTime));
+		ThreadHolds.Hold hold = this.writeHolds.first(lease);
+		if (autoExtend) {
+			lease.autoExtend(ttl);
+		}
+		return new ReentrantLease(this.writeHolds, hold);
+	}
+
+	/**
+	 * Refuses a read or write lock to a thread that holds the exclusive lock of the key,
+	 * which excludes both: it would wait for itself.
+	 */
+	private void refuseIfExclusive(String key, String mode) {
+		if (this.holds.peek(key) != null) {
+			throw new HeldByThisThreadException(key, "The " + mode + " lock '" + LockKeys.printable(key)
+					+ "' was not acquired: this thread holds the exclusive lock of the same key, which excludes"
+					+ " readers and writers, so it would wait for itself. Release the exclusive lock first, or use"
+					+ " the write lock throughout (a write lock may take a read lock too)");
+		}
+	}
+
+	/**
+	 * Refuses the exclusive lock to a thread that holds a read or write lock of the key,
+	 * which the exclusive lock excludes: it would wait for itself.
+	 */
+	private void refuseIfReadingOrWriting(String key) {
+		if (this.readHolds.peek(key) != null || this.writeHolds.peek(key) != null) {
+			throw new HeldByThisThreadException(key,
+					"Lock '" + LockKeys.printable(key)
+							+ "' was not acquired: this thread holds the read or write lock of the same key, which the"
+							+ " exclusive lock excludes, so it would wait for itself. Use the write lock throughout, or"
+							+ " release the read or write lock first");
+		}
+	}
+
+	/**
+	 * Runs an acquisition for a method that throws no {@link InterruptedException}: an
+	 * interrupt becomes a {@link LockAcquisitionException}, with the interrupted status
+	 * set again.
+	 */
+	private static Lease uninterrupted(String key, LeaseCall call) {
+		try {
+			return call.call();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new LockAcquisitionException(
+					"Lock '" + LockKeys.printable(key) + "' was not acquired: the thread was interrupted while waiting",
+					key, ex);
+		}
+	}
+
+	@FunctionalInterface
+	private interface LeaseCall {
+
+		Lease call() throws InterruptedException;
+
 	}
 
 	@Override

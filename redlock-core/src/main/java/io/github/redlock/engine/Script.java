@@ -22,7 +22,16 @@ record Script(String name, String text, String sha) {
 	 * yet trusted after a restart must not run it.
 	 */
 	boolean counts() {
-		return this != RELEASE && this != WITHDRAW && this != INSPECT;
+		return this != RELEASE && this != WITHDRAW && this != INSPECT && this != RELEASE_READ && this != WITHDRAW_READ
+				&& this != RELEASE_WRITE && this != CLEAR_INTENT && this != RELEASE_PERMIT;
+	}
+
+	/**
+	 * Returns whether the script checks the node marker first and answers 0 when it is
+	 * not the one the client knows: the node lost its data.
+	 */
+	boolean checksMarker() {
+		return this == ACQUIRE || this == ACQUIRE_READ || this == ACQUIRE_WRITE || this == ACQUIRE_PERMIT;
 	}
 
 	static Script of(String name, String text) {
@@ -167,10 +176,341 @@ record Script(String name, String text, String sha) {
 			return redis.call('pexpire', KEYS[1], ARGV[2])
 			""");
 
+	// Read-write locks and lease semaphores (ReadWriteLocks, PermitSemaphore: their
+	// class documentation argues why these keep exclusion and fencing on a quorum).
+	// Each returns at once, writing nothing, when ARGV[1] is empty, as NodeClient sends
+	// it when it loads the scripts on a (re)connect.
+	// Times in these scripts are the node's own clock in ms ("now"); an entry whose
+	// expiry is at or before now is dead and is purged by whichever script meets it.
+
+	/** The value of a lock key while readers hold it: never a prefix of a secret. */
+	static final String READERS = "(readers)";
+
+	// The node's clock in ms; after replicate_commands, as the scripts write after TIME.
+	private static final String NOW = """
+			if redis.replicate_commands then redis.replicate_commands() end
+			local clock = redis.call('time')
+			local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+			""";
+
+	// The next fencing token, as ACQUIRE makes it: KEYS[$F] the counter, KEYS[$M] the
+	// marker (present only with the restart guard), ARGV[$L] the floor (idem), ARGV[3]
+	// the retention. Returns it. Needs NOW's clock.
+	private static final String NEXT_TOKEN = """
+			local token = redis.call('incr', KEYS[$F])
+			if token == 1 then
+			  if KEYS[$M] then
+			    redis.call('set', KEYS[$F], clock[1] .. '000000')
+			  else
+			    redis.call('set', KEYS[$F], clock[1] .. string.format('%06d', tonumber(clock[2])))
+			  end
+			  token = redis.call('incr', KEYS[$F])
+			end
+			if ARGV[$L] and token < tonumber(ARGV[$L]) then
+			  redis.call('set', KEYS[$F], ARGV[$L])
+			  token = tonumber(ARGV[$L])
+			end
+			redis.call('pexpire', KEYS[$F], ARGV[3])
+			return token
+			""";
+
+	// Raises the counter KEYS[$F] to ARGV[2] (the token), keeping it ARGV[3] ms.
+	private static final String RAISE = """
+			local current = redis.call('get', KEYS[$F])
+			if (not current) or tonumber(current) < tonumber(ARGV[2]) then
+			  redis.call('set', KEYS[$F], ARGV[2])
+			end
+			redis.call('pexpire', KEYS[$F], ARGV[3])
+			return 1
+			""";
+
+	// Readers' latest expiry into "last" (nil when none is left), after purging the dead
+	// ones from the readers' sorted set KEYS[$R].
+	private static final String LAST_READER = """
+			redis.call('zremrangebyscore', KEYS[$R], '-inf', now)
+			local latest = redis.call('zrange', KEYS[$R], -1, -1, 'WITHSCORES')
+			local last = nil
+			if #latest > 0 then last = tonumber(latest[2]) end
+			""";
+
+	private static String fence(String script, int counter, int marker, int floor) {
+		return script.replace("$F", String.valueOf(counter))
+			.replace("$M", String.valueOf(marker))
+			.replace("$L", String.valueOf(floor));
+	}
+
+	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] readers (sorted set: secret ->
+	// expiry ms), KEYS[4] writer's mark, KEYS[5] node marker (only when the client knows
+	// one); ARGV[1] reader secret, ARGV[2] ttl ms, ARGV[3] counter retention ms, ARGV[4]
+	// the secret of this thread's write lease for a downgrade, else "", ARGV[5] the
+	// marker and ARGV[6] the node's floor (both with KEYS[5] only).
+	// Adds the reader unless a writer or an exclusive lock holds the key (other than the
+	// downgrading writer) or a writer waits (its mark is set); the lock key then holds
+	// READERS until the latest reader's expiry, so that a writer's or a mutex's SET NX
+	// fails while readers hold. Returns the fencing token (> 0), 0 when the marker is not
+	// the one the client knows, else -(1 + ms until the holder's or the mark's expiry).
+	static final Script ACQUIRE_READ = of("acquire-read", fence("""
+			if ARGV[1] == '' then return 0 end
+			if KEYS[5] and redis.call('get', KEYS[5]) ~= ARGV[5] then return 0 end
+			local v = redis.call('get', KEYS[1])
+			local downgrade = v and #ARGV[4] >= 16 and string.sub(v, 1, #ARGV[4]) == ARGV[4]
+			if v and v ~= '(readers)' and not downgrade then
+			  local left = redis.call('pttl', KEYS[1])
+			  if left < 0 then left = 0 end
+			  return -1 - left
+			end
+			if not downgrade then
+			  local mark = redis.call('pttl', KEYS[4])
+			  if mark > 0 then return -1 - mark end
+			end
+			""" + NOW + LAST_READER.replace("$R", "3") + """
+			redis.call('zadd', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
+			if (not last) or last < now + tonumber(ARGV[2]) then last = now + tonumber(ARGV[2]) end
+			redis.call('pexpire', KEYS[3], last - now)
+			if not downgrade then
+			  redis.call('set', KEYS[1], '(readers)', 'PX', last - now)
+			elseif redis.call('pttl', KEYS[1]) < last - now then
+			  redis.call('pexpire', KEYS[1], last - now)
+			end
+			""" + NEXT_TOKEN, 2, 5, 6));
+
+	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] readers; ARGV[1] reader secret,
+	// ARGV[2] ttl ms, ARGV[3] counter retention ms.
+	// Sets the reader's expiry to ttl from now if it is still a live reader, and the
+	// lock key's READERS to the latest reader's expiry (the lock key outlives every live
+	// reader: a downgrading writer's value is kept that long too, so that an exclusive
+	// lock's SET NX can never succeed beside a reader). Returns 1 if extended, else 0.
+	static final Script EXTEND_READ = of("extend-read", """
+			if ARGV[1] == '' then return 0 end
+			if #ARGV[1] < 16 then return 0 end
+			""" + NOW + """
+			local score = redis.call('zscore', KEYS[3], ARGV[1])
+			if (not score) or tonumber(score) <= now then return 0 end
+			redis.call('zadd', KEYS[3], now + tonumber(ARGV[2]), ARGV[1])
+			""" + LAST_READER.replace("$R", "3") + """
+			redis.call('pexpire', KEYS[3], last - now)
+			local v = redis.call('get', KEYS[1])
+			if (not v) or v == '(readers)' then
+			  redis.call('set', KEYS[1], '(readers)', 'PX', last - now)
+			elseif redis.call('pttl', KEYS[1]) < last - now then
+			  redis.call('pexpire', KEYS[1], last - now)
+			end
+			redis.call('pexpire', KEYS[2], ARGV[3])
+			return 1
+			""");
+
+	// KEYS[1] readers, KEYS[2] fencing counter; ARGV[1] reader secret, ARGV[2] token,
+	// ARGV[3] counter retention ms.
+	// Raises the counter to the token while the reader is live. Returns 1, or 0 when it
+	// is not.
+	static final Script RAISE_READ = of("raise-read", """
+			if ARGV[1] == '' then return 0 end
+			if #ARGV[1] < 16 then return 0 end
+			""" + NOW + """
+			local score = redis.call('zscore', KEYS[1], ARGV[1])
+			if (not score) or tonumber(score) <= now then return 0 end
+			""" + RAISE.replace("$F", "2"));
+
+	// KEYS[1] lock key, KEYS[2] readers; ARGV[1] reader secret.
+	// Removes the reader; when no live reader is left, deletes the lock key if it holds
+	// READERS ($PUBLISH: and publishes a release hint on the lock key's channel), else
+	// shortens READERS to the latest reader's expiry. Returns 1 if the reader was there.
+	private static final String LEAVE_READ = """
+			if ARGV[1] == '' then return 0 end
+			if #ARGV[1] < 16 then return 0 end
+			""" + NOW + """
+			local removed = redis.call('zrem', KEYS[2], ARGV[1])
+			""" + LAST_READER.replace("$R", "2") + """
+			local v = redis.call('get', KEYS[1])
+			if not last then
+			  if v == '(readers)' then
+			    redis.call('del', KEYS[1])
+			    $PUBLISH
+			  end
+			else
+			  redis.call('pexpire', KEYS[2], last - now)
+			  if v == '(readers)' then redis.call('pexpire', KEYS[1], last - now) end
+			end
+			return removed
+			""";
+
+	static final Script RELEASE_READ = of("release-read",
+			LEAVE_READ.replace("$PUBLISH", "redis.pcall('publish', KEYS[1], '')"));
+
+	// As RELEASE_READ, without the hint: for a failed attempt (see WITHDRAW).
+	static final Script WITHDRAW_READ = of("withdraw-read", LEAVE_READ.replace("$PUBLISH", ""));
+
+	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] readers, KEYS[4] writer's mark,
+	// KEYS[5] node marker (only when the client knows one); ARGV[1] lock value, ARGV[2]
+	// ttl ms, ARGV[3] counter retention ms, ARGV[4] the mark's ttl ms, ARGV[5] the
+	// acquisition's mark (the same for all its attempts), ARGV[6] the marker and ARGV[7]
+	// the node's floor (both with KEYS[5] only).
+	// Sets the lock as ACQUIRE does, but also refuses while a live reader is left (the
+	// lock key holds READERS then; this checks the set too). Refused, it sets the
+	// writer's mark to ARGV[5] for ARGV[4] ms, which keeps new readers out; acquired, it
+	// deletes the mark if the mark is its own. Returns the fencing token (> 0), 0 when
+	// the marker is not the one the client knows, else -(1 + the holders' remaining ms).
+	static final Script ACQUIRE_WRITE = of("acquire-write", fence("""
+			if ARGV[1] == '' then return 0 end
+			if KEYS[5] and redis.call('get', KEYS[5]) ~= ARGV[6] then return 0 end
+			""" + NOW + """
+			local left = nil
+			if redis.call('exists', KEYS[1]) == 1 then
+			  left = redis.call('pttl', KEYS[1])
+			else
+			""" + LAST_READER.replace("$R", "3") + """
+			  if last then left = last - now end
+			end
+			if left then
+			  if left < 0 then left = 0 end
+			  redis.call('set', KEYS[4], ARGV[5], 'PX', ARGV[4])
+			  return -1 - left
+			end
+			redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
+			if redis.call('get', KEYS[4]) == ARGV[5] then redis.call('del', KEYS[4]) end
+			""" + NEXT_TOKEN, 2, 5, 7));
+
+	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] readers; ARGV[1] lock secret,
+	// ARGV[2] ttl ms, ARGV[3] counter retention ms.
+	// Extends a write lock as EXTEND does, but never below the latest live reader's
+	// expiry (this thread's downgrade), for the lock key must outlive every reader.
+	// Returns 1 if extended, else 0.
+	static final Script EXTEND_WRITE = of("extend-write", OURS + NOW + LAST_READER.replace("$R", "3") + """
+			local ttl = tonumber(ARGV[2])
+			if last and last - now > ttl then ttl = last - now end
+			redis.call('pexpire', KEYS[2], ARGV[3])
+			return redis.call('pexpire', KEYS[1], ttl)
+			""");
+
+	// KEYS[1] lock key, KEYS[2] readers; ARGV[1] lock secret.
+	// Releases a write lock: if the key holds the secret, it holds READERS afterwards
+	// while live readers are left (this thread's downgrade), else it is deleted; then a
+	// release hint is published. Returns 1, or 0 when the lock is not ours.
+	static final Script RELEASE_WRITE = of("release-write", OURS + NOW + LAST_READER.replace("$R", "2") + """
+			if last then
+			  redis.call('set', KEYS[1], '(readers)', 'PX', last - now)
+			else
+			  redis.call('del', KEYS[1])
+			end
+			redis.pcall('publish', KEYS[1], '')
+			return 1
+			""");
+
+	// KEYS[1] writer's mark; ARGV[1] the acquisition's mark.
+	// Deletes the mark if it is this writer's: for a writer that stopped waiting.
+	// Returns 1 if deleted, else 0.
+	static final Script CLEAR_INTENT = of("clear-intent", """
+			if ARGV[1] == '' then return 0 end
+			if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+			return 0
+			""");
+
+	/**
+	 * What a semaphore's refusal multiplies the holder's remaining ms by, to add a free
+	 * permit's slot (plus one, or 0 for none) below it.
+	 */
+	static final long PERMIT_HINT_RANGE = 16384;
+
+	// Purges the dead permits of KEYS[1] (slot -> holder value) and KEYS[2] (sorted set:
+	// slot -> expiry ms). Needs NOW.
+	private static final String PURGE_PERMITS = """
+			local dead = redis.call('zrangebyscore', KEYS[2], '-inf', now)
+			for i = 1, #dead do redis.call('hdel', KEYS[1], dead[i]) end
+			if #dead > 0 then redis.call('zremrangebyscore', KEYS[2], '-inf', now) end
+			""";
+
+	// KEYS[1] permit holders (hash: slot -> holder value), KEYS[2] permit expiries
+	// (sorted set: slot -> expiry ms), KEYS[3] fencing counter, KEYS[4] node marker (only
+	// when the client knows one); ARGV[1] holder value, ARGV[2] ttl ms, ARGV[3] counter
+	// retention ms, ARGV[4] the permit count, ARGV[5] the slot asked for (0 to count -
+	// 1), ARGV[6] the marker and ARGV[7] the node's floor (both with KEYS[4] only).
+	// Takes the slot if it is free and fewer than the permit count are live (slots at
+	// or above the count, held under a larger count, count too). Returns the fencing
+	// token (> 0), 0 when the marker is not the one the client knows, else -(1 + ms *
+	// PERMIT_HINT_RANGE + hint): ms until the slot (or, when all are taken, the first
+	// permit) expires, hint the lowest free slot + 1, or 0 if none is free.
+	static final Script ACQUIRE_PERMIT = of("acquire-permit", fence("""
+			if ARGV[1] == '' then return 0 end
+			if KEYS[4] and redis.call('get', KEYS[4]) ~= ARGV[6] then return 0 end
+			""" + NOW + PURGE_PERMITS + """
+			local permits = tonumber(ARGV[4])
+			if redis.call('zcard', KEYS[2]) >= permits then
+			  local first = redis.call('zrange', KEYS[2], 0, 0, 'WITHSCORES')
+			  return -1 - (tonumber(first[2]) - now) * 16384
+			end
+			local taken = redis.call('zscore', KEYS[2], ARGV[5])
+			if taken then
+			  local free = 0
+			  for i = 0, permits - 1 do
+			    if not redis.call('zscore', KEYS[2], tostring(i)) then
+			      free = i + 1
+			      break
+			    end
+			  end
+			  return -1 - ((tonumber(taken) - now) * 16384 + free)
+			end
+			redis.call('hset', KEYS[1], ARGV[5], ARGV[1])
+			redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[5])
+			local last = tonumber(redis.call('zrange', KEYS[2], -1, -1, 'WITHSCORES')[2])
+			redis.call('pexpire', KEYS[1], last - now)
+			redis.call('pexpire', KEYS[2], last - now)
+			""" + NEXT_TOKEN, 3, 4, 7));
+
+	// The ownership check of the permit scripts: returns 0 unless the slot ARGV[$S] of
+	// KEYS[1] holds a value that starts with the secret ARGV[1].
+	private static final String OUR_PERMIT = """
+			if ARGV[1] == '' then return 0 end
+			local v = redis.call('hget', KEYS[1], ARGV[$S])
+			if not v or #ARGV[1] < 16 or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+			""";
+
+	// KEYS[1] permit holders, KEYS[2] permit expiries, KEYS[3] fencing counter; ARGV[1]
+	// holder secret, ARGV[2] ttl ms, ARGV[3] counter retention ms, ARGV[4] slot.
+	// Sets the permit's expiry to ttl from now if it is ours and live. Returns 1 if
+	// extended, else 0.
+	static final Script EXTEND_PERMIT = of("extend-permit", OUR_PERMIT.replace("$S", "4") + NOW + """
+			local score = redis.call('zscore', KEYS[2], ARGV[4])
+			if (not score) or tonumber(score) <= now then return 0 end
+			redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[4])
+			local last = tonumber(redis.call('zrange', KEYS[2], -1, -1, 'WITHSCORES')[2])
+			redis.call('pexpire', KEYS[1], last - now)
+			redis.call('pexpire', KEYS[2], last - now)
+			redis.call('pexpire', KEYS[3], ARGV[3])
+			return 1
+			""");
+
+	// KEYS[1] permit holders, KEYS[2] permit expiries, KEYS[3] fencing counter; ARGV[1]
+	// holder secret, ARGV[2] token, ARGV[3] counter retention ms, ARGV[4] slot.
+	// Raises the counter to the token while the permit is ours and live. Returns 1, or 0.
+	static final Script RAISE_PERMIT = of("raise-permit", OUR_PERMIT.replace("$S", "4") + NOW + """
+			local score = redis.call('zscore', KEYS[2], ARGV[4])
+			if (not score) or tonumber(score) <= now then return 0 end
+			""" + RAISE.replace("$F", "3"));
+
+	// KEYS[1] permit holders, KEYS[2] permit expiries; ARGV[1] holder secret, ARGV[2]
+	// slot.
+	// Frees the slot if it is ours (also for a failed attempt: no hint is published,
+	// since waiters for a permit poll). Returns 1 if freed, else 0.
+	static final Script RELEASE_PERMIT = of("release-permit", OUR_PERMIT.replace("$S", "2") + """
+			redis.call('hdel', KEYS[1], ARGV[2])
+			redis.call('zrem', KEYS[2], ARGV[2])
+			return 1
+			""");
+
+	// KEYS[1] permit expiries.
+	// Returns the slots of the live permits, changing nothing.
+	static final Script LIVE_PERMITS = of("live-permits", """
+			local clock = redis.call('time')
+			local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+			return redis.call('zrangebyscore', KEYS[1], '(' .. now, '+inf')
+			""");
+
 	/**
 	 * The scripts a lock call may send, loaded on every (re)connect by
 	 * {@link NodeClient}.
 	 */
-	static final List<Script> LOCK_PATH = List.of(ACQUIRE, RAISE_FENCE, RELEASE, WITHDRAW, EXTEND);
+	static final List<Script> LOCK_PATH = List.of(ACQUIRE, RAISE_FENCE, RELEASE, WITHDRAW, EXTEND, ACQUIRE_READ,
+			EXTEND_READ, RAISE_READ, RELEASE_READ, WITHDRAW_READ, ACQUIRE_WRITE, EXTEND_WRITE, RELEASE_WRITE,
+			CLEAR_INTENT, ACQUIRE_PERMIT, EXTEND_PERMIT, RAISE_PERMIT, RELEASE_PERMIT);
 
 }

@@ -42,6 +42,19 @@ final class ThreadHolds {
 	}
 
 	/**
+	 * Returns the current thread's hold of {@code key} if its lease is still held,
+	 * without counting a hold.
+	 * @return the hold, or {@code null}
+	 */
+	Hold peek(String key) {
+		if (this.holds.isEmpty()) {
+			return null;
+		}
+		Hold hold = this.holds.get(new HoldKey(Thread.currentThread(), key));
+		return (hold != null && hold.lease.isHeld()) ? hold : null;
+	}
+
+	/**
 	 * Records the current thread's first hold of a lease it just acquired.
 	 */
 	Hold first(RedlockLease lease) {

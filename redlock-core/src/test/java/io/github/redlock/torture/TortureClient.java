@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockSemaphore;
 import io.github.redlock.engine.BrokenEngines;
 import io.github.redlock.engine.RedlockRegistry;
 import io.lettuce.core.RedisClient;
@@ -20,8 +21,11 @@ import io.lettuce.core.api.sync.RedisCommands;
 
 /**
  * One client JVM of the torture run: its own registry and threads contend on a few keys
- * until a stop file appears. Each critical section writes three times to the fenced store
- * with its token and records what it did. Started by {@link TortureIntegrationTests}.
+ * until a stop file appears: half the time for an exclusive lock, else for the read or
+ * write lock of {@link TortureStore#READ_WRITE_KEY} or a permit of the semaphore of
+ * {@link TortureStore#SEMAPHORE_KEY}. Each exclusive or write section writes three times
+ * to the fenced store with its token; read and permit sections hold for as long without
+ * writing. Each records what it did. Started by {@link TortureIntegrationTests}.
  */
 public final class TortureClient {
 
@@ -32,8 +36,9 @@ public final class TortureClient {
 	 * Arguments: id, nodes (comma separated), store URI, keys, threads, ttl ms, max ttl
 	 * ms, stop file, seed, the store's mode ({@link TortureStore#FENCED} or
 	 * {@link TortureStore#TRUSTING}), and how to break the engine: {@code none}, or
-	 * {@code broken} for a quorum of one and fencing counters reset before every
-	 * acquisition (for showing that the checker finds what that breaks).
+	 * {@code broken} for a quorum of one, fencing counters reset before every acquisition
+	 * and a semaphore of one permit more than the checker allows (for showing that the
+	 * checker finds what that breaks).
 	 */
 	public static void main(String[] args) throws Exception {
 		String id = args[0];
@@ -72,6 +77,12 @@ public final class TortureClient {
 			}
 			System.out.println("READY " + id);
 			System.out.flush();
+			// broken: a semaphore of one permit more than the checker allows, taken more
+			// often, so that the checker must find more holders than permits
+			LockSemaphore semaphore = registry.semaphore(TortureStore.SEMAPHORE_KEY,
+					broken ? TortureStore.PERMITS + 1 : TortureStore.PERMITS);
+			double exclusiveShare = broken ? 0.25 : 0.5;
+			double readWriteShare = broken ? 0.5 : 0.8;
 			List<Thread> workers = new ArrayList<>();
 			for (int t = 0; t < threads; t++) {
 				Random random = new Random(seed * 31 + t);
@@ -79,7 +90,12 @@ public final class TortureClient {
 				RedisCommands<String, String> commands = connection.sync();
 				Thread worker = new Thread(() -> {
 					while (!Files.exists(stop)) {
-						String key = "k" + random.nextInt(keys);
+						double pick = random.nextDouble();
+						String key = (pick < exclusiveShare) ? "k" + random.nextInt(keys)
+								: (pick < readWriteShare) ? TortureStore.READ_WRITE_KEY : TortureStore.SEMAPHORE_KEY;
+						String mode = (pick < exclusiveShare) ? "X"
+								: (pick < readWriteShare) ? ((random.nextInt(10) < 7) ? "R" : "W") : "P";
+						boolean fenced = mode.equals("X") || mode.equals("W");
 						String section = id + "-" + Thread.currentThread().getName() + "-" + sequence.incrementAndGet();
 						long askedAt = System.nanoTime();
 						Lease lease;
@@ -87,7 +103,12 @@ public final class TortureClient {
 							if (counterReset != null) {
 								counterReset.reset(key);
 							}
-							lease = registry.acquire(key, ttl, Duration.ofSeconds(2), true);
+							lease = switch (mode) {
+								case "R" -> registry.acquireRead(key, ttl, Duration.ofSeconds(2), true);
+								case "W" -> registry.acquireWrite(key, ttl, Duration.ofSeconds(2), true);
+								case "P" -> semaphore.acquire(ttl, Duration.ofSeconds(2), true);
+								default -> registry.acquire(key, ttl, Duration.ofSeconds(2), true);
+							};
 						}
 						catch (LockAcquisitionException ex) {
 							refused.incrementAndGet();
@@ -107,6 +128,10 @@ public final class TortureClient {
 								if (!remaining.isZero()) {
 									safeEnd = Math.max(safeEnd, send + remaining.toNanos());
 								}
+								if (!fenced) {
+									Thread.sleep(2 + random.nextInt(12));
+									continue;
+								}
 								boolean late = send > safeEnd;
 								String opId = id + "-" + sequence.incrementAndGet();
 								Long accepted = commands.eval(TortureStore.WRITE, ScriptOutputType.INTEGER,
@@ -124,7 +149,7 @@ public final class TortureClient {
 						finally {
 							long end = System.nanoTime();
 							commands.rpush(TortureStore.SECTIONS, key + " " + id + " " + token + " " + start + " " + end
-									+ " " + safeEnd + " " + section + " " + askedAt);
+									+ " " + safeEnd + " " + section + " " + askedAt + " " + mode);
 							lease.release();
 						}
 					}

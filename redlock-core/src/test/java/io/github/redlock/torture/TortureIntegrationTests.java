@@ -37,9 +37,13 @@ import static org.awaitility.Awaitility.await;
  * looks for two critical sections that overlapped while both leases were valid, two
  * sections that shared a token, a section whose token is not above one that held before
  * it began asking, a write the store accepted with a token not above an earlier
- * section's, deadlocks and leftover lock keys.
- * {@link #theCheckerFindsWhatABrokenEngineBreaks} shows that each check fails when it
- * should.
+ * section's, deadlocks and leftover lock keys. The same run has clients take the read and
+ * write locks of one key and permits of a semaphore: the checker also looks for a writer
+ * that overlapped any other holder of its key, more permit holders at once than permits,
+ * and a read, write or permit section whose token is not above every section of its key
+ * that held before it began asking (readers that hold at once, and permits, may share a
+ * token; a writer shares none). {@link #theCheckerFindsWhatABrokenEngineBreaks} shows
+ * that each check fails when it should.
  * <p>
  * CI size by default (about a minute of faults). Long mode:
  * {@code -Dredlock.torture.duration=PT10M}; replay a schedule with
@@ -84,15 +88,20 @@ class TortureIntegrationTests {
 		assertThat(report.sharedTokens).as("tokens shared by two sections").isEmpty();
 		assertThat(report.tokenRegressions).as("sections whose token is not above a section that held before")
 			.isEmpty();
+		assertThat(report.writerOverlaps).as("writers overlapping another holder of their key").isEmpty();
+		assertThat(report.permitOverruns).as("more permit holders at once than permits").isEmpty();
 		assertThat(report.sections).isGreaterThan(100);
+		assertThat(report.readWriteSections).isGreaterThan(10);
+		assertThat(report.permitSections).isGreaterThan(10);
 		assertThat(run.faults.values().stream().mapToInt(Number::intValue).sum()).isGreaterThan(20);
 		assertThat(run.faults.keySet()).as("faults injected").anyMatch((fault) -> fault.startsWith("partition"));
 	}
 
 	/**
 	 * A checker that cannot fail proves nothing: with an engine broken on purpose (a
-	 * quorum of one, fencing counters reset before every acquisition) and a store that
-	 * trusts every write, each of the four checks must find violations. The clients run
+	 * quorum of one, fencing counters reset before every acquisition, and clients that
+	 * ask the semaphore for one permit more than the checker allows) and a store that
+	 * trusts every write, each of the six checks must find violations. The clients run
 	 * until they have recorded 300 sections (at most a minute), so that a loaded machine
 	 * that starts them slowly still gives the checker something to judge.
 	 * <p>
@@ -112,6 +121,8 @@ class TortureIntegrationTests {
 			.isNotEmpty();
 		assertThat(report.fencingViolations).as("writes accepted with a token not above an earlier section's")
 			.isNotEmpty();
+		assertThat(report.writerOverlaps).as("writers overlapping another holder of their key").isNotEmpty();
+		assertThat(report.permitOverruns).as("more permit holders at once than permits").isNotEmpty();
 	}
 
 	private static Run run(Path directory, Duration duration, boolean faults, String storeMode, String engine)
@@ -206,6 +217,15 @@ class TortureIntegrationTests {
 					assertThat(lease.isHeld()).isTrue();
 				}
 			}
+			try (Lease lease = registry.acquireWrite(TortureStore.READ_WRITE_KEY, TTL, Duration.ofSeconds(10))) {
+				assertThat(lease.isHeld()).isTrue();
+			}
+			List<Lease> permits = new ArrayList<>();
+			for (int p = 0; p < TortureStore.PERMITS; p++) {
+				permits.add(registry.semaphore(TortureStore.SEMAPHORE_KEY, TortureStore.PERMITS)
+					.acquire(TTL, Duration.ofSeconds(10)));
+			}
+			permits.forEach(Lease::release);
 		}
 		// no lock key is left on any node once every client released (a paused client's
 		// lost leases expire within their TTL)
@@ -235,8 +255,21 @@ class TortureIntegrationTests {
 		for (Map.Entry<String, List<Section>> key : byKey.entrySet()) {
 			List<Section> sections = key.getValue();
 			sections.sort(Comparator.comparingLong((Section section) -> section.start));
-			checkOverlaps(key.getKey(), sections, report);
-			checkTokens(key.getKey(), sections, report);
+			if (key.getKey().equals(TortureStore.READ_WRITE_KEY)) {
+				report.readWriteSections += sections.size();
+				checkWriters(key.getKey(), sections, report);
+				checkTokens(key.getKey(), sections, report,
+						(one, other) -> one.mode.equals("R") && other.mode.equals("R"));
+			}
+			else if (key.getKey().equals(TortureStore.SEMAPHORE_KEY)) {
+				report.permitSections += sections.size();
+				checkPermits(key.getKey(), sections, report);
+				checkTokens(key.getKey(), sections, report, (one, other) -> true);
+			}
+			else {
+				checkOverlaps(key.getKey(), sections, report);
+				checkTokens(key.getKey(), sections, report, (one, other) -> false);
+			}
 		}
 		for (String key : byKey.keySet()) {
 			checkStore(store, key, report);
@@ -262,16 +295,63 @@ class TortureIntegrationTests {
 		}
 	}
 
-	// Tokens strictly increase for successive holders: no two sections share one, and a
-	// section that began asking after another held the lock has a higher token.
-	private static void checkTokens(String key, List<Section> byStart, Report report) {
+	// No write section overlaps another section of its key while both leases were valid.
+	private static void checkWriters(String key, List<Section> byStart, Report report) {
+		for (Section writer : byStart) {
+			if (!writer.mode.equals("W") || writer.safeEnd <= writer.start) {
+				continue;
+			}
+			for (Section other : byStart) {
+				if (other == writer || other.safeEnd <= other.start) {
+					continue;
+				}
+				if (other.start >= writer.safeEnd) {
+					break;
+				}
+				if (other.safeEnd > writer.start) {
+					report.writerOverlaps.add(key + ": writer token " + writer.token + " overlapped " + other.mode
+							+ " token " + other.token + " by "
+							+ (Math.min(writer.safeEnd, other.safeEnd) - Math.max(writer.start, other.start)) / 1000
+							+ "us {writer: " + writer.line + " | other: " + other.line + "}");
+				}
+			}
+		}
+	}
+
+	// Never more permit sections valid at once than permits.
+	private static void checkPermits(String key, List<Section> byStart, Report report) {
+		List<long[]> events = new ArrayList<>();
+		for (Section section : byStart) {
+			if (section.safeEnd > section.start) {
+				events.add(new long[] { section.start, 1 });
+				events.add(new long[] { section.safeEnd, -1 });
+			}
+		}
+		// an end at the same moment as a start comes first
+		events.sort(Comparator.<long[]>comparingLong((event) -> event[0]).thenComparingLong((event) -> event[1]));
+		int holders = 0;
+		for (long[] event : events) {
+			holders += (int) event[1];
+			report.mostPermitHolders = Math.max(report.mostPermitHolders, holders);
+			if (holders > TortureStore.PERMITS) {
+				report.permitOverruns
+					.add(key + ": " + holders + " holders of " + TortureStore.PERMITS + " permits at " + event[0]);
+			}
+		}
+	}
+
+	// Tokens strictly increase for successive holders: no two sections share one (unless
+	// both may, as two readers or two permits that held at once), and a section that
+	// began asking after another held has a higher token.
+	private static void checkTokens(String key, List<Section> byStart, Report report,
+			java.util.function.BiPredicate<Section, Section> mayShare) {
 		Map<Long, Section> byToken = new HashMap<>();
 		long[] starts = new long[byStart.size()];
 		Section[] highestSoFar = new Section[byStart.size()];
 		for (int i = 0; i < byStart.size(); i++) {
 			Section section = byStart.get(i);
 			Section other = byToken.putIfAbsent(section.token, section);
-			if (other != null) {
+			if (other != null && !mayShare.test(other, section)) {
 				report.sharedTokens
 					.add(key + " token " + section.token + " {" + other.line + " | " + section.line + "}");
 			}
@@ -357,12 +437,14 @@ class TortureIntegrationTests {
 	/**
 	 * One critical section as its client recorded it.
 	 */
-	record Section(String key, long token, long start, long safeEnd, String id, long askedAt, String line) {
+	record Section(String key, long token, long start, long safeEnd, String id, long askedAt, String mode,
+			String line) {
 
 		static Section parse(String line) {
 			String[] f = line.split(" ");
 			return new Section(f[0], Long.parseLong(f[2]), Long.parseLong(f[3]),
-					Math.min(Long.parseLong(f[4]), Long.parseLong(f[5])), f[6], Long.parseLong(f[7]), line);
+					Math.min(Long.parseLong(f[4]), Long.parseLong(f[5])), f[6], Long.parseLong(f[7]),
+					(f.length > 8) ? f[8] : "X", line);
 		}
 
 	}
@@ -385,7 +467,17 @@ class TortureIntegrationTests {
 
 		final List<String> tokenRegressions = new ArrayList<>();
 
+		final List<String> writerOverlaps = new ArrayList<>();
+
+		final List<String> permitOverruns = new ArrayList<>();
+
 		int sections;
+
+		int readWriteSections;
+
+		int permitSections;
+
+		int mostPermitHolders;
 
 		int operations;
 
@@ -401,7 +493,7 @@ class TortureIntegrationTests {
 
 		int violations() {
 			return this.overlaps.size() + this.fencingViolations.size() + this.sharedTokens.size()
-					+ this.tokenRegressions.size();
+					+ this.tokenRegressions.size() + this.writerOverlaps.size() + this.permitOverruns.size();
 		}
 
 		String summary(Map<String, ? extends Number> faults, List<String> clients) {
@@ -419,9 +511,13 @@ class TortureIntegrationTests {
 					+ "\n  violations: " + violations + " (overlapping sections " + this.overlaps.size()
 					+ ", writes accepted with a token not above an earlier section's " + this.fencingViolations.size()
 					+ ", shared tokens " + this.sharedTokens.size() + ", token regressions "
-					+ this.tokenRegressions.size() + ")"
+					+ this.tokenRegressions.size() + ", writers overlapping a holder " + this.writerOverlaps.size()
+					+ ", permit overruns " + this.permitOverruns.size() + ")"
 					+ (violations > 0 ? "\n    first of each: " + first(this.overlaps) + first(this.fencingViolations)
-							+ first(this.sharedTokens) + first(this.tokenRegressions) : "")
+							+ first(this.sharedTokens) + first(this.tokenRegressions) + first(this.writerOverlaps)
+							+ first(this.permitOverruns) : "")
+					+ "\n  read-write sections: " + this.readWriteSections + ", permit sections: " + this.permitSections
+					+ " (most holders at once: " + this.mostPermitHolders + " of " + TortureStore.PERMITS + ")"
 					+ "\n  stale writes rejected by the store: " + this.staleRejected
 					+ "\n  writes sent after their lease expired: " + this.lateWrites
 					+ " (rejected after a newer holder: " + this.lateRejected

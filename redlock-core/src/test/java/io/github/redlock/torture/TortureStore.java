@@ -40,11 +40,22 @@ final class TortureStore {
 			return accepted
 			""";
 
+	/** The read-write lock's key: readers and writers contend on it. */
+	static final String READ_WRITE_KEY = "r0";
+
+	/** The semaphore's key. */
+	static final String SEMAPHORE_KEY = "s0";
+
+	/** The semaphore's permits. */
+	static final int PERMITS = 2;
+
 	/**
 	 * List of every critical section:
-	 * {@code key client token start end safeEnd section askedAt}, where {@code askedAt}
-	 * is when the client began asking for the lock and {@code start} when it held it
-	 * (both {@link System#nanoTime()}, which every JVM on one machine reads from the same
+	 * {@code key client token start end safeEnd section askedAt mode}, where mode is
+	 * {@code X} (exclusive lock), {@code R} (read lock), {@code W} (write lock) or
+	 * {@code P} (a permit of the semaphore), {@code askedAt} is when the client began
+	 * asking for the lock and {@code start} when it held it (both
+	 * {@link System#nanoTime()}, which every JVM on one machine reads from the same
 	 * monotonic clock).
 	 */
 	static final String SECTIONS = "sections";

@@ -116,4 +116,25 @@ public @interface DistributedLock {
 	 */
 	String holdAtLeast() default "";
 
+	/**
+	 * How to lock the key: {@link LockMode#EXCLUSIVE} (the default, one holder),
+	 * {@link LockMode#READ} (shared by readers) or {@link LockMode#WRITE} (one writer).
+	 * {@code EXCLUSIVE} and {@code WRITE} on one key exclude each other: a method
+	 * annotated either way waits for the other. Methods returning a plain value or
+	 * {@code void} only; other return types are refused at start-up for {@code READ} and
+	 * {@code WRITE}.
+	 * @return the mode
+	 */
+	LockMode mode() default LockMode.EXCLUSIVE;
+
+	/**
+	 * A semaphore of this many permits on the key rather than a lock: up to that many
+	 * calls run at once across the fleet, each holding a permit of its own (permits are
+	 * not reentrant: a nested call takes another). 0, the default, means no semaphore;
+	 * with permits, {@link #mode()} must stay {@code EXCLUSIVE}. Methods returning a
+	 * plain value or {@code void} only.
+	 * @return the permits, or 0
+	 */
+	int permits() default 0;
+
 }

@@ -3,6 +3,8 @@ package io.github.redlock.aop;
 import java.lang.reflect.Method;
 import java.time.Duration;
 
+import io.github.redlock.annotation.LockMode;
+
 import org.springframework.context.expression.AnnotatedElementKey;
 
 /**
@@ -18,11 +20,13 @@ import org.springframework.context.expression.AnnotatedElementKey;
  * @param skipIfLocked whether to skip the call when the lock is held elsewhere
  * @param holdAtLeast the least time the lock stays held once acquired, or {@code null}
  * @param returnType how the lock follows the work of the method's return type
+ * @param mode how the key is locked: exclusive, read or write
+ * @param permits the permits of a semaphore on the key, or 0 for a lock
  * @param parts a key written as a {@code +} concatenation, split so that each operand is
  * evaluated once and checked for {@code null}; {@code null} for any other key
  * @author redlock contributors
  */
 record LockOperation(String description, Method method, AnnotatedElementKey elementKey, String keyExpression,
 		Duration ttl, Duration waitTime, boolean autoExtend, KeyParts parts, boolean skipIfLocked, Duration holdAtLeast,
-		LockedReturnType returnType) {
+		LockedReturnType returnType, LockMode mode, int permits) {
 }

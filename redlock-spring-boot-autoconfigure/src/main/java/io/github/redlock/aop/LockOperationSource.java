@@ -17,6 +17,7 @@ import java.util.stream.Collectors;
 
 import io.github.redlock.Durations;
 import io.github.redlock.annotation.DistributedLock;
+import io.github.redlock.annotation.LockMode;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -42,6 +43,9 @@ import org.springframework.expression.spel.standard.SpelExpression;
  * @author redlock contributors
  */
 final class LockOperationSource {
+
+	/** The largest permit count a semaphore takes ({@code LockRegistry.semaphore}). */
+	private static final int MAX_PERMITS = 16383;
 
 	/**
 	 * A duration attribute's text, quoted at the start of a problem, that is a bare
@@ -149,8 +153,35 @@ final class LockOperationSource {
 			}
 		}
 		Duration holdAtLeast = holdAtLeast(description, specific, annotation.holdAtLeast(), returnType);
+		checkMode(description, specific, annotation.mode(), annotation.permits(), returnType);
 		return new LockOperation(description, specific, elementKey, key, ttl, waitTime, annotation.autoExtend(),
-				(ast != null) ? parts(ast) : null, skipIfLocked, holdAtLeast, returnType);
+				(ast != null) ? parts(ast) : null, skipIfLocked, holdAtLeast, returnType, annotation.mode(),
+				annotation.permits());
+	}
+
+	/**
+	 * Refuses a permit count out of range, permits with a read or write mode, and either
+	 * on a method whose work outlives the call (read, write and permit acquisitions have
+	 * no asynchronous form yet).
+	 */
+	private static void checkMode(String description, Method method, LockMode mode, int permits,
+			LockedReturnType returnType) {
+		if (permits < 0 || permits > MAX_PERMITS) {
+			throw invalid(description, "permits", "is " + permits + ", out of range",
+					"Give the number of permits, from 1 to " + MAX_PERMITS + ", or 0 (the default) for a lock");
+		}
+		if (permits > 0 && mode != LockMode.EXCLUSIVE) {
+			throw invalid(description, "permits", "is set together with mode = " + mode,
+					"A semaphore has no read or write mode: drop mode, or drop permits for a read-write lock");
+		}
+		if ((permits > 0 || mode != LockMode.EXCLUSIVE) && returnType.style() != LockedReturnType.Style.VALUE) {
+			String attribute = (permits > 0) ? "permits" : "mode";
+			throw invalid(description, attribute,
+					"is not supported yet on a method that returns " + method.getReturnType().getSimpleName()
+							+ ": read, write and permit acquisitions have no asynchronous form yet",
+					"Use it on a method that returns a plain value or void, or take the lease in the method with"
+							+ " LockRegistry.acquireRead, acquireWrite or semaphore");
+		}
 	}
 
 	/**

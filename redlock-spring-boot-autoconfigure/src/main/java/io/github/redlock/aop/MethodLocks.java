@@ -85,7 +85,7 @@ final class MethodLocks {
 				Duration left = acquired.isEmpty() ? waitTime
 						: Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
 				acquired.add(forThisCall ? acquireForThisCall(key, ttl, left, operation.autoExtend())
-						: registry().acquire(key, ttl, left, operation.autoExtend()));
+						: acquire(operation, key, ttl, left));
 			}
 			return acquired;
 		}
@@ -103,6 +103,21 @@ final class MethodLocks {
 			releaseAll(acquired);
 			throw ex;
 		}
+	}
+
+	/**
+	 * Acquires one key, blocking, as the operation's mode or permits say.
+	 */
+	private Lease acquire(LockOperation operation, String key, Duration ttl, Duration waitTime)
+			throws InterruptedException {
+		if (operation.permits() > 0) {
+			return registry().semaphore(key, operation.permits()).acquire(ttl, waitTime, operation.autoExtend());
+		}
+		return switch (operation.mode()) {
+			case READ -> registry().acquireRead(key, ttl, waitTime, operation.autoExtend());
+			case WRITE -> registry().acquireWrite(key, ttl, waitTime, operation.autoExtend());
+			default -> registry().acquire(key, ttl, waitTime, operation.autoExtend());
+		};
 	}
 
 	private Lease acquireForThisCall(String key, Duration ttl, Duration waitTime, boolean autoExtend)

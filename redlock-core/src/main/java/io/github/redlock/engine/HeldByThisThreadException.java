@@ -1,0 +1,21 @@
+package io.github.redlock.engine;
+
+import io.github.redlock.LockAcquisitionException;
+
+/**
+ * A refusal, at once, of an acquisition that the current thread's own hold of the key
+ * would keep waiting forever: a write lock asked by a reader (an upgrade), or a read or
+ * write lock and the exclusive lock of one key asked by the same thread. Waiting cannot
+ * help, so {@link LockView#lock()} throws it rather than retry.
+ *
+ * @author redlock contributors
+ */
+final class HeldByThisThreadException extends LockAcquisitionException {
+
+	private static final long serialVersionUID = 1L;
+
+	HeldByThisThreadException(String key, String message) {
+		super(Reason.HELD, key, message);
+	}
+
+}

@@ -1,0 +1,360 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockKeys;
+import io.github.redlock.NodeFailure;
+
+/**
+ * One call to acquire a read lock, a write lock or a permit: the same flow as
+ * {@link Acquisition} (an attempt on every node at once, decided at a quorum, counted
+ * only within its validity, withdrawn everywhere when it fails, retried when
+ * {@link Waiting} says, until the wait time is spent; the fencing token is the highest
+ * counter of the quorum, with a second round that raises the others), with the scripts of
+ * its kind ({@link ReadWriteLocks}, {@link PermitSemaphore}, whose documentation argues
+ * safety). Kept apart from {@code Acquisition} so that the exclusive lock's path stays as
+ * it is; the two share the fleet, quorum calls, validity, the restart guard's marker and
+ * floor, the fencing scheme, waiting lines and the lease.
+ *
+ * @author redlock contributors
+ */
+abstract class LeaseAcquisition {
+
+	final EngineContext engine;
+
+	final NodeFleet fleet;
+
+	final String key;
+
+	private final String owner;
+
+	private final Waiting line;
+
+	private final boolean countedInLine;
+
+	final long ttlNanos;
+
+	final String ttlMillis;
+
+	private final Duration waitTime;
+
+	private final long deadline;
+
+	private final CompletableFuture<RedlockLease> result = new CompletableFuture<>();
+
+	/** Attempts sent so far; read by {@link #sendAfter} on the nodes' threads. */
+	private volatile int attempts;
+
+	/**
+	 * The last failed attempt: the next one goes to each node after that attempt's
+	 * withdrawal there, as {@link Acquisition}'s retries do (see its
+	 * {@code acquireAfter}). {@code null} before the first failure.
+	 */
+	private QuorumCall previous;
+
+	private int splits;
+
+	private volatile Waiting.Waiter waiter;
+
+	private final long startedNanos = System.nanoTime();
+
+	/**
+	 * @param line the waiting lines it stands in, by its key
+	 * @param countedInLine whether its lease keeps the line's head from trying (a write
+	 * lock); readers and permits share the key and are not counted
+	 */
+	LeaseAcquisition(EngineContext engine, Waiting line, boolean countedInLine, String key, Duration ttl,
+			Duration waitTime) {
+		this.engine = engine;
+		this.fleet = engine.fleet();
+		this.key = key;
+		this.owner = engine.values().owner();
+		this.line = line;
+		this.countedInLine = countedInLine;
+		this.ttlNanos = ttl.toNanos();
+		this.ttlMillis = String.valueOf(ttl.toMillis());
+		this.waitTime = waitTime;
+		this.deadline = engine.clock().nanoTime() + waitTime.toNanos();
+	}
+
+	/**
+	 * Sends this attempt's acquire script to one node.
+	 * @param value the attempt's lock value
+	 */
+	abstract void send(NodeClient node, String value, int index, NodeClient.ReplyHandler replies);
+
+	/**
+	 * Sends the second fencing round to one node: raise its counter to {@code token}
+	 * while the attempt's value is still held there, answering 1.
+	 */
+	abstract void raise(NodeClient node, String secret, String token, int index, NodeClient.ReplyHandler replies);
+
+	/**
+	 * Withdraws a failed attempt's value from every node.
+	 */
+	abstract void withdraw(QuorumCall call, String value);
+
+	/**
+	 * Makes the lease of a successful attempt.
+	 */
+	abstract RedlockLease lease(String value, long token, long start, long validUntil, QuorumCall call);
+
+	/**
+	 * Returns the remaining ms of the holder that a negative reply reports.
+	 */
+	long heldMillis(long reply) {
+		return -reply - 1;
+	}
+
+	/**
+	 * Describes a negative reply for the failure message.
+	 */
+	abstract String describeRefusal(long reply);
+
+	/**
+	 * Returns how soon to try again after a refusal that the kind can act on at once (a
+	 * semaphore told of a free permit), or {@code -1} to wait as usual.
+	 */
+	long retrySoon(QuorumCall call) {
+		return -1;
+	}
+
+	/**
+	 * Called once when the acquisition fails or is abandoned.
+	 */
+	void gaveUp() {
+	}
+
+	/**
+	 * Starts the acquisition once the nodes have been connected to.
+	 */
+	CompletableFuture<RedlockLease> start() {
+		if (!this.engine.leases().add(this)) {
+			abandonOnClose();
+			return this.result;
+		}
+		this.result.whenComplete((lease, ex) -> {
+			this.engine.leases().remove(this);
+			Waiting.Waiter place = this.waiter;
+			if (place != null) {
+				place.leave(false);
+			}
+			if (ex != null) {
+				gaveUp();
+			}
+		});
+		this.fleet.whenConnected(this::begin);
+		return this.result;
+	}
+
+	private void begin() {
+		if (this.result.isDone()) {
+			return;
+		}
+		if (this.waitTime.isZero()) {
+			attempt();
+			return;
+		}
+		long deadlineNanos = System.nanoTime() + (this.deadline - this.engine.clock().nanoTime());
+		Waiting.Waiter place = this.line.enter(this.key, this::attempt, this::timedOutInLine, deadlineNanos);
+		this.waiter = place;
+		if (this.result.isDone()) {
+			place.leave(false);
+		}
+		else if (place.startsNow()) {
+			attempt();
+		}
+	}
+
+	private void timedOutInLine() {
+		Waiting.Waiter place = this.waiter;
+		int ahead = (place != null) ? place.ahead() : 0;
+		LockAcquisitionException failure = new LockAcquisitionException(LockAcquisitionException.Reason.HELD, this.key,
+				this.waitTime, this.attempts, 0, this.fleet.quorum(), this.fleet.size(), List.of(),
+				"it waited its turn behind " + ahead + " earlier acquisition" + ((ahead == 1) ? "" : "s")
+						+ " of this registry for the same key, which held or tried it all that time");
+		tellNotAcquired(failure);
+		this.result.completeExceptionally(failure);
+	}
+
+	void abandonOnClose() {
+		this.result.completeExceptionally(new IllegalStateException("The LockRegistry was closed while acquiring '"
+				+ LockKeys.printable(this.key) + "': nothing is held; acquire through an open registry"));
+	}
+
+	private void attempt() {
+		if (this.result.isDone()) {
+			return;
+		}
+		int attempt = ++this.attempts;
+		String value = this.engine.values().next(this.owner);
+		long start = this.engine.clock().nanoTime();
+		QuorumCall before = this.previous;
+		QuorumCall call = this.fleet.quorumCall((reply) -> reply > 0,
+				(before == null) ? (node, index, replies) -> send(node, value, index, replies)
+						: (node, index, replies) -> before.afterReply(index,
+								(answered) -> sendAfter(attempt, node, value, index, replies)));
+		call.decision().thenAccept((decided) -> {
+			if (decided.succeeded()) {
+				fence(decided, value, start);
+			}
+			else {
+				failed(decided, value, null, null);
+			}
+		});
+	}
+
+	private void fence(QuorumCall call, String value, long start) {
+		long[] tokens = call.agreedValues();
+		long highest = 0;
+		for (long token : tokens) {
+			highest = Math.max(highest, token);
+		}
+		int atHighest = 0;
+		List<NodeClient> behind = new ArrayList<>();
+		int[] agreedNodes = call.agreedNodes();
+		for (int i = 0; i < tokens.length; i++) {
+			if (tokens[i] == highest) {
+				atHighest++;
+			}
+			else {
+				behind.add(this.fleet.node(agreedNodes[i]));
+			}
+		}
+		int missing = this.fleet.quorum() - atHighest;
+		this.engine.countAcquisition(missing > 0);
+		if (missing <= 0) {
+			acquired(call, value, start, highest);
+			return;
+		}
+		long token = highest;
+		String tokenText = String.valueOf(token);
+		String secret = LockValues.secret(value);
+		QuorumCall raise = QuorumCall.start(behind, missing, (reply) -> reply == 1,
+				(node, index, replies) -> raise(node, secret, tokenText, index, replies));
+		raise.decision().thenAccept((decided) -> {
+			if (decided.succeeded()) {
+				acquired(call, value, start, token);
+			}
+			else {
+				failed(call, value, "the fencing counters could not be aligned on a quorum",
+						LockAcquisitionException.Reason.NO_QUORUM);
+			}
+		});
+	}
+
+	private void acquired(QuorumCall call, String value, long start, long token) {
+		long now = this.engine.clock().nanoTime();
+		long validUntil = this.engine.validity().validUntil(start, this.ttlNanos);
+		if (now >= validUntil) {
+			failed(call, value, "a quorum agreed only after " + TimeUnit.NANOSECONDS.toMillis(now - start)
+					+ "ms, which leaves no validity of the " + this.ttlMillis + "ms ttl once drift is allowed for",
+					LockAcquisitionException.Reason.VALIDITY_EXHAUSTED);
+			return;
+		}
+		RedlockLease lease = lease(value, token, start, validUntil, call);
+		Waiting.Waiter place = this.waiter;
+		if (place != null) {
+			place.leave(this.countedInLine);
+		}
+		else if (this.countedInLine) {
+			this.line.holding(this.key);
+		}
+		if (!this.engine.leases().add(lease)) {
+			abandonOnClose();
+			return;
+		}
+		if (this.engine.events().any()) {
+			Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
+			this.engine.events().tell((listener) -> listener.acquired(this.key, took));
+		}
+		if (!this.result.complete(lease)) {
+			lease.releaseAsync();
+		}
+	}
+
+	/**
+	 * Sends a retry to one node once that node answered the previous attempt, right after
+	 * that attempt's withdrawal, so that the retry never finds the previous attempt's
+	 * entry there; an attempt already superseded, or after the acquisition ended, is not
+	 * sent.
+	 */
+	private void sendAfter(int attempt, NodeClient node, String value, int index, NodeClient.ReplyHandler replies) {
+		if (attempt != this.attempts || this.result.isDone()) {
+			replies.reply(index, NodeReply.unsent(new NodeFailure(node.toString(), NodeFailure.Kind.REFUSED,
+					"not sent: the attempt was over before the node answered the one before it")));
+			return;
+		}
+		send(node, value, index, replies);
+	}
+
+	private void failed(QuorumCall call, String value, String note, LockAcquisitionException.Reason reason) {
+		withdraw(call, value);
+		this.previous = call;
+		if (this.result.isDone()) {
+			return;
+		}
+		long left = this.deadline - this.engine.clock().nanoTime();
+		Waiting.Waiter place = this.waiter;
+		if (left <= 0 || place == null) {
+			fail(call, note, reason);
+		}
+		else if (!this.fleet.quorumPossibleBy(System.nanoTime() + left)) {
+			fail(call,
+					"fewer nodes than a quorum are usable and none is expected back within the wait time, so it"
+							+ " stopped trying " + TimeUnit.NANOSECONDS.toMillis(left) + "ms early",
+					LockAcquisitionException.Reason.NO_QUORUM);
+		}
+		else if (!place.retry(Math.min(left, nextDelay(call)))) {
+			abandonOnClose();
+		}
+	}
+
+	/**
+	 * Returns how long to wait before the next attempt: soon after a split vote or a
+	 * refusal the kind can act on, else {@link Waiting#retryDelay}, never later than the
+	 * shortest remaining time the nodes reported.
+	 */
+	private long nextDelay(QuorumCall call) {
+		long soon = retrySoon(call);
+		int held = call.countAnswered((reply) -> reply < 0);
+		if (soon >= 0 || (call.agreedCount() > 0 && held > 0 && held < this.fleet.quorum())) {
+			long bound = Math.min(this.engine.waiting().retryDelayNanos(),
+					TimeUnit.MILLISECONDS.toNanos(1) << Math.min(this.splits++, 10));
+			return Math.max(soon, 0) + ThreadLocalRandom.current().nextLong(bound + 1);
+		}
+		this.splits = 0;
+		long least = -1;
+		for (long reply : call.answeredValues((reply) -> reply < 0)) {
+			long millis = heldMillis(reply);
+			least = (least < 0) ? millis : Math.min(least, millis);
+		}
+		return this.engine.waiting().retryDelay((least < 0) ? -1 : TimeUnit.MILLISECONDS.toNanos(least));
+	}
+
+	private void tellNotAcquired(LockAcquisitionException failure) {
+		if (!this.result.isDone() && this.engine.events().any()) {
+			Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
+			this.engine.events().tell((listener) -> listener.notAcquired(this.key, took, failure));
+		}
+	}
+
+	private void fail(QuorumCall call, String note, LockAcquisitionException.Reason reason) {
+		int attemptsMade = this.attempts;
+		call.completion().thenRun(() -> {
+			int agreed = call.countAnswered((reply) -> reply > 0);
+			List<NodeFailure> failures = call.failures(this::describeRefusal);
+			LockAcquisitionException failure = new LockAcquisitionException(reason, this.key, this.waitTime,
+					attemptsMade, agreed, this.fleet.quorum(), this.fleet.size(), failures, note);
+			tellNotAcquired(failure);
+			this.result.completeExceptionally(failure);
+		});
+	}
+
+}

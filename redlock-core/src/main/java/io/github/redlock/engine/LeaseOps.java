@@ -1,0 +1,46 @@
+package io.github.redlock.engine;
+
+import java.util.Arrays;
+
+/**
+ * How a read lock, a write lock or a permit acts on the nodes once held: the scripts that
+ * extend and release it, with their keys and the arguments that follow the secret, and
+ * whom its end concerns. A {@link RedlockLease} without one is an exclusive lock.
+ *
+ * @param extend the extension script: its arguments are the secret, the ttl in ms, the
+ * counter retention in ms, then {@code extra}
+ * @param extendKeys the extension's keys
+ * @param release the release script: its arguments are the secret, then {@code extra}
+ * @param releaseKeys the release's keys
+ * @param extra what follows in both, such as a permit's slot
+ * @param gone run once when the lease ends (released on a quorum, lost, or at its end),
+ * to wake the waiters of this registry that it kept out
+ * @author redlock contributors
+ */
+record LeaseOps(Script extend, String[] extendKeys, Script release, String[] releaseKeys, String[] extra,
+		Runnable gone) {
+
+	/**
+	 * Returns the extension's arguments: {@code base} (secret, ttl, retention) and the
+	 * extra ones.
+	 */
+	String[] extendArgs(String[] base) {
+		if (this.extra.length == 0) {
+			return base;
+		}
+		String[] args = Arrays.copyOf(base, base.length + this.extra.length);
+		System.arraycopy(this.extra, 0, args, base.length, this.extra.length);
+		return args;
+	}
+
+	/**
+	 * Returns the release's arguments: the secret and the extra ones.
+	 */
+	String[] releaseArgs(String secret) {
+		String[] args = new String[1 + this.extra.length];
+		args[0] = secret;
+		System.arraycopy(this.extra, 0, args, 1, this.extra.length);
+		return args;
+	}
+
+}

@@ -1,0 +1,291 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ThreadLocalRandom;
+
+import io.github.redlock.Lease;
+import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockKeys;
+import io.github.redlock.LockSemaphore;
+
+/**
+ * A {@link LockSemaphore} on the quorum: {@code permits} slots, each an exclusive lock of
+ * its own, so that at most one holder per slot, and so at most {@code permits} holders,
+ * hold at once.
+ *
+ * <h2>Why not a count per node</h2> Each node admitting at most {@code permits} entries
+ * does not bound the holders on a quorum: with five nodes and two permits, permits held
+ * on nodes {1,2,3}, {3,4,5} and {1,2,4} leave no node with more than two, yet three are
+ * held. A slot is a lock, and two quorums that hold one slot must share a node that
+ * refused the second: so the bound is the exclusive lock's argument, once per slot.
+ *
+ * <h2>On each node</h2> For a key {@code k} ({@link KeyLayout#permitKeys}):
+ * {@code permits:k}, a hash from slot to holder value (for operators: the owner is
+ * there), and {@code permit-expiries:k}, a sorted set from slot to its expiry in the
+ * node's milliseconds; every script that meets a slot whose expiry is at or before now
+ * frees it, so a holder whose process died frees its permit when its TTL ends, as a lock
+ * key expires. The fencing counter is the key's counter ({@code fence:k}).
+ * <p>
+ * An attempt asks every node for one slot ({@link Script#ACQUIRE_PERMIT}). A node takes
+ * it if it is free there and fewer than {@code permits} slots are live there, and answers
+ * the next counter value; else it answers how long the slot (or, when all are taken, the
+ * first permit) has left and which slot is free there. The permit is held when a quorum
+ * took the same slot within the validity; a failed attempt frees its slot everywhere and
+ * the next attempt asks for the slot that most nodes said was free, at once; the first
+ * attempt asks for a random slot, so that contenders rarely collide. Extension and
+ * release act on the lease's own slot only, if it still holds this holder's value; a
+ * permit that lost its quorum learns it at its next extension and is lost, as any lease.
+ * Waiters of one registry stand in one line per key, and are woken when a permit of this
+ * registry is released; a permit released in another process is found by polling (the
+ * retry delay, and never later than the first permit's expiry).
+ *
+ * <h2>Safety</h2> Two permits held at once on one slot would have quorums that share a
+ * node where both slot entries were live at once; the second script to run there saw the
+ * first's live entry (it lives its whole TTL from when that node wrote it, past the
+ * holder's validity) and refused. A node that forgot its slots (restart, flush, old
+ * snapshot) is kept out of every quorum by the restart guard until the maximum TTL has
+ * passed since, so that everything it forgot has expired: the exclusive lock's argument,
+ * per slot. Tokens come from the key's counter exactly as {@link Acquisition}'s (maximum
+ * over the quorum, a second round raising the others only where the slot is still ours,
+ * the floor), so a permit granted after another was granted has a larger token; permits
+ * held at once may share a token.
+ *
+ * <h2>When the permit count changes</h2> The count is the callers', sent with each
+ * attempt, not stored: a caller only asks for slots below its own count, and a node
+ * refuses a caller while as many permits as that caller's count are live there, slots of
+ * any number included. Raising the count from {@code m} to {@code n}: new callers may
+ * take up to {@code n} at once, old ones still stop at {@code m}. Lowering it: permits
+ * held under the old count keep their slots until released or expired; new callers wait
+ * until fewer than the new count are live on a quorum's nodes. In every case, at most the
+ * largest count in use hold at once (old and new callers only ever take slots below
+ * that).
+ *
+ * @author redlock contributors
+ */
+final class PermitSemaphore implements LockSemaphore {
+
+	/**
+	 * The largest permit count: its slots must fit below
+	 * {@link Script#PERMIT_HINT_RANGE}.
+	 */
+	static final int MAX_PERMITS = (int) Script.PERMIT_HINT_RANGE - 1;
+
+	private final RedlockRegistry registry;
+
+	private final EngineContext engine;
+
+	private final Waiting lines;
+
+	private final String key;
+
+	private final int permits;
+
+	private final String permitsText;
+
+	private final String[] keys;
+
+	private final String[] keysWithMarker;
+
+	PermitSemaphore(RedlockRegistry registry, EngineContext engine, Waiting lines, String key, int permits) {
+		KeyLayout.check(key);
+		if (permits < 1 || permits > MAX_PERMITS) {
+			throw new IllegalArgumentException("permits must be from 1 to " + MAX_PERMITS + ", was " + permits
+					+ ": a semaphore of '" + LockKeys.printable(key) + "' needs at least one permit");
+		}
+		this.registry = registry;
+		this.engine = engine;
+		this.lines = lines;
+		this.key = key;
+		this.permits = permits;
+		this.permitsText = String.valueOf(permits);
+		this.keys = engine.keys().permitKeys(key);
+		this.keysWithMarker = new String[] { this.keys[0], this.keys[1], this.keys[2], engine.keys().markerKey() };
+	}
+
+	@Override
+	public String key() {
+		return this.key;
+	}
+
+	@Override
+	public int permits() {
+		return this.permits;
+	}
+
+	@Override
+	public Lease acquire(Duration ttl, Duration waitTime) {
+		return acquire(ttl, waitTime, false);
+	}
+
+	@Override
+	public Lease acquire(Duration ttl, Duration waitTime, boolean autoExtend) {
+		this.engine.leases().checkOpen();
+		this.engine.checkTtl(ttl);
+		EngineContext.checkWaitTime(waitTime);
+		RedlockLease lease;
+		try {
+			lease = Acquisition.await(new PermitAcquisition(ttl, waitTime).start(), this.key,
+					this.registry.decisionBound(waitTime));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new LockAcquisitionException("No permit of semaphore '" + LockKeys.printable(this.key)
+					+ "' was acquired: the thread was interrupted while waiting", this.key, ex);
+		}
+		if (autoExtend) {
+			lease.autoExtend(ttl);
+		}
+		return lease;
+	}
+
+	@Override
+	public Optional<Lease> tryAcquire(Duration ttl) {
+		try {
+			return Optional.of(acquire(ttl, Duration.ZERO));
+		}
+		catch (LockAcquisitionException ex) {
+			return Optional.empty();
+		}
+	}
+
+	@Override
+	public int availablePermits() {
+		this.engine.leases().checkOpen();
+		NodeFleet fleet = this.engine.fleet();
+		fleet.connect();
+		String[] expiries = { this.keys[1] };
+		List<List<Object>> answers = fleet.askEveryNode(
+				(node) -> node.isTrusted() ? node.evalList(Script.LIVE_PERMITS, expiries)
+						: CompletableFuture.failedFuture(new CompletionException("not trusted", null)),
+				(node) -> null, "counting the permits of semaphore '" + LockKeys.printable(this.key) + "'");
+		int answered = 0;
+		Map<Object, Integer> nodesBySlot = new HashMap<>();
+		for (List<Object> slots : answers) {
+			if (slots == null) {
+				continue;
+			}
+			answered++;
+			for (Object slot : slots) {
+				nodesBySlot.merge(String.valueOf(slot), 1, Integer::sum);
+			}
+		}
+		if (answered < fleet.quorum()) {
+			return 0;
+		}
+		int majority = answered / 2 + 1;
+		long held = nodesBySlot.values().stream().filter((count) -> count >= majority).count();
+		return (int) Math.max(0, this.permits - held);
+	}
+
+	@Override
+	public String toString() {
+		return "LockSemaphore[" + LockKeys.printable(this.key) + ", " + this.permits + " permits]";
+	}
+
+	/**
+	 * One acquisition of a permit: asks for one slot per attempt.
+	 */
+	private final class PermitAcquisition extends LeaseAcquisition {
+
+		/** The slot the next attempt asks for; changed only between attempts. */
+		private volatile int slot;
+
+		PermitAcquisition(Duration ttl, Duration waitTime) {
+			super(PermitSemaphore.this.engine, PermitSemaphore.this.lines, false, PermitSemaphore.this.key, ttl,
+					waitTime);
+			this.slot = ThreadLocalRandom.current().nextInt(PermitSemaphore.this.permits);
+		}
+
+		@Override
+		void send(NodeClient node, String value, int index, NodeClient.ReplyHandler replies) {
+			String marker = node.marker();
+			String slotText = String.valueOf(this.slot);
+			if (marker.isEmpty()) {
+				node.eval(
+						Script.ACQUIRE_PERMIT, PermitSemaphore.this.keys, new String[] { value, this.ttlMillis,
+								this.engine.retentionMillis(), PermitSemaphore.this.permitsText, slotText },
+						index, replies);
+			}
+			else {
+				node.eval(Script.ACQUIRE_PERMIT, PermitSemaphore.this.keysWithMarker,
+						new String[] { value, this.ttlMillis, this.engine.retentionMillis(),
+								PermitSemaphore.this.permitsText, slotText, marker, node.floor() },
+						index, replies);
+			}
+		}
+
+		@Override
+		void raise(NodeClient node, String secret, String token, int index, NodeClient.ReplyHandler replies) {
+			node.eval(Script.RAISE_PERMIT, PermitSemaphore.this.keys,
+					new String[] { secret, token, this.engine.retentionMillis(), String.valueOf(this.slot) }, index,
+					replies);
+		}
+
+		@Override
+		void withdraw(QuorumCall call, String value) {
+			this.fleet.undoEverywhere(Script.RELEASE_PERMIT,
+					new String[] { PermitSemaphore.this.keys[0], PermitSemaphore.this.keys[1] },
+					new String[] { LockValues.secret(value), String.valueOf(this.slot) }, call, null);
+		}
+
+		@Override
+		RedlockLease lease(String value, long token, long start, long validUntil, QuorumCall call) {
+			String[] slotArg = { String.valueOf(this.slot) };
+			Waiting waiting = PermitSemaphore.this.lines;
+			String semaphoreKey = this.key;
+			LeaseOps ops = new LeaseOps(Script.EXTEND_PERMIT, PermitSemaphore.this.keys, Script.RELEASE_PERMIT,
+					new String[] { PermitSemaphore.this.keys[0], PermitSemaphore.this.keys[1] }, slotArg,
+					() -> waiting.hint(semaphoreKey));
+			return new RedlockLease(this.engine, this.key, PermitSemaphore.this.keys, value, token, start, validUntil,
+					call, ops);
+		}
+
+		@Override
+		long heldMillis(long reply) {
+			return (-reply - 1) / Script.PERMIT_HINT_RANGE;
+		}
+
+		@Override
+		String describeRefusal(long reply) {
+			long hint = (-reply - 1) % Script.PERMIT_HINT_RANGE;
+			return "permit slot " + this.slot + " or all " + PermitSemaphore.this.permits
+					+ " permits taken there, the first for " + heldMillis(reply) + "ms more"
+					+ ((hint > 0) ? " (slot " + (hint - 1) + " free there)" : "");
+		}
+
+		/**
+		 * Moves to the slot that most refusing nodes said is free, and asks at once.
+		 */
+		@Override
+		long retrySoon(QuorumCall call) {
+			Map<Long, Integer> votes = new HashMap<>();
+			for (long reply : call.answeredValues((reply) -> reply < 0)) {
+				long hint = (-reply - 1) % Script.PERMIT_HINT_RANGE;
+				if (hint > 0) {
+					votes.merge(hint - 1, 1, Integer::sum);
+				}
+			}
+			if (votes.isEmpty()) {
+				return -1;
+			}
+			long best = -1;
+			int most = 0;
+			for (Map.Entry<Long, Integer> vote : votes.entrySet()) {
+				if (vote.getValue() > most || (vote.getValue() == most && vote.getKey() < best)) {
+					best = vote.getKey();
+					most = vote.getValue();
+				}
+			}
+			this.slot = (int) best;
+			return 0;
+		}
+
+	}
+
+}
