@@ -57,6 +57,12 @@ final class NodeFleet {
 
 	private volatile FleetAvailability availability;
 
+	/** Releases and withdrawals not yet done on every node. */
+	private final AtomicInteger deleting = new AtomicInteger();
+
+	/** Completed once {@link #deleting} is zero, while someone waits for that. */
+	private volatile CompletableFuture<Void> drained;
+
 	/**
 	 * Creates the clients; connects none of them.
 	 * @param addresses the nodes, in configuration order
@@ -313,6 +319,15 @@ final class NodeFleet {
 	 * failed, timed out, or answered after the attempt was decided with anything but
 	 * "held", silent ones included (a value sent before a node fell silent is deleted
 	 * there when it answers again).
+	 * <p>
+	 * The returned future completes once a quorum of nodes is known to be free of the
+	 * value: mutual exclusion needs no more, since the next holder needs a quorum and a
+	 * quorum no longer holds this value. The other nodes' deletions are still sent and
+	 * awaited in the background, and {@link #close()} waits for them
+	 * ({@link #awaitDeletions}). Until they land, a slow node may still hold the key: a
+	 * caller that reads every node right after a release (as tests do) must wait for
+	 * them. Waiting for every node (as before issue 27) added the slowest node's reply to
+	 * every uncontended cycle.
 	 * @param lockKey the lock's key on the nodes
 	 * @param secret the lock value's secret part ({@link LockValues#secret})
 	 * @param acquisition the acquisition that wrote the value
@@ -321,14 +336,13 @@ final class NodeFleet {
 	 * quorum is free of the lock, whatever order the commands took on the nodes (a script
 	 * reloaded after a NOSCRIPT reply goes out after commands sent later); or
 	 * {@code null}
-	 * @return a future that completes, on the thread of the last reply, once every node
-	 * answered, timed out or was never sent the release. Returning at a quorum was faster
-	 * (one thread's cycles rose from 2,800 to 3,248/s on five local nodes) but let a
-	 * caller find the key still on a node right after its release returned, which the
-	 * project's own tests check (TransactionOrderingIntegrationTests failed on it), as
-	 * applications' tests may
+	 * @return a future that completes with {@code true}, on the thread of the reply that
+	 * made it so, once a quorum of nodes answered the release (deleted the value, or no
+	 * longer held it) or never had the value; or with {@code false} once every node is
+	 * done and fewer than a quorum are known free (the others timed out or failed: the
+	 * lock stays held there until its ttl runs out)
 	 */
-	CompletableFuture<Void> releaseEverywhere(String lockKey, String secret, QuorumCall acquisition,
+	CompletableFuture<Boolean> releaseEverywhere(String lockKey, String secret, QuorumCall acquisition,
 			Runnable afterQuorum) {
 		return deleteEverywhere(Script.RELEASE, lockKey, secret, acquisition, afterQuorum);
 	}
@@ -337,24 +351,63 @@ final class NodeFleet {
 	 * Deletes a failed attempt's value as {@link #releaseEverywhere} does, but with
 	 * {@link Script#WITHDRAW}, which publishes no release hint.
 	 */
-	CompletableFuture<Void> withdrawEverywhere(String lockKey, String secret, QuorumCall acquisition) {
+	CompletableFuture<Boolean> withdrawEverywhere(String lockKey, String secret, QuorumCall acquisition) {
 		return deleteEverywhere(Script.WITHDRAW, lockKey, secret, acquisition, null);
 	}
 
-	private CompletableFuture<Void> deleteEverywhere(Script script, String lockKey, String secret,
+	private CompletableFuture<Boolean> deleteEverywhere(Script script, String lockKey, String secret,
 			QuorumCall acquisition, Runnable afterQuorum) {
+		this.deleting.incrementAndGet();
 		Deletion deletion = new Deletion(script, lockKey, secret, acquisition, afterQuorum);
 		for (int i = 0; i < this.nodes.size(); i++) {
 			acquisition.afterReply(i, deletion);
 		}
-		return deletion.done;
+		return deletion.freed;
+	}
+
+	/**
+	 * Counts off a deletion that every node is done with, and completes {@link #drained}
+	 * when it was the last one and the fleet is closing.
+	 */
+	private void deletionDone() {
+		if (this.deleting.decrementAndGet() == 0) {
+			CompletableFuture<Void> waiting = this.drained;
+			if (waiting != null) {
+				waiting.complete(null);
+			}
+		}
+	}
+
+	/**
+	 * Waits until every release and withdrawal sent so far is done on every node
+	 * (answered, timed out or never sent), at most {@code timeoutNanos}: what a release
+	 * that returned at a quorum left in the background.
+	 * @return whether they all were done in time
+	 * @throws InterruptedException if interrupted while waiting
+	 */
+	boolean awaitDeletions(long timeoutNanos) throws InterruptedException {
+		CompletableFuture<Void> waiting = this.drained;
+		if (waiting == null || waiting.isDone()) {
+			waiting = new CompletableFuture<>();
+			this.drained = waiting;
+		}
+		if (this.deleting.get() == 0) {
+			waiting.complete(null);
+		}
+		try {
+			waiting.get(timeoutNanos, TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return this.deleting.get() == 0;
+		}
 	}
 
 	/**
 	 * One release or withdrawal on every node: sends the script to a node once that node
 	 * answered the acquisition (unless it answered "held"), and counts the nodes done,
-	 * one object for all of them rather than futures per node. {@link #done} completes
-	 * when every node is done.
+	 * one object for all of them rather than futures per node. {@link #freed} completes
+	 * when a quorum is known free of the value, or when every node is done.
 	 */
 	private final class Deletion implements IntConsumer, NodeClient.ReplyHandler {
 
@@ -368,9 +421,13 @@ final class NodeFleet {
 
 		private final Runnable afterQuorum;
 
+		/** Nodes done: answered, failed, timed out or never sent the deletion. */
 		private final AtomicInteger answered = new AtomicInteger();
 
-		private final CompletableFuture<Void> done = new CompletableFuture<>();
+		/** Nodes known free of the value: answered, or never had it. */
+		private final AtomicInteger free = new AtomicInteger();
+
+		private final CompletableFuture<Boolean> freed = new CompletableFuture<>();
 
 		Deletion(Script script, String lockKey, String secret, QuorumCall acquisition, Runnable afterQuorum) {
 			this.script = script;
@@ -386,7 +443,7 @@ final class NodeFleet {
 			// a silent node that was not sent the value gets no deletion either: what is
 			// sent to it stays bounded by what was sent before it fell silent
 			if (this.acquisition.answeredHeld(index) || this.acquisition.unsent(index)) {
-				answered();
+				answered(true);
 			}
 			else {
 				NodeFleet.this.nodes.get(index).eval(this.script, this.keys, this.args, index, this);
@@ -396,26 +453,40 @@ final class NodeFleet {
 		/** The node at {@code index} answered the deletion, or failed to. */
 		@Override
 		public void reply(int index, NodeReply reply) {
-			answered();
+			answered(reply.answered());
 		}
 
-		private void answered() {
+		private void answered(boolean free) {
+			if (free && this.free.incrementAndGet() == NodeFleet.this.quorum) {
+				this.freed.complete(true);
+			}
 			int count = this.answered.incrementAndGet();
 			if (count == NodeFleet.this.quorum && this.afterQuorum != null) {
 				this.afterQuorum.run();
 			}
 			if (count == NodeFleet.this.nodes.size()) {
-				this.done.complete(null);
+				this.freed.complete(false); // no-op when a quorum was free
+				deletionDone();
 			}
 		}
 
 	}
 
 	/**
-	 * Closes every connection, letting scripts already sent land first, and the Lettuce
-	 * resources if the fleet created them; waits a bounded time.
+	 * Waits for the releases and withdrawals still on their way (a release returns once a
+	 * quorum is free of the lock), then closes every connection, letting scripts already
+	 * sent land first, and the Lettuce resources if the fleet created them; waits a
+	 * bounded time.
 	 */
 	void close() {
+		try {
+			if (!awaitDeletions(this.callBoundNanos)) {
+				logger.debug("Redlock releases were still on their way to some node when the connections closed");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 		CompletableFuture<?>[] closing = this.nodes.stream()
 			.map(NodeClient::closeAsync)
 			.toArray(CompletableFuture[]::new);
