@@ -330,6 +330,7 @@ final class NodeFleet {
 	 * every uncontended cycle.
 	 * @param lockKey the lock's key on the nodes
 	 * @param secret the lock value's secret part ({@link LockValues#secret})
+	 * @param token the lease's fencing token, published with the release hint
 	 * @param acquisition the acquisition that wrote the value
 	 * @param afterQuorum run once a quorum of nodes answered the release, timed out or
 	 * was never sent it (every node does one of these, within the node timeout): then a
@@ -342,23 +343,35 @@ final class NodeFleet {
 	 * done and fewer than a quorum are known free (the others timed out or failed: the
 	 * lock stays held there until its ttl runs out)
 	 */
-	CompletableFuture<Boolean> releaseEverywhere(String lockKey, String secret, QuorumCall acquisition,
+	CompletableFuture<Boolean> releaseEverywhere(String lockKey, String secret, long token, QuorumCall acquisition,
 			Runnable afterQuorum) {
-		return deleteEverywhere(Script.RELEASE, lockKey, secret, acquisition, afterQuorum);
+		this.deleting.incrementAndGet();
+		Deletion deletion = new Deletion(Script.RELEASE, new String[] { lockKey },
+				new String[] { secret, String.valueOf(token) }, acquisition, afterQuorum, null);
+		for (int i = 0; i < this.nodes.size(); i++) {
+			acquisition.afterReply(i, deletion);
+		}
+		return deletion.freed;
 	}
 
 	/**
 	 * Deletes a failed attempt's value as {@link #releaseEverywhere} does, but with
-	 * {@link Script#WITHDRAW}, which publishes no release hint.
+	 * {@link Script#WITHDRAW}, which publishes no release hint, and which undoes the
+	 * attempt's increment of a node's fencing counter where the attempt counted above the
+	 * nodes that refused it ({@link QuorumCall#tokenAboveHolders}).
+	 * @param lockAndFence the lock's key and its fencing counter's key on the nodes
+	 * @param retentionMillis the fencing counter's retention, in milliseconds
 	 */
-	CompletableFuture<Boolean> withdrawEverywhere(String lockKey, String secret, QuorumCall acquisition) {
-		return deleteEverywhere(Script.WITHDRAW, lockKey, secret, acquisition, null);
+	CompletableFuture<Boolean> withdrawEverywhere(String[] lockAndFence, String secret, QuorumCall acquisition,
+			String retentionMillis) {
+		return deleteEverywhere(Script.WITHDRAW, lockAndFence, secret, acquisition, null, retentionMillis);
 	}
 
-	private CompletableFuture<Boolean> deleteEverywhere(Script script, String lockKey, String secret,
-			QuorumCall acquisition, Runnable afterQuorum) {
+	private CompletableFuture<Boolean> deleteEverywhere(Script script, String[] keys, String secret,
+			QuorumCall acquisition, Runnable afterQuorum, String retentionMillis) {
 		this.deleting.incrementAndGet();
-		Deletion deletion = new Deletion(script, lockKey, secret, acquisition, afterQuorum);
+		Deletion deletion = new Deletion(script, keys, new String[] { secret }, acquisition, afterQuorum,
+				retentionMillis);
 		for (int i = 0; i < this.nodes.size(); i++) {
 			acquisition.afterReply(i, deletion);
 		}
@@ -413,11 +426,17 @@ final class NodeFleet {
 
 		private final Script script;
 
+		/** The lock's key, and for a withdrawal its fencing counter's. */
 		private final String[] keys;
 
 		private final String[] args;
 
 		private final QuorumCall acquisition;
+
+		/**
+		 * The counter's retention for a withdrawal that may undo an increment, else null.
+		 */
+		private final String retentionMillis;
 
 		private final Runnable afterQuorum;
 
@@ -429,12 +448,14 @@ final class NodeFleet {
 
 		private final CompletableFuture<Boolean> freed = new CompletableFuture<>();
 
-		Deletion(Script script, String lockKey, String secret, QuorumCall acquisition, Runnable afterQuorum) {
+		Deletion(Script script, String[] keys, String[] args, QuorumCall acquisition, Runnable afterQuorum,
+				String retentionMillis) {
 			this.script = script;
-			this.keys = new String[] { lockKey };
-			this.args = new String[] { secret };
+			this.keys = keys;
+			this.args = args;
 			this.acquisition = acquisition;
 			this.afterQuorum = afterQuorum;
+			this.retentionMillis = retentionMillis;
 		}
 
 		/** The node at {@code index} answered the acquisition. */
@@ -446,7 +467,10 @@ final class NodeFleet {
 				answered(true);
 			}
 			else {
-				NodeFleet.this.nodes.get(index).eval(this.script, this.keys, this.args, index, this);
+				long undo = (this.retentionMillis != null) ? this.acquisition.tokenAboveHolders(index) : 0;
+				String[] arguments = (undo > 0) ? new String[] { this.args[0], String.valueOf(undo),
+						String.valueOf(undo - 1), this.retentionMillis } : this.args;
+				NodeFleet.this.nodes.get(index).eval(this.script, this.keys, arguments, index, this);
 			}
 		}
 

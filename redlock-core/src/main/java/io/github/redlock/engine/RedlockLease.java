@@ -435,7 +435,7 @@ final class RedlockLease implements Lease {
 		}
 		// the key's line in this registry counts the holder until a quorum deleted it
 		this.fleet
-			.releaseEverywhere(this.keys[0], this.secret, this.acquisition,
+			.releaseEverywhere(this.keys[0], this.secret, this.token, this.acquisition,
 					() -> this.engine.waiting().holderGone(this.key))
 			.whenComplete((ignored, ex) -> sent.complete(null));
 		return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it reached its end"));
@@ -650,8 +650,8 @@ final class RedlockLease implements Lease {
 		}
 		// the next waiter of this registry tries once a quorum is free of the lock; a
 		// lost lease told the line when it was lost
-		CompletableFuture<Boolean> freed = this.fleet.releaseEverywhere(this.keys[0], this.secret, this.acquisition,
-				(previous == HELD) ? () -> this.engine.waiting().holderGone(this.key) : null);
+		CompletableFuture<Boolean> freed = this.fleet.releaseEverywhere(this.keys[0], this.secret, this.token,
+				this.acquisition, (previous == HELD) ? () -> this.engine.waiting().holderGone(this.key) : null);
 		return (previous == HELD) ? freed.thenApply(this::warnUnlessFreed) : freed;
 	}
 
