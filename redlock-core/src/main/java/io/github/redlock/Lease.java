@@ -111,12 +111,19 @@ public interface Lease extends AutoCloseable {
 
 	/**
 	 * Releases the lock on every node. Does nothing if already released or expired.
+	 * Returns once a quorum of nodes is free of it: anyone may acquire it then. The other
+	 * nodes' deletions are still on their way and land within the node timeout (closing
+	 * the registry waits for them), so a node read right after this returns may still
+	 * show the key for a moment. A release that cannot free a quorum (nodes that do not
+	 * answer) returns once every node answered or timed out, and logs a warning: the lock
+	 * then stays until its ttl runs out.
 	 */
 	void release();
 
 	/**
 	 * Releases the lock on every node without blocking the calling thread.
-	 * @return a future that completes when the nodes have answered or timed out
+	 * @return a future that completes when a quorum of nodes is free of the lock, as
+	 * {@link #release()} returns, or when the nodes have answered or timed out
 	 */
 	default CompletableFuture<Void> releaseAsync() {
 		release();

@@ -31,6 +31,10 @@ import io.github.redlock.embedded.RedisServerBinary;
  * that it starts ({@link SecondJvm}) over the same nodes, coordinated over that JVM's
  * standard input and output. The registry runs with its restart guard on unless
  * {@code bench.restart-guard=false}, after waiting the guard out on the fresh nodes.
+ * Issue 27's herd ({@link HerdScenario}: {@code bench.herd-jvms} JVMs, 4 by default, of
+ * {@code bench.herd-threads} threads on one key with a {@code bench.herd-section-us}
+ * critical section) runs the registry and the bare quorum only, and the last table puts
+ * what a cycle costs beside the bare quorum and issue 27's targets.
  * <p>
  * Run with {@code ./mvnw -B -pl redlock-benchmarks -am verify -DskipTests -Dbenchmarks};
  * system properties (Maven {@code -D} options) {@code bench.reps}, {@code bench.seconds},
@@ -44,6 +48,14 @@ public final class ComparisonBenchmark {
 	private static final int CONTENDING_THREADS = 8;
 
 	private static final int CONTENDING_THREADS_PER_JVM = 4;
+
+	/** JVMs of the herd, this one included ({@code bench.herd-jvms}; below 2: none). */
+	private static final int HERD_JVMS = Integer.getInteger("bench.herd-jvms", 4);
+
+	private static final int HERD_THREADS_PER_JVM = Integer.getInteger("bench.herd-threads", 2);
+
+	private static final Duration HERD_SECTION = Duration
+		.ofNanos(1000L * Integer.getInteger("bench.herd-section-us", 1000));
 
 	private ComparisonBenchmark() {
 	}
@@ -63,12 +75,14 @@ public final class ComparisonBenchmark {
 		try (RedisFleet fleet = RedisFleet.start(settings.nodes());
 				// started first, so that its start-up overlaps the restart guard's wait
 				SecondJvm second = settings.twoJvms() ? SecondJvm.start(settings, fleet.uris()) : null;
-				ContenderSet contenderSet = new ContenderSet(fleet.uris(), settings)) {
+				ContenderSet contenderSet = new ContenderSet(fleet.uris(), settings);
+				HerdJvms herdJvms = new HerdJvms(settings, fleet.uris())) {
 			System.out.println(
 					"redis-server: " + info(fleet.node(0), "redis_version") + ", " + RedisServerBinary.get().version());
 			RegistryContender registry = contenderSet.registry();
 			trustNodes(settings, fleet, registry, readyTimeout);
 			TwoJvmScenarios twoJvms = (second != null) ? connect(second, settings, readyTimeout) : null;
+			HerdScenario herd = herdJvms.ready(readyTimeout) ? new HerdScenario(herdJvms.jvms, HERD_SECTION) : null;
 			List<Contender> contenders = contenderSet.all();
 			Map<Contender, Figures> figures = new LinkedHashMap<>();
 			contenders.forEach((contender) -> figures.put(contender, new Figures()));
@@ -76,14 +90,14 @@ public final class ComparisonBenchmark {
 			if (!settings.warmup().isZero()) {
 				Map<Contender, Figures> discarded = new LinkedHashMap<>();
 				contenders.forEach((contender) -> discarded.put(contender, new Figures()));
-				runRep(fleet.nodes(), scenarios, twoJvms, contenders, discarded, new FencingTally(registry),
+				runRep(fleet.nodes(), scenarios, twoJvms, herd, contenders, discarded, new FencingTally(registry),
 						settings.warmup(), "warmup", 0);
 			}
 			FencingTally fencing = new FencingTally(registry);
 			long[] secondBefore = (twoJvms != null) ? stats(second) : null;
 			for (int rep = 1; rep <= settings.reps(); rep++) {
-				runRep(fleet.nodes(), scenarios, twoJvms, contenders, figures, fencing, settings.measure(), "rep" + rep,
-						rep);
+				runRep(fleet.nodes(), scenarios, twoJvms, herd, contenders, figures, fencing, settings.measure(),
+						"rep" + rep, rep);
 				System.out.printf("rep %d of %d done%n", rep, settings.reps());
 			}
 			System.out.printf("registry fencing second rounds (restart guard %s):%n",
@@ -100,6 +114,7 @@ public final class ComparisonBenchmark {
 			String notMeasured = (second == null) ? "bench.two-jvms=false"
 					: "the two JVMs' System.nanoTime() did not compare";
 			print(contenders, figures, (twoJvms != null) ? null : notMeasured);
+			printCostTargets(contenders, figures, fencing, twoJvms != null, herd != null);
 		}
 	}
 
@@ -166,7 +181,7 @@ public final class ComparisonBenchmark {
 			.orElse(field + ":?");
 	}
 
-	private static void runRep(List<RedisNode> nodes, Scenarios scenarios, TwoJvmScenarios twoJvms,
+	private static void runRep(List<RedisNode> nodes, Scenarios scenarios, TwoJvmScenarios twoJvms, HerdScenario herd,
 			List<Contender> contenders, Map<Contender, Figures> figures, FencingTally fencing, Duration duration,
 			String rep, int rotation) throws Exception {
 		List<Contender> order = new ArrayList<>(contenders);
@@ -190,6 +205,17 @@ public final class ComparisonBenchmark {
 			fencing.count(contender, FencingTally.ONE_KEY, () -> scenarios.handoff(contender, duration,
 					key(contender, rep, "k2"), figures.get(contender).handoff));
 		}
+		if (herd != null) {
+			// the registry and the bare quorum only: the herd is about their retry loops
+			for (Contender contender : order) {
+				int index = contenders.indexOf(contender);
+				if (index < 2) {
+					fencing.count(contender, FencingTally.HERD,
+							() -> herd.run(index, contender, index == 0, HERD_THREADS_PER_JVM, duration,
+									key(contender, rep, "herd"), nodes.get(0), figures.get(contender).herd));
+				}
+			}
+		}
 		if (twoJvms == null) {
 			return;
 		}
@@ -198,7 +224,7 @@ public final class ComparisonBenchmark {
 					contender, duration, key(contender, rep, "x2"), figures.get(contender).twoJvmHandoff));
 		}
 		for (Contender contender : order) {
-			fencing.count(contender, FencingTally.TWO_JVMS,
+			fencing.count(contender, FencingTally.TWO_JVMS_EIGHT_THREADS,
 					() -> twoJvms.oneKey(contenders.indexOf(contender), contender, CONTENDING_THREADS_PER_JVM, duration,
 							key(contender, rep, "x8"), figures.get(contender).twoJvmOneKey));
 		}
@@ -275,6 +301,75 @@ public final class ComparisonBenchmark {
 		}
 	}
 
+	/**
+	 * Prints issue 27's table: what a cycle costs the JVM and the nodes, and the
+	 * contention figures, each beside the bare quorum's of this run and its target.
+	 */
+	private static void printCostTargets(List<Contender> contenders, Map<Contender, Figures> figures,
+			FencingTally fencing, boolean twoJvms, boolean herd) {
+		Figures ours = figures.get(contenders.get(0));
+		Figures bare = figures.get(contenders.get(1));
+		System.out.println();
+		System.out.println("Issue 27: what a cycle costs, beside the bare quorum of this run (CPU in µs per"
+				+ " acquire+release cycle, a new key each cycle; JVM: this whole process; nodes: all together):");
+		System.out.println();
+		System.out.println("| per acquire+release cycle | this registry | bare quorum | ratio | target | met |");
+		System.out.println("|---|---:|---:|---:|---|---|");
+		costTarget("JVM CPU, 1 thread", ours.oneThreadCost.jvm(), bare.oneThreadCost.jvm(), 1.0, false);
+		costTarget("JVM CPU, 16 threads", ours.sixteenThreadsCost.jvm(), bare.sixteenThreadsCost.jvm(), 0.8, false);
+		costTarget("node CPU, 1 thread", ours.oneThreadCost.nodes(), bare.oneThreadCost.nodes(), 1.3, false);
+		costTarget("node CPU, 16 threads", ours.sixteenThreadsCost.nodes(), bare.sixteenThreadsCost.nodes(), 1.25,
+				false);
+		costTarget("node commands, 1 thread", ours.oneThreadCost.nodeCommands(), bare.oneThreadCost.nodeCommands(),
+				Double.NaN, false);
+		costTarget("JVM bytes allocated, 1 thread", ours.oneThreadCost.jvmAllocated(),
+				bare.oneThreadCost.jvmAllocated(), Double.NaN, false);
+		costTarget("JVM bytes allocated, 16 threads", ours.sixteenThreadsCost.jvmAllocated(),
+				bare.sixteenThreadsCost.jvmAllocated(), Double.NaN, false);
+		costTarget("cycles/s, 1 thread", ours.oneThread.perSecond(), bare.oneThread.perSecond(), 0.95, true);
+		if (twoJvms) {
+			costTarget("2 JVMs x 4 threads, one key: acquisitions/s", ours.twoJvmOneKey.acquisitions.perSecond(),
+					bare.twoJvmOneKey.acquisitions.perSecond(), 1.0, true);
+			double share = fencing.share(FencingTally.TWO_JVMS_EIGHT_THREADS);
+			System.out.printf(Locale.ROOT,
+					"| same: acquisitions that needed a second fencing round (this JVM's) | %s (%.1f %%) | - | - |"
+							+ " <= 5 %% | %s |%n",
+					fencing.describe(FencingTally.TWO_JVMS_EIGHT_THREADS), share * 100, (share <= 0.05) ? "yes" : "no");
+		}
+		else {
+			System.out.println("| 2 JVMs x 4 threads, one key | not measured (bench.two-jvms=false or the clocks did"
+					+ " not compare) | | | >= 1.0x; second rounds <= 5 % | - |");
+		}
+		String herdName = String.format(Locale.ROOT, "%d JVMs x %d threads, one key, %d µs critical section", HERD_JVMS,
+				HERD_THREADS_PER_JVM, HERD_SECTION.toNanos() / 1000);
+		if (herd) {
+			costTarget(herdName + ": sections/s", ours.herd.sectionsPerSecond(), bare.herd.sectionsPerSecond(), 1.0,
+					true);
+			System.out.printf(Locale.ROOT,
+					"| same: attempts refused (on the first node: 1 - sections / attempts) | %.0f %% (%,d of %,d) |"
+							+ " %.0f %% (%,d of %,d) | - | <= 50 %% | %s |%n",
+					ours.herd.refused() * 100, ours.herd.attempts() - ours.herd.sections(), ours.herd.attempts(),
+					bare.herd.refused() * 100, bare.herd.attempts() - bare.herd.sections(), bare.herd.attempts(),
+					(ours.herd.refused() <= 0.5) ? "yes" : "no");
+			System.out.printf(Locale.ROOT, "| same: overlapping holds (must be 0) | %d | %d | - | 0 | %s |%n",
+					ours.herd.overlaps(), bare.herd.overlaps(), (ours.herd.overlaps() == 0) ? "yes" : "no");
+		}
+		else {
+			System.out.println("| " + herdName + ": sections/s; refused attempts | not measured (bench.herd-jvms="
+					+ HERD_JVMS + ", or a JVM was not ready) | | | >= 1.00x; refused <= 50 % | - |");
+		}
+	}
+
+	private static void costTarget(String measure, double ours, double bare, double bound, boolean atLeast) {
+		double ratio = ours / bare;
+		String target = Double.isNaN(bound) ? "-"
+				: String.format(Locale.ROOT, "%s %.2fx", atLeast ? ">=" : "<=", bound);
+		String met = (Double.isNaN(bound) || !Double.isFinite(ratio)) ? "-"
+				: ((atLeast ? ratio >= bound : ratio <= bound) ? "yes" : "no");
+		System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |%n", measure, format(ours), format(bare),
+				Double.isFinite(ratio) ? String.format(Locale.ROOT, "%.2fx", ratio) : "-", target, met);
+	}
+
 	private static void printCosts(List<Contender> contenders, Map<Contender, Figures> figures) {
 		System.out.println();
 		System.out.println("CPU per acquire+release cycle, µs (JVM: this whole process; nodes: all of them together;"
@@ -282,17 +377,17 @@ public final class ComparisonBenchmark {
 		System.out.println();
 		System.out
 			.println("| contender | threads | cycles/s | JVM user | JVM system | nodes user | nodes system | in all"
-					+ " | node commands | node reads |");
-		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+					+ " | node commands | node reads | JVM bytes allocated |");
+		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 		for (int threads : new int[] { 1, 16 }) {
 			for (Contender contender : contenders) {
 				Figures figure = figures.get(contender);
 				CycleCost cost = (threads == 1) ? figure.oneThreadCost : figure.sixteenThreadsCost;
 				double rate = (threads == 1) ? figure.oneThread.perSecond() : figure.sixteenThreads.perSecond();
-				System.out.printf(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %.1f | %.1f |%n",
+				System.out.printf(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %s |%n",
 						contender.name(), threads, format(rate), format(cost.jvmUser()), format(cost.jvmSystem()),
 						format(cost.nodesUser()), format(cost.nodesSystem()), format(cost.total()), cost.nodeCommands(),
-						cost.nodeReads());
+						cost.nodeReads(), format(cost.jvmAllocated()));
 			}
 		}
 	}
@@ -449,11 +544,32 @@ public final class ComparisonBenchmark {
 
 		static final String ONE_KEY = "one key, 8 and 2 threads in this JVM:";
 
-		static final String TWO_JVMS = "one key, 2 JVMs (this JVM's registry):";
+		static final String TWO_JVMS = "one key, 2 JVMs x 1 thread (this JVM's registry):";
+
+		static final String TWO_JVMS_EIGHT_THREADS = "one key, 2 JVMs x 4 threads (this JVM's registry):";
+
+		static final String HERD = "one key, the herd (this JVM's registry):";
 
 		private final RegistryContender registry;
 
 		private final Map<String, long[]> counts = new LinkedHashMap<>();
+
+		/**
+		 * Returns the share of the acquisitions of a scenario that took a second round,
+		 * or NaN if none was counted.
+		 */
+		double share(String scenario) {
+			long[] count = this.counts.get(scenario);
+			return (count == null || count[1] == 0) ? Double.NaN : count[0] / (double) count[1];
+		}
+
+		/**
+		 * Returns "second rounds of acquisitions" for a scenario.
+		 */
+		String describe(String scenario) {
+			long[] count = this.counts.getOrDefault(scenario, new long[2]);
+			return String.format(Locale.ROOT, "%,d of %,d", count[0], count[1]);
+		}
 
 		FencingTally(RegistryContender registry) {
 			this.registry = registry;
@@ -486,6 +602,53 @@ public final class ComparisonBenchmark {
 	interface Run {
 
 		void run() throws Exception;
+
+	}
+
+	/**
+	 * The herd's other JVMs, started at once so that their start-up overlaps the restart
+	 * guard's wait, and ended on every exit path.
+	 */
+	private static final class HerdJvms implements AutoCloseable {
+
+		final List<SecondJvm> jvms = new ArrayList<>();
+
+		HerdJvms(BenchSettings settings, List<String> uris) throws java.io.IOException {
+			for (int i = 1; i < HERD_JVMS; i++) {
+				this.jvms.add(SecondJvm.start(settings, uris));
+			}
+		}
+
+		/**
+		 * Waits until every one of them is ready; returns whether there are any and all
+		 * are.
+		 */
+		boolean ready(Duration timeout) {
+			if (this.jvms.isEmpty()) {
+				return false;
+			}
+			try {
+				for (SecondJvm jvm : this.jvms) {
+					jvm.reply("ready", timeout.plusSeconds(30));
+				}
+				return true;
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return false;
+			}
+			catch (RuntimeException ex) {
+				System.out.println("the herd's JVMs were not ready, so the herd is not measured: " + ex);
+				return false;
+			}
+		}
+
+		@Override
+		public void close() throws InterruptedException {
+			for (SecondJvm jvm : this.jvms) {
+				jvm.close();
+			}
+		}
 
 	}
 

@@ -1,9 +1,12 @@
 package io.github.redlock.benchmarks;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.github.redlock.embedded.RedisNode;
 
@@ -13,11 +16,19 @@ import io.github.redlock.embedded.RedisNode;
  * so the other contenders' idle threads count too) and of the nodes (user and system,
  * from {@code INFO cpu}), the commands the nodes processed (those the scripts run count
  * too, from {@code INFO stats}) and the reads they did (each wake-up of a node for a
- * connection reads once, however many commands arrived together). The nodes and this JVM
- * share the machine's cores, so that what a cycle costs in all is what bounds the cycles
- * a second once the cores are busy.
+ * connection reads once, however many commands arrived together), and the bytes this JVM
+ * allocated (every thread's, from {@code com.sun.management.ThreadMXBean}: the benchmark
+ * threads, which end before the reading, add theirs to {@link #ENDED_THREADS_ALLOCATED}
+ * as they end). The nodes and this JVM share the machine's cores, so that what a cycle
+ * costs in all is what bounds the cycles a second once the cores are busy.
  */
 final class CycleCost {
+
+	/**
+	 * What the benchmark threads ({@link Scenarios#runThreads}, named {@code bench-*})
+	 * allocated, added by each as it ends: a reading skips the live ones.
+	 */
+	static final LongAdder ENDED_THREADS_ALLOCATED = new LongAdder();
 
 	/** {@code /proc} reports process times in ticks of 1/100 s on Linux. */
 	private static final double MICROS_PER_TICK = 10_000;
@@ -73,6 +84,21 @@ final class CycleCost {
 		return perCycle(5);
 	}
 
+	/** The bytes this JVM allocated per cycle, or NaN where that cannot be read. */
+	double jvmAllocated() {
+		return this.jvmMeasured ? perCycle(6) : Double.NaN;
+	}
+
+	/** JVM CPU µs per cycle, user and system, or NaN. */
+	double jvm() {
+		return jvmUser() + jvmSystem();
+	}
+
+	/** The nodes' CPU µs per cycle, user and system, all nodes together. */
+	double nodes() {
+		return nodesUser() + nodesSystem();
+	}
+
 	/** CPU µs per cycle, this JVM and the nodes together, or NaN. */
 	double total() {
 		return jvmUser() + jvmSystem() + nodesUser() + nodesSystem();
@@ -87,7 +113,7 @@ final class CycleCost {
 	 */
 	private static final class Reading {
 
-		static final int FIELDS = 6;
+		static final int FIELDS = 7;
 
 		final double[] values = new double[FIELDS];
 
@@ -102,7 +128,8 @@ final class CycleCost {
 				String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
 				reading.values[0] = Long.parseLong(fields[11]) * MICROS_PER_TICK;
 				reading.values[1] = Long.parseLong(fields[12]) * MICROS_PER_TICK;
-				reading.jvmMeasured = true;
+				reading.values[6] = allocated();
+				reading.jvmMeasured = reading.values[6] >= 0;
 			}
 			catch (IOException | RuntimeException ex) {
 				// not Linux: the JVM's share is not measured
@@ -116,6 +143,28 @@ final class CycleCost {
 				reading.values[5] += field(stats, "total_reads_processed");
 			}
 			return reading;
+		}
+
+		/**
+		 * Returns the bytes allocated so far by the threads alive now, but for the
+		 * benchmark threads, plus those the benchmark threads that ended allocated; or
+		 * {@code -1} if the JVM cannot tell.
+		 */
+		private static double allocated() {
+			if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads)
+					|| !threads.isThreadAllocatedMemorySupported() || !threads.isThreadAllocatedMemoryEnabled()) {
+				return -1;
+			}
+			long[] ids = threads.getAllThreadIds();
+			ThreadInfo[] infos = threads.getThreadInfo(ids, 0);
+			long[] bytes = threads.getThreadAllocatedBytes(ids);
+			double sum = ENDED_THREADS_ALLOCATED.sum();
+			for (int i = 0; i < ids.length; i++) {
+				if (infos[i] != null && bytes[i] > 0 && !infos[i].getThreadName().startsWith("bench-")) {
+					sum += bytes[i];
+				}
+			}
+			return sum;
 		}
 
 		private static double field(String info, String name) {

@@ -23,6 +23,52 @@ final class Figures {
 
 	final TwoJvmContention twoJvmOneKey = new TwoJvmContention();
 
+	final Herd herd = new Herd();
+
+	/**
+	 * The cross-process herd ({@link HerdScenario}): sections, the attempts the first
+	 * node saw, and overlapping holds.
+	 */
+	static final class Herd {
+
+		private long sections;
+
+		private long attempts;
+
+		private long overlaps;
+
+		private long nanos;
+
+		void add(long sections, long attempts, long overlaps, long nanos) {
+			this.sections += sections;
+			this.attempts += attempts;
+			this.overlaps += overlaps;
+			this.nanos += nanos;
+		}
+
+		double sectionsPerSecond() {
+			return (this.nanos > 0) ? this.sections * 1e9 / this.nanos : Double.NaN;
+		}
+
+		/** The share of the first node's attempts that did not become a section. */
+		double refused() {
+			return (this.attempts > 0) ? 1 - this.sections / (double) this.attempts : Double.NaN;
+		}
+
+		long sections() {
+			return this.sections;
+		}
+
+		long attempts() {
+			return this.attempts;
+		}
+
+		long overlaps() {
+			return this.overlaps;
+		}
+
+	}
+
 	/**
 	 * Events over time.
 	 */

@@ -1,5 +1,6 @@
 package io.github.redlock.benchmarks;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -219,6 +220,7 @@ final class Scenarios {
 					failure.compareAndSet(null, ex);
 				}
 				finally {
+					CycleCost.ENDED_THREADS_ALLOCATED.add(allocatedByThisThread());
 					finished.countDown();
 				}
 			}, "bench-" + t);
@@ -233,6 +235,11 @@ final class Scenarios {
 		if (failure.get() != null) {
 			throw new IllegalStateException("A benchmark thread failed", failure.get());
 		}
+	}
+
+	private static long allocatedByThisThread() {
+		return (ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads)
+				? Math.max(0, threads.getCurrentThreadAllocatedBytes()) : 0;
 	}
 
 	/**

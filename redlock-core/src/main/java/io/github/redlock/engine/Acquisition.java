@@ -45,6 +45,22 @@ import org.apache.commons.logging.LogFactory;
  * are in neither). If {@code n} still has its counter, the later script increments a
  * value {@code >= T}, and the later token, the maximum of its quorum, is {@code > T}.
  * <p>
+ * <b>Withdrawn attempts.</b> A failed attempt's withdrawal may set a node's counter back
+ * by one, from the token {@code U} the attempt got there to {@code U - 1}
+ * ({@link Script#WITHDRAW}): in one script, only while the attempt's value is still on
+ * the node and the counter still equals {@code U}. Then no acquisition has run on that
+ * node since the attempt's (the {@code SET NX} fails while the value is there; a floor is
+ * applied only after a script's own {@code SET NX}; a raise runs only where the raising
+ * lease's value is), so the counter goes back to at least what it was before the attempt
+ * ({@code U} is that value plus one, or a floor above it). No lease was granted with
+ * {@code U}, the attempt having failed, and no counter falls below a value it held before
+ * the attempt: the invariant still holds for every lease granted before, and the claim
+ * reads counters only when the later script runs. The client asks for this only where the
+ * attempt counted above every node that refused it
+ * ({@link QuorumCall#tokenAboveHolders}), which keeps the counters of a key aligned when
+ * other processes' attempts fail against a holder on a bare quorum; that choice is about
+ * cost, not safety.
+ * <p>
  * <b>When {@code n} lost its counter, or came back with an old one.</b> It restarted
  * empty, was flushed, came back from an older snapshot (an RDB save or an AOF fsynced
  * every second, after a crash: the counter is there, but below {@code T}), or the counter
@@ -401,7 +417,7 @@ final class Acquisition {
 	 * @param reason the reason, or {@code null} to judge it from the call's replies
 	 */
 	private void failed(QuorumCall call, String value, String note, LockAcquisitionException.Reason reason) {
-		this.fleet.withdrawEverywhere(this.keys[0], LockValues.secret(value), call);
+		this.fleet.withdrawEverywhere(this.lockAndFence, LockValues.secret(value), call, this.engine.retentionMillis());
 		this.previous = call;
 		if (this.result.isDone()) {
 			return;
@@ -465,7 +481,8 @@ final class Acquisition {
 		int attemptsMade = this.attempts;
 		call.completion().thenRun(() -> {
 			int agreed = call.countAnswered((reply) -> reply > 0);
-			List<NodeFailure> failures = call.failures((reply) -> "by another owner for " + (-reply - 1) + "ms more");
+			List<NodeFailure> failures = call
+				.failures((reply) -> "by another owner for " + HeldReply.millis(reply) + "ms more");
 			LockAcquisitionException failure = new LockAcquisitionException(reason, this.key, this.waitTime,
 					attemptsMade, agreed, this.fleet.quorum(), this.fleet.size(), failures, note);
 			tellNotAcquired(failure);

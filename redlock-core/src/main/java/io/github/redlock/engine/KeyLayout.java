@@ -54,12 +54,17 @@ final class KeyLayout {
 
 	/**
 	 * Returns the keys of a semaphore: slot to holder (prefix, {@code permits:}, key),
-	 * slot to expiry (prefix, {@code permit-expiries:}, key) and the key's fencing
-	 * counter.
+	 * slot to expiry (prefix, {@code permit-expiries:}, key) and the semaphore's own
+	 * fencing counter (prefix, {@code permit-fence:}, key). Not the exclusive lock's
+	 * counter: a failed exclusive attempt's withdrawal may take back its own increment
+	 * ({@link Script#WITHDRAW}), which is sound only while nothing else can have raised
+	 * that counter meanwhile; a permit's second round raises a counter wherever its slot
+	 * is held, whatever holds the lock key, and could have relied on the very value the
+	 * withdrawal takes back.
 	 */
 	String[] permitKeys(String key) {
 		return new String[] { this.prefix + "permits:" + key, this.prefix + "permit-expiries:" + key,
-				this.fencePrefix + key };
+				this.prefix + "permit-fence:" + key };
 	}
 
 	/**

@@ -57,6 +57,12 @@ final class NodeFleet {
 
 	private volatile FleetAvailability availability;
 
+	/** Releases and withdrawals not yet done on every node. */
+	private final AtomicInteger deleting = new AtomicInteger();
+
+	/** Completed once {@link #deleting} is zero, while someone waits for that. */
+	private volatile CompletableFuture<Void> drained;
+
 	/**
 	 * Creates the clients; connects none of them.
 	 * @param addresses the nodes, in configuration order
@@ -313,87 +319,166 @@ final class NodeFleet {
 	 * failed, timed out, or answered after the attempt was decided with anything but
 	 * "held", silent ones included (a value sent before a node fell silent is deleted
 	 * there when it answers again).
+	 * <p>
+	 * The returned future completes once a quorum of nodes is known to be free of the
+	 * value: mutual exclusion needs no more, since the next holder needs a quorum and a
+	 * quorum no longer holds this value. The other nodes' deletions are still sent and
+	 * awaited in the background, and {@link #close()} waits for them
+	 * ({@link #awaitDeletions}). Until they land, a slow node may still hold the key: a
+	 * caller that reads every node right after a release (as tests do) must wait for
+	 * them. Waiting for every node (as before issue 27) added the slowest node's reply to
+	 * every uncontended cycle.
 	 * @param lockKey the lock's key on the nodes
 	 * @param secret the lock value's secret part ({@link LockValues#secret})
+	 * @param token the lease's fencing token, published with the release hint
 	 * @param acquisition the acquisition that wrote the value
 	 * @param afterQuorum run once a quorum of nodes answered the release, timed out or
 	 * was never sent it (every node does one of these, within the node timeout): then a
 	 * quorum is free of the lock, whatever order the commands took on the nodes (a script
 	 * reloaded after a NOSCRIPT reply goes out after commands sent later); or
 	 * {@code null}
-	 * @return a future that completes, on the thread of the last reply, once every node
-	 * answered, timed out or was never sent the release. Returning at a quorum was faster
-	 * (one thread's cycles rose from 2,800 to 3,248/s on five local nodes) but let a
-	 * caller find the key still on a node right after its release returned, which the
-	 * project's own tests check (TransactionOrderingIntegrationTests failed on it), as
-	 * applications' tests may
+	 * @return a future that completes with {@code true}, on the thread of the reply that
+	 * made it so, once a quorum of nodes answered the release (deleted the value, or no
+	 * longer held it) or never had the value; or with {@code false} once every node is
+	 * done and fewer than a quorum are known free (the others timed out or failed: the
+	 * lock stays held there until its ttl runs out)
 	 */
-	CompletableFuture<Void> releaseEverywhere(String lockKey, String secret, QuorumCall acquisition,
+	CompletableFuture<Boolean> releaseEverywhere(String lockKey, String secret, long token, QuorumCall acquisition,
 			Runnable afterQuorum) {
-		return deleteEverywhere(Script.RELEASE, lockKey, secret, acquisition, afterQuorum);
+		this.deleting.incrementAndGet();
+		Deletion deletion = new Deletion(Script.RELEASE, new String[] { lockKey },
+				new String[] { secret, String.valueOf(token) }, acquisition, afterQuorum, null);
+		for (int i = 0; i < this.nodes.size(); i++) {
+			acquisition.afterReply(i, deletion);
+		}
+		return deletion.freed;
 	}
 
 	/**
 	 * Deletes a failed attempt's value as {@link #releaseEverywhere} does, but with
-	 * {@link Script#WITHDRAW}, which publishes no release hint.
+	 * {@link Script#WITHDRAW}, which publishes no release hint, and which undoes the
+	 * attempt's increment of a node's fencing counter where the attempt counted above the
+	 * nodes that refused it ({@link QuorumCall#tokenAboveHolders}).
+	 * @param lockAndFence the lock's key and its fencing counter's key on the nodes
+	 * @param retentionMillis the fencing counter's retention, in milliseconds
 	 */
-	CompletableFuture<Void> withdrawEverywhere(String lockKey, String secret, QuorumCall acquisition) {
-		return deleteEverywhere(Script.WITHDRAW, lockKey, secret, acquisition, null);
+	CompletableFuture<Boolean> withdrawEverywhere(String[] lockAndFence, String secret, QuorumCall acquisition,
+			String retentionMillis) {
+		return deleteEverywhere(Script.WITHDRAW, lockAndFence, secret, acquisition, null, retentionMillis);
 	}
 
-	private CompletableFuture<Void> deleteEverywhere(Script script, String lockKey, String secret,
-			QuorumCall acquisition, Runnable afterQuorum) {
-		return undoEverywhere(script, new String[] { lockKey }, new String[] { secret }, acquisition, afterQuorum);
+	private CompletableFuture<Boolean> deleteEverywhere(Script script, String[] keys, String secret,
+			QuorumCall acquisition, Runnable afterQuorum, String retentionMillis) {
+		this.deleting.incrementAndGet();
+		Deletion deletion = new Deletion(script, keys, new String[] { secret }, acquisition, afterQuorum,
+				retentionMillis);
+		for (int i = 0; i < this.nodes.size(); i++) {
+			acquisition.afterReply(i, deletion);
+		}
+		return deletion.freed;
 	}
 
 	/**
+	 * Counts off a deletion that every node is done with, and completes {@link #drained}
+	 * when it was the last one and the fleet is closing.
+	 */
+	/**
 	 * Sends a script that undoes an acquisition (releases or withdraws a read lock, a
 	 * write lock or a permit) to every node, each once it answered the acquisition and
-	 * skipping those that answered it "held", as {@link #releaseEverywhere} does.
+	 * skipping those that answered it "held", as {@link #releaseEverywhere} does, and
+	 * counted among the deletions that {@link #close()} waits for.
 	 * @param script the release or withdrawal script
 	 * @param keys its keys
 	 * @param args its arguments
 	 * @param acquisition the acquisition that wrote the value
 	 * @param afterQuorum run once a quorum is done, or {@code null}
-	 * @return a future that completes once every node is done
+	 * @return a future that completes with {@code true} once a quorum of nodes is free of
+	 * the entry, or {@code false} once every node is done without that
 	 */
-	CompletableFuture<Void> undoEverywhere(Script script, String[] keys, String[] args, QuorumCall acquisition,
+	CompletableFuture<Boolean> undoEverywhere(Script script, String[] keys, String[] args, QuorumCall acquisition,
 			Runnable afterQuorum) {
-		Deletion deletion = new Deletion(script, keys, args, acquisition, afterQuorum);
+		this.deleting.incrementAndGet();
+		Deletion deletion = new Deletion(script, keys, args, acquisition, afterQuorum, null);
 		for (int i = 0; i < this.nodes.size(); i++) {
 			acquisition.afterReply(i, deletion);
 		}
-		return deletion.done;
+		return deletion.freed;
+	}
+
+	private void deletionDone() {
+		if (this.deleting.decrementAndGet() == 0) {
+			CompletableFuture<Void> waiting = this.drained;
+			if (waiting != null) {
+				waiting.complete(null);
+			}
+		}
+	}
+
+	/**
+	 * Waits until every release and withdrawal sent so far is done on every node
+	 * (answered, timed out or never sent), at most {@code timeoutNanos}: what a release
+	 * that returned at a quorum left in the background.
+	 * @return whether they all were done in time
+	 * @throws InterruptedException if interrupted while waiting
+	 */
+	boolean awaitDeletions(long timeoutNanos) throws InterruptedException {
+		CompletableFuture<Void> waiting = this.drained;
+		if (waiting == null || waiting.isDone()) {
+			waiting = new CompletableFuture<>();
+			this.drained = waiting;
+		}
+		if (this.deleting.get() == 0) {
+			waiting.complete(null);
+		}
+		try {
+			waiting.get(timeoutNanos, TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return this.deleting.get() == 0;
+		}
 	}
 
 	/**
 	 * One release or withdrawal on every node: sends the script to a node once that node
 	 * answered the acquisition (unless it answered "held"), and counts the nodes done,
-	 * one object for all of them rather than futures per node. {@link #done} completes
-	 * when every node is done.
+	 * one object for all of them rather than futures per node. {@link #freed} completes
+	 * when a quorum is known free of the value, or when every node is done.
 	 */
 	private final class Deletion implements IntConsumer, NodeClient.ReplyHandler {
 
 		private final Script script;
 
+		/** The lock's key, and for a withdrawal its fencing counter's. */
 		private final String[] keys;
 
 		private final String[] args;
 
 		private final QuorumCall acquisition;
 
+		/**
+		 * The counter's retention for a withdrawal that may undo an increment, else null.
+		 */
+		private final String retentionMillis;
+
 		private final Runnable afterQuorum;
 
+		/** Nodes done: answered, failed, timed out or never sent the deletion. */
 		private final AtomicInteger answered = new AtomicInteger();
 
-		private final CompletableFuture<Void> done = new CompletableFuture<>();
+		/** Nodes known free of the value: answered, or never had it. */
+		private final AtomicInteger free = new AtomicInteger();
 
-		Deletion(Script script, String[] keys, String[] args, QuorumCall acquisition, Runnable afterQuorum) {
+		private final CompletableFuture<Boolean> freed = new CompletableFuture<>();
+
+		Deletion(Script script, String[] keys, String[] args, QuorumCall acquisition, Runnable afterQuorum,
+				String retentionMillis) {
 			this.script = script;
 			this.keys = keys;
 			this.args = args;
 			this.acquisition = acquisition;
 			this.afterQuorum = afterQuorum;
+			this.retentionMillis = retentionMillis;
 		}
 
 		/** The node at {@code index} answered the acquisition. */
@@ -402,26 +487,33 @@ final class NodeFleet {
 			// a silent node that was not sent the value gets no deletion either: what is
 			// sent to it stays bounded by what was sent before it fell silent
 			if (this.acquisition.answeredHeld(index) || this.acquisition.unsent(index)) {
-				answered();
+				answered(true);
 			}
 			else {
-				NodeFleet.this.nodes.get(index).eval(this.script, this.keys, this.args, index, this);
+				long undo = (this.retentionMillis != null) ? this.acquisition.tokenAboveHolders(index) : 0;
+				String[] arguments = (undo > 0) ? new String[] { this.args[0], String.valueOf(undo),
+						String.valueOf(undo - 1), this.retentionMillis } : this.args;
+				NodeFleet.this.nodes.get(index).eval(this.script, this.keys, arguments, index, this);
 			}
 		}
 
 		/** The node at {@code index} answered the deletion, or failed to. */
 		@Override
 		public void reply(int index, NodeReply reply) {
-			answered();
+			answered(reply.answered());
 		}
 
-		private void answered() {
+		private void answered(boolean free) {
+			if (free && this.free.incrementAndGet() == NodeFleet.this.quorum) {
+				this.freed.complete(true);
+			}
 			int count = this.answered.incrementAndGet();
 			if (count == NodeFleet.this.quorum && this.afterQuorum != null) {
 				this.afterQuorum.run();
 			}
 			if (count == NodeFleet.this.nodes.size()) {
-				this.done.complete(null);
+				this.freed.complete(false); // no-op when a quorum was free
+				deletionDone();
 			}
 		}
 
@@ -463,10 +555,20 @@ final class NodeFleet {
 	}
 
 	/**
-	 * Closes every connection, letting scripts already sent land first, and the Lettuce
-	 * resources if the fleet created them; waits a bounded time.
+	 * Waits for the releases and withdrawals still on their way (a release returns once a
+	 * quorum is free of the lock), then closes every connection, letting scripts already
+	 * sent land first, and the Lettuce resources if the fleet created them; waits a
+	 * bounded time.
 	 */
 	void close() {
+		try {
+			if (!awaitDeletions(this.callBoundNanos)) {
+				logger.debug("Redlock releases were still on their way to some node when the connections closed");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 		CompletableFuture<?>[] closing = this.nodes.stream()
 			.map(NodeClient::closeAsync)
 			.toArray(CompletableFuture[]::new);

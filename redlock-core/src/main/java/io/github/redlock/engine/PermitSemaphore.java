@@ -30,7 +30,8 @@ import io.github.redlock.LockSemaphore;
  * there), and {@code permit-expiries:k}, a sorted set from slot to its expiry in the
  * node's milliseconds; every script that meets a slot whose expiry is at or before now
  * frees it, so a holder whose process died frees its permit when its TTL ends, as a lock
- * key expires. The fencing counter is the key's counter ({@code fence:k}).
+ * key expires. The fencing counter is the semaphore's own ({@code permit-fence:k}; see
+ * {@link KeyLayout#permitKeys} for why not the lock's).
  * <p>
  * An attempt asks every node for one slot ({@link Script#ACQUIRE_PERMIT}). A node takes
  * it if it is free there and fewer than {@code permits} slots are live there, and answers
@@ -51,10 +52,10 @@ import io.github.redlock.LockSemaphore;
  * holder's validity) and refused. A node that forgot its slots (restart, flush, old
  * snapshot) is kept out of every quorum by the restart guard until the maximum TTL has
  * passed since, so that everything it forgot has expired: the exclusive lock's argument,
- * per slot. Tokens come from the key's counter exactly as {@link Acquisition}'s (maximum
- * over the quorum, a second round raising the others only where the slot is still ours,
- * the floor), so a permit granted after another was granted has a larger token; permits
- * held at once may share a token.
+ * per slot. Tokens come from that counter exactly as {@link Acquisition}'s (maximum over
+ * the quorum, a second round raising the others only where the slot is still ours, the
+ * floor), so a permit granted after another was granted has a larger token; permits held
+ * at once may share a token.
  *
  * <h2>When the permit count changes</h2> The count is the callers', sent with each
  * attempt, not stored: a caller only asks for slots below its own count, and a node
@@ -241,7 +242,7 @@ final class PermitSemaphore implements LockSemaphore {
 			String semaphoreKey = this.key;
 			LeaseOps ops = new LeaseOps(Script.EXTEND_PERMIT, PermitSemaphore.this.keys, Script.RELEASE_PERMIT,
 					new String[] { PermitSemaphore.this.keys[0], PermitSemaphore.this.keys[1] }, slotArg,
-					() -> waiting.hint(semaphoreKey));
+					() -> waiting.hint(semaphoreKey, null));
 			return new RedlockLease(this.engine, this.key, PermitSemaphore.this.keys, value, token, start, validUntil,
 					call, ops);
 		}

@@ -162,6 +162,33 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	}
 
 	/**
+	 * Returns the fencing token that the node at {@code index} gave this acquisition, if
+	 * it is above the counter of every node that answered "held by another owner" so far,
+	 * and at least one did; else {@code 0}. Such a token counted an attempt made while
+	 * another owner held the lock on those nodes: withdrawing it may undo it
+	 * ({@link Script#WITHDRAW}), or this node's counter stays ahead of the holder's nodes
+	 * and the next holder needs a second round to raise them.
+	 */
+	synchronized long tokenAboveHolders(int index) {
+		NodeReply mine = this.replies[index];
+		if (mine == null || !mine.answered() || !this.agrees.test(mine.value())) {
+			return 0;
+		}
+		long token = mine.value();
+		boolean held = false;
+		for (NodeReply reply : this.replies) {
+			if (reply != null && reply.answered() && reply.value() < 0) {
+				long counter = HeldReply.counterLow(reply.value());
+				if (counter < 0 || !HeldReply.above(token, counter)) {
+					return 0;
+				}
+				held = true;
+			}
+		}
+		return held ? token : 0;
+	}
+
+	/**
 	 * Returns whether the node at {@code index} was never sent the call, being silent
 	 * ({@link NodeReply#unsent()}), so that the call's value is not on it.
 	 */
@@ -179,7 +206,7 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 		long least = -1;
 		for (NodeReply reply : this.replies) {
 			if (reply != null && reply.answered() && reply.value() < 0) {
-				long left = -reply.value() - 1;
+				long left = HeldReply.millis(reply.value());
 				least = (least < 0) ? left : Math.min(least, left);
 			}
 		}

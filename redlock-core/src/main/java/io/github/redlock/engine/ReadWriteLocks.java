@@ -181,7 +181,7 @@ final class ReadWriteLocks {
 			String lockKey = this.key;
 			LeaseOps ops = new LeaseOps(Script.EXTEND_READ, new String[] { this.keys[0], this.keys[1], this.keys[2] },
 					Script.RELEASE_READ, new String[] { this.keys[0], this.keys[2] }, NONE,
-					() -> this.engine.waiting().hint(lockKey));
+					() -> this.engine.waiting().hint(lockKey, null));
 			return new RedlockLease(this.engine, this.key, new String[] { this.keys[0], this.keys[1] }, value, token,
 					start, validUntil, call, ops);
 		}
@@ -235,7 +235,7 @@ final class ReadWriteLocks {
 
 		@Override
 		void withdraw(QuorumCall call, String value) {
-			this.fleet.withdrawEverywhere(this.keys[0], LockValues.secret(value), call);
+			this.fleet.withdrawEverywhere(new String[] { this.keys[0] }, LockValues.secret(value), call, null);
 		}
 
 		@Override

@@ -606,10 +606,10 @@ final class RedlockLease implements Lease {
 	/**
 	 * Deletes the lease's value on every node with its release script.
 	 */
-	private CompletableFuture<Void> releaseEverywhere(Runnable afterQuorum) {
+	private CompletableFuture<Boolean> releaseEverywhere(Runnable afterQuorum) {
 		LeaseOps leaseOps = this.ops;
 		if (leaseOps == null) {
-			return this.fleet.releaseEverywhere(this.keys[0], this.secret, this.acquisition, afterQuorum);
+			return this.fleet.releaseEverywhere(this.keys[0], this.secret, this.token, this.acquisition, afterQuorum);
 		}
 		return this.fleet.undoEverywhere(leaseOps.release(), leaseOps.releaseKeys(), leaseOps.releaseArgs(this.secret),
 				this.acquisition, afterQuorum);
@@ -634,7 +634,7 @@ final class RedlockLease implements Lease {
 
 	@Override
 	public void release() {
-		CompletableFuture<Void> release = releaseOnNodes();
+		CompletableFuture<Boolean> release = releaseOnNodes();
 		try {
 			release.get(this.fleet.callBoundNanos(), TimeUnit.NANOSECONDS);
 		}
@@ -643,7 +643,7 @@ final class RedlockLease implements Lease {
 			Thread.currentThread().interrupt();
 		}
 		catch (ExecutionException | TimeoutException ex) {
-			logger.debug("Release of lock '" + LockKeys.printable(this.key) + "' did not complete on every node", ex);
+			logger.debug("Release of lock '" + LockKeys.printable(this.key) + "' did not complete on a quorum", ex);
 		}
 	}
 
@@ -661,17 +661,20 @@ final class RedlockLease implements Lease {
 	}
 
 	/**
-	 * Deletes the lock on every node where it still holds this lease's value.
-	 * @return a future that completes, on the thread of the last reply, once every node
-	 * answered or timed out
+	 * Deletes the lock on every node where it still holds this lease's value, and logs a
+	 * warning if fewer than a quorum of nodes could be freed of it.
+	 * @return a future that completes, on the thread of a reply, once a quorum of nodes
+	 * is free of the lock ({@link NodeFleet#releaseEverywhere}: the others' deletions go
+	 * on in the background), or once every node answered or timed out when a quorum could
+	 * not be freed
 	 */
-	private CompletableFuture<Void> releaseOnNodes() {
+	private CompletableFuture<Boolean> releaseOnNodes() {
 		int previous;
 		do {
 			previous = this.state.get();
 			if (previous == RELEASED || previous == LINGERING) {
 				// a lingering lease was released by its holder already
-				return CompletableFuture.completedFuture(null);
+				return CompletableFuture.completedFuture(true);
 			}
 		}
 		while (!this.state.compareAndSet(previous, RELEASED));
@@ -687,7 +690,18 @@ final class RedlockLease implements Lease {
 		}
 		// the next waiter of this registry tries once a quorum is free of the lock; a
 		// lost lease told the line when it was lost
-		return releaseEverywhere((previous == HELD) ? this::holderGone : null);
+		CompletableFuture<Boolean> freed = releaseEverywhere((previous == HELD) ? this::holderGone : null);
+		return (previous == HELD) ? freed.thenApply(this::warnUnlessFreed) : freed;
+	}
+
+	private boolean warnUnlessFreed(boolean freed) {
+		if (!freed) {
+			logger.warn("Lock '" + LockKeys.printable(this.key) + "' was released on fewer than " + this.fleet.quorum()
+					+ " of " + this.fleet.size()
+					+ " nodes: the others did not answer within the node timeout. It may stay held there until its"
+					+ " ttl runs out, and nobody can acquire it before then; check the nodes' health");
+		}
+		return freed;
 	}
 
 	@Override

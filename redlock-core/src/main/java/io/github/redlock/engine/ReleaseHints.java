@@ -150,7 +150,8 @@ final class ReleaseHints {
 		}
 		// the release may have been published before the subscriptions: try once more,
 		// off the monitor of the line that wanted them
-		CompletableFuture.allOf(subscribed).whenCompleteAsync((ignored, ex) -> this.waiting.hint(key), this.callbacks);
+		CompletableFuture.allOf(subscribed)
+			.whenCompleteAsync((ignored, ex) -> this.waiting.hint(key, null), this.callbacks);
 	}
 
 	/**
@@ -200,9 +201,13 @@ final class ReleaseHints {
 		}
 	}
 
-	private void hint(String channel) {
+	/**
+	 * Passes a hint on to the key's line, with the message published (the released
+	 * lease's token), or {@code null} for a try after subscribing.
+	 */
+	private void hint(String channel, String message) {
 		if (channel.startsWith(this.lockPrefix)) {
-			this.waiting.hint(channel.substring(this.lockPrefix.length()));
+			this.waiting.hint(channel.substring(this.lockPrefix.length()), message);
 		}
 	}
 
@@ -256,7 +261,7 @@ final class ReleaseHints {
 
 						@Override
 						public void message(String channel, String message) {
-							hint(channel);
+							hint(channel, message);
 						}
 
 					});
@@ -320,7 +325,7 @@ final class ReleaseHints {
 						// missed: the waiter tries once more once subscribed
 						send(channel).thenAccept((subscribed) -> {
 							if (subscribed) {
-								hint(channel);
+								hint(channel, null);
 							}
 						});
 					}

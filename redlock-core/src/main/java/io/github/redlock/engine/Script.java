@@ -60,8 +60,12 @@ record Script(String name, String text, String sha) {
 	// again from the same second, below the last token (FencingTokenIntegrationTests
 	// repeated a token so): it keeps the microseconds.
 	// Returns the fencing token (> 0) when the lock was set, 0 when the marker is not the
-	// one the client knows (the node lost its data), else -(1 + the holder's remaining
-	// ms).
+	// one the client knows (the node lost its data), else, held by another owner,
+	// -(1 + the holder's remaining ms + 2^33 * (1 + the counter's value mod 2^19, or 0
+	// without a counter)): the remaining ms in the low 33 bits (capped at 99 days), the
+	// counter's low bits above them, which tell a failed attempt whether it counted above
+	// the holder's nodes (Held, Acquisition#failed). Lua numbers are doubles: the reply
+	// stays below 2^53, so it is exact.
 	// Bytes on the wire (RESP: an argument of n bytes costs n + 5 or 6): EVALSHA and the
 	// SHA 59, numkeys 7, each key its length plus 6 (prefix, "lock:"/"fence:" and the
 	// key; the marker key only with the restart guard on), the value 27 random characters
@@ -91,7 +95,11 @@ record Script(String name, String text, String sha) {
 			end
 			local left = redis.call('pttl', KEYS[1])
 			if left < 0 then left = 0 end
-			return -1 - left
+			if left > 8589934591 then left = 8589934591 end
+			local counter = redis.call('get', KEYS[2])
+			local low = 0
+			if counter then low = tonumber(counter) % 524288 + 1 end
+			return -1 - left - low * 8589934592
 			""");
 
 	// The scripts that act on a lock already set (raise, release, extend) compare only
@@ -144,28 +152,45 @@ record Script(String name, String text, String sha) {
 			return { redis.call('get', KEYS[1]), redis.call('pttl', KEYS[1]), redis.call('get', KEYS[2]) }
 			""");
 
-	// KEYS[1] lock key; ARGV[1] lock secret.
-	// Deletes the key if it holds the secret, and then publishes an empty message on the
-	// channel named as the key: a release hint for registries of other processes that
-	// wait for it (ReleaseHints), who subscribe to that channel only while they wait.
+	// KEYS[1] lock key; ARGV[1] lock secret, ARGV[2] the lease's fencing token
+	// (optional).
+	// Deletes the key if it holds the secret, and then publishes the token (or an empty
+	// message) on the channel named as the key: a release hint for registries of other
+	// processes that wait for it (ReleaseHints), who subscribe to that channel only while
+	// they wait. Every node publishes it: the token tells a waiter that the hints of the
+	// other nodes are the same release (Waiting#hint), and is no secret.
 	// The publish is a pcall, so that a node that forbids PUBLISH (an ACL without the
 	// channel, a managed service) still releases; its waiters poll. Returns 1 if deleted,
 	// else 0.
 	static final Script RELEASE = of("release", OURS + """
 			redis.call('del', KEYS[1])
-			redis.pcall('publish', KEYS[1], '')
+			redis.pcall('publish', KEYS[1], ARGV[2] or '')
 			return 1
 			""");
 
-	// KEYS[1] lock key; ARGV[1] lock secret.
+	// KEYS[1] lock key, KEYS[2] fencing counter (with ARGV[2] only); ARGV[1] lock secret,
+	// ARGV[2] the token this node gave the attempt, ARGV[3] that token minus one, ARGV[4]
+	// counter retention ms (the last three optional).
 	// Deletes the key if it holds the secret, and publishes nothing: for a failed
-	// attempt's values. A hint there would wake the attempt's own registry (it waits for
+	// attempt's values. Given the token, it also undoes the attempt's increment of the
+	// counter when the counter still is that token: the value still being there, no
+	// other acquisition has run on this node since (the SET NX fails while it is), so
+	// the counter is back where it stood before the attempt, which no lease was granted
+	// with. The client asks for this only when the attempt counted above the nodes that
+	// refused it (an attempt while another owner held the lock on a quorum), so that
+	// those failed attempts do not leave this node's counter ahead and cost the next
+	// holder a second round (Acquisition#failed). A hint there would wake the attempt's
+	// own registry (it waits for
 	// the key, subscribed), which would try again at once, fail again when a quorum is
 	// down, and withdraw again: a loop of thousands of attempts a second, as
 	// RedlockRegistryIntegrationTests saw with three of five nodes down. Returns 1 if
 	// deleted, else 0.
 	static final Script WITHDRAW = of("withdraw", OURS + """
-			return redis.call('del', KEYS[1])
+			redis.call('del', KEYS[1])
+			if ARGV[2] and redis.call('get', KEYS[2]) == ARGV[2] then
+			  redis.call('set', KEYS[2], ARGV[3], 'PX', ARGV[4])
+			end
+			return 1
 			""");
 
 	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock secret, ARGV[2] ttl ms,

@@ -212,15 +212,28 @@ final class Waiting {
 
 	/**
 	 * Wakes the head of {@code key}'s line, if no lease of this registry holds the key:
-	 * another process released it.
+	 * another process released it. Every node of a release publishes the same message
+	 * (the lease's token): a hint whose message the line saw last is the same release,
+	 * heard from another node, and wakes nobody. Before, those four more hints of a
+	 * release on five nodes reached the head while its attempt was on its way, and made
+	 * it try again as soon as that attempt was refused, while the winner of the release
+	 * held the lock: one more refused attempt per waiting process and release.
+	 * @param message the message published, or {@code null} (no release: a try after
+	 * subscribing)
 	 */
-	void hint(String key) {
+	void hint(String key, String message) {
 		Line line = this.lines.get(key);
 		if (line == null) {
 			return;
 		}
 		Waiter head;
 		synchronized (line) {
+			if (message != null && !message.isEmpty()) {
+				if (message.equals(line.lastHint)) {
+					return;
+				}
+				line.lastHint = message;
+			}
 			head = (line.holders == 0) ? line.waiters.peekFirst() : null;
 		}
 		if (head != null) {
@@ -323,6 +336,9 @@ final class Waiting {
 
 		/** Whether release hints for the key are asked for, as the head waits. */
 		private boolean hinted;
+
+		/** The message of the last release hint heard for the key, or {@code null}. */
+		private String lastHint;
 
 		Line(String key) {
 			this.key = key;

@@ -12,7 +12,9 @@
  * <li>{@code NodeFleet}: the N node clients, the quorum, connecting, and the two ways of
  * asking the nodes: a quorum call ({@code QuorumCall}, decided as soon as a majority
  * agreed or no longer can, its nodes' replies reaching it by callback) and asking each
- * node for every answer (release, inspection, node checks), under one bound.</li>
+ * node for every answer (inspection, node checks), under one bound; a release goes to
+ * every node and returns once a quorum is free of the lock, the rest landing in the
+ * background (closing waits for them).</li>
  * <li>{@code NodeClient}: one node's connection and script calls, which never fail but
  * answer a {@code NodeReply}; {@code NodeTrust}: whether that node counts toward a quorum
  * now (the restart guard); {@code NodeErrors}: what a failed call means; {@code Script}:

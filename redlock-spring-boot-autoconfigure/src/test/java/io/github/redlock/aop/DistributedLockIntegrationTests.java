@@ -34,6 +34,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import static io.github.redlock.aop.LockedServices.assertReleased;
 import static io.github.redlock.aop.LockedServices.lockedOn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -62,7 +63,7 @@ class DistributedLockIntegrationTests {
 			OrderService orders = context.getBean(OrderService.class);
 			assertThat(AopUtils.isCglibProxy(orders)).isTrue();
 			assertThat(orders.pay(7)).isEqualTo("order:7 held");
-			assertThat(lockedOn("order:7")).isZero();
+			assertReleased("order:7");
 		});
 	}
 
@@ -98,7 +99,9 @@ class DistributedLockIntegrationTests {
 		contextRunner().run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);
 			assertThat(orders.many(List.of("b", "c", "a", "b"))).containsExactly("a", "b", "c");
-			assertThat(lockedOn("a") + lockedOn("b") + lockedOn("c")).isZero();
+			assertReleased("a");
+			assertReleased("b");
+			assertReleased("c");
 		});
 	}
 
@@ -150,8 +153,8 @@ class DistributedLockIntegrationTests {
 					.isThrownBy(() -> onAnotherThread(
 							() -> context.getBean(OrderService.class).many(List.of("m1", "m2", "m3"))))
 					.withMessageContaining("'m2'");
-				assertThat(lockedOn("m1")).isZero();
-				assertThat(lockedOn("m3")).isZero();
+				assertReleased("m1");
+				assertReleased("m3");
 			}
 		});
 	}
@@ -170,7 +173,7 @@ class DistributedLockIntegrationTests {
 				.withMessageContaining("OrderService.many(")
 				.withMessageContaining("4 keys")
 				.withMessageContaining("redlock.max-keys (3)");
-			assertThat(lockedOn("c1")).isZero();
+			assertReleased("c1");
 			// duplicates count once: they lock one key
 			assertThat(orders.many(List.of("c1", "c1", "c2", "c2", "c3"))).hasSize(3);
 		});
@@ -205,7 +208,7 @@ class DistributedLockIntegrationTests {
 		contextRunner().run((context) -> {
 			OrderService orders = context.getBean(OrderService.class);
 			assertThat(orders.longRunning(Duration.ofMillis(3000))).isGreaterThanOrEqualTo(2);
-			assertThat(lockedOn("long")).isZero();
+			assertReleased("long");
 		});
 	}
 
@@ -228,7 +231,7 @@ class DistributedLockIntegrationTests {
 		contextRunner().run((context) -> {
 			assertThatExceptionOfType(IOException.class).isThrownBy(() -> context.getBean(OrderService.class).fails())
 				.withMessage("disk full");
-			assertThat(lockedOn("failing")).isZero();
+			assertReleased("failing");
 		});
 	}
 
@@ -236,7 +239,7 @@ class DistributedLockIntegrationTests {
 	void nestedCallsOnTheSameKeyAreReentrant() {
 		contextRunner().run((context) -> {
 			assertThat(context.getBean(OrderService.class).outer()).isPositive();
-			assertThat(lockedOn("nested")).isZero();
+			assertReleased("nested");
 		});
 	}
 
@@ -262,7 +265,7 @@ class DistributedLockIntegrationTests {
 			Inventory inventory = context.getBean(Inventory.class);
 			assertThat(Proxy.isProxyClass(inventory.getClass())).isTrue();
 			assertThat(inventory.reserve("A-1")).isGreaterThanOrEqualTo(2);
-			assertThat(lockedOn("sku:A-1")).isZero();
+			assertReleased("sku:A-1");
 		});
 	}
 
@@ -274,7 +277,7 @@ class DistributedLockIntegrationTests {
 			await().atMost(Duration.ofSeconds(5)).until(() -> lockedOn("future") == 3);
 			gate.complete("done");
 			assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("done held");
-			assertThat(lockedOn("future")).isZero();
+			assertReleased("future");
 		});
 	}
 
@@ -285,9 +288,9 @@ class DistributedLockIntegrationTests {
 			var mono = orders.mono();
 			assertThat(lockedOn("mono")).as("not before subscription").isZero();
 			StepVerifier.create(mono).expectNextMatches((count) -> count >= 2).verifyComplete();
-			assertThat(lockedOn("mono")).isZero();
+			assertReleased("mono");
 			StepVerifier.create(orders.flux().all((count) -> count >= 2)).expectNext(true).verifyComplete();
-			assertThat(lockedOn("flux")).isZero();
+			assertReleased("flux");
 		});
 	}
 

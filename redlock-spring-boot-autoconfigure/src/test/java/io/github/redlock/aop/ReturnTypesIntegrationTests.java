@@ -29,6 +29,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import static io.github.redlock.aop.LockedServices.assertReleased;
 import static io.github.redlock.aop.LockedServices.lockedOn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -62,7 +63,7 @@ class ReturnTypesIntegrationTests {
 			PublisherService service = context.getBean(PublisherService.class);
 			StepVerifier.create(service.publisher()).expectNextMatches((locked) -> locked >= 2).verifyComplete();
 			assertThat(service.calls()).isEqualTo(1);
-			assertThat(lockedOn("publisher")).isZero();
+			assertReleased("publisher");
 		});
 	}
 
@@ -74,7 +75,7 @@ class ReturnTypesIntegrationTests {
 			StepVerifier.create(JdkFlowAdapter.flowPublisherToFlux(service.flowPublisher()))
 				.expectNextMatches((locked) -> locked >= 2)
 				.verifyComplete();
-			assertThat(lockedOn("flow-publisher")).isZero();
+			assertReleased("flow-publisher");
 		});
 	}
 

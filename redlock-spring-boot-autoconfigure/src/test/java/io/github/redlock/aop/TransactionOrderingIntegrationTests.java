@@ -33,6 +33,7 @@ import org.springframework.transaction.interceptor.BeanFactoryTransactionAttribu
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import static io.github.redlock.aop.LockedServices.assertReleased;
 import static io.github.redlock.aop.LockedServices.lockedOn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -69,7 +70,7 @@ class TransactionOrderingIntegrationTests {
 					BeanFactoryTransactionAttributeSourceAdvisor.class);
 			List<String> events = ledger.write("entry", false);
 			assertThat(events).containsExactly("committed under the lock", "completed under the lock");
-			assertThat(lockedOn("ledger")).isZero();
+			assertReleased("ledger");
 			assertThat(ledger.rows()).isEqualTo(1);
 		});
 	}
@@ -86,7 +87,7 @@ class TransactionOrderingIntegrationTests {
 					DistributedLockAdvisor.class);
 			List<String> events = ledger.write("entry", false);
 			assertThat(events).containsExactly("committed under the lock", "completed under the lock");
-			assertThat(lockedOn("ledger")).isZero();
+			assertReleased("ledger");
 			assertThat(ledger.rows()).isEqualTo(1);
 		});
 	}
