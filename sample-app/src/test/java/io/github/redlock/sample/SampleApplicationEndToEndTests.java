@@ -122,6 +122,30 @@ class SampleApplicationEndToEndTests {
 	}
 
 	@Test
+	void aPriceIsChangedUnderTheWriteLockAndReadUnderReadLocks() {
+		HttpResponse<String> changed = send(HttpRequest.newBuilder(uri("/catalog/sku-7/price?cents=1299"))
+			.PUT(HttpRequest.BodyPublishers.noBody()));
+		assertThat(changed.statusCode()).isEqualTo(200);
+		List<CompletableFuture<HttpResponse<String>>> reads = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			reads.add(CompletableFuture.supplyAsync(() -> get("/catalog/sku-7/price")));
+		}
+		for (CompletableFuture<HttpResponse<String>> read : reads) {
+			assertThat(read.join().statusCode()).isEqualTo(200);
+			assertThat(intField(read.join().body(), "cents")).isEqualTo(1299);
+		}
+		assertThat(this.locks.inspect("price:sku-7").holder()).isEmpty();
+	}
+
+	@Test
+	void exportsRunAtMostTwoAtOnce() {
+		HttpResponse<String> exports = post("/demo/exports?count=6&millis=300");
+		assertThat(exports.statusCode()).isEqualTo(200);
+		assertThat(intField(exports.body(), "exports")).isEqualTo(6);
+		assertThat(intField(exports.body(), "mostAtOnce")).isBetween(1, 2);
+	}
+
+	@Test
 	void staleWriterIsRejectedByItsFencingToken() {
 		String story = post("/demo/reports/q3/stale-writer").body();
 		assertThat(story).contains("isHeld() = false", "rejected, so B's data is safe",
