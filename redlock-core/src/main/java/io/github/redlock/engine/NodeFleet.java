@@ -13,6 +13,7 @@ import java.util.function.Function;
 import java.util.function.IntConsumer;
 import java.util.function.LongPredicate;
 
+import io.github.redlock.LockKeys;
 import io.github.redlock.Durations;
 import io.github.redlock.RedlockException;
 import io.lettuce.core.ClientOptions;
@@ -342,16 +343,13 @@ final class NodeFleet {
 	 * longer held it) or never had the value; or with {@code false} once every node is
 	 * done and fewer than a quorum are known free (the others timed out or failed: the
 	 * lock stays held there until its ttl runs out)
+	 * @param warnKey the lock's key as the caller named it, to log a warning with when a
+	 * quorum could not be freed, or {@code null} for none (a lease already lost)
 	 */
 	CompletableFuture<Boolean> releaseEverywhere(String lockKey, String secret, long token, QuorumCall acquisition,
-			Runnable afterQuorum) {
-		this.deleting.incrementAndGet();
-		Deletion deletion = new Deletion(Script.RELEASE, new String[] { lockKey },
-				new String[] { secret, String.valueOf(token) }, acquisition, afterQuorum, null);
-		for (int i = 0; i < this.nodes.size(); i++) {
-			acquisition.afterReply(i, deletion);
-		}
-		return deletion.freed;
+			Runnable afterQuorum, String warnKey) {
+		return start(new Deletion(Script.RELEASE, new String[] { lockKey },
+				new String[] { secret, String.valueOf(token) }, acquisition, afterQuorum, null, warnKey));
 	}
 
 	/**
@@ -369,19 +367,10 @@ final class NodeFleet {
 
 	private CompletableFuture<Boolean> deleteEverywhere(Script script, String[] keys, String secret,
 			QuorumCall acquisition, Runnable afterQuorum, String retentionMillis) {
-		this.deleting.incrementAndGet();
-		Deletion deletion = new Deletion(script, keys, new String[] { secret }, acquisition, afterQuorum,
-				retentionMillis);
-		for (int i = 0; i < this.nodes.size(); i++) {
-			acquisition.afterReply(i, deletion);
-		}
-		return deletion.freed;
+		return start(
+				new Deletion(script, keys, new String[] { secret }, acquisition, afterQuorum, retentionMillis, null));
 	}
 
-	/**
-	 * Counts off a deletion that every node is done with, and completes {@link #drained}
-	 * when it was the last one and the fleet is closing.
-	 */
 	/**
 	 * Sends a script that undoes an acquisition (releases or withdraws a read lock, a
 	 * write lock or a permit) to every node, each once it answered the acquisition and
@@ -392,19 +381,31 @@ final class NodeFleet {
 	 * @param args its arguments
 	 * @param acquisition the acquisition that wrote the value
 	 * @param afterQuorum run once a quorum is done, or {@code null}
+	 * @param warnKey as for {@link #releaseEverywhere}
 	 * @return a future that completes with {@code true} once a quorum of nodes is free of
 	 * the entry, or {@code false} once every node is done without that
 	 */
 	CompletableFuture<Boolean> undoEverywhere(Script script, String[] keys, String[] args, QuorumCall acquisition,
-			Runnable afterQuorum) {
+			Runnable afterQuorum, String warnKey) {
+		return start(new Deletion(script, keys, args, acquisition, afterQuorum, null, warnKey));
+	}
+
+	/**
+	 * Sends a deletion to each node once that node answered the acquisition, counted
+	 * among those {@link #close()} waits for.
+	 */
+	private CompletableFuture<Boolean> start(Deletion deletion) {
 		this.deleting.incrementAndGet();
-		Deletion deletion = new Deletion(script, keys, args, acquisition, afterQuorum, null);
 		for (int i = 0; i < this.nodes.size(); i++) {
-			acquisition.afterReply(i, deletion);
+			deletion.acquisition.afterReply(i, deletion);
 		}
 		return deletion.freed;
 	}
 
+	/**
+	 * Counts off a deletion that every node is done with, and completes {@link #drained}
+	 * when it was the last one and the fleet is closing.
+	 */
 	private void deletionDone() {
 		if (this.deleting.decrementAndGet() == 0) {
 			CompletableFuture<Void> waiting = this.drained;
@@ -471,8 +472,12 @@ final class NodeFleet {
 
 		private final CompletableFuture<Boolean> freed = new CompletableFuture<>();
 
+		/** The lock's key to warn with when no quorum could be freed, or null. */
+		private final String warnKey;
+
 		Deletion(Script script, String[] keys, String[] args, QuorumCall acquisition, Runnable afterQuorum,
-				String retentionMillis) {
+				String retentionMillis, String warnKey) {
+			this.warnKey = warnKey;
 			this.script = script;
 			this.keys = keys;
 			this.args = args;
@@ -512,7 +517,13 @@ final class NodeFleet {
 				this.afterQuorum.run();
 			}
 			if (count == NodeFleet.this.nodes.size()) {
-				this.freed.complete(false); // no-op when a quorum was free
+				// no-op when a quorum was free
+				if (this.freed.complete(false) && this.warnKey != null) {
+					logger.warn("Lock '" + LockKeys.printable(this.warnKey) + "' was released on fewer than "
+							+ NodeFleet.this.quorum + " of " + NodeFleet.this.nodes.size()
+							+ " nodes: the others did not answer within the node timeout. It may stay held there"
+							+ " until its ttl runs out, and nobody can acquire it before then; check the nodes' health");
+				}
 				deletionDone();
 			}
 		}

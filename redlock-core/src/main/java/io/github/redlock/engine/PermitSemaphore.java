@@ -232,7 +232,7 @@ final class PermitSemaphore implements LockSemaphore {
 		void withdraw(QuorumCall call, String value) {
 			this.fleet.undoEverywhere(Script.RELEASE_PERMIT,
 					new String[] { PermitSemaphore.this.keys[0], PermitSemaphore.this.keys[1] },
-					new String[] { LockValues.secret(value), String.valueOf(this.slot) }, call, null);
+					new String[] { LockValues.secret(value), String.valueOf(this.slot) }, call, null, null);
 		}
 
 		@Override

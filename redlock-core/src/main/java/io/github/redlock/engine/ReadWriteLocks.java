@@ -173,7 +173,7 @@ final class ReadWriteLocks {
 		@Override
 		void withdraw(QuorumCall call, String value) {
 			this.fleet.undoEverywhere(Script.WITHDRAW_READ, new String[] { this.keys[0], this.keys[2] },
-					new String[] { LockValues.secret(value) }, call, null);
+					new String[] { LockValues.secret(value) }, call, null, null);
 		}
 
 		@Override

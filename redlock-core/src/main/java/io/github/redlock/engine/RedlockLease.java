@@ -453,7 +453,7 @@ final class RedlockLease implements Lease {
 			endObservation(null);
 		}
 		// the key's line in this registry counts the holder until a quorum deleted it
-		releaseEverywhere(this::holderGone).whenComplete((ignored, ex) -> sent.complete(null));
+		releaseEverywhere(this::holderGone, null).whenComplete((ignored, ex) -> sent.complete(null));
 		return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it reached its end"));
 	}
 
@@ -605,14 +605,16 @@ final class RedlockLease implements Lease {
 
 	/**
 	 * Deletes the lease's value on every node with its release script.
+	 * @param warnKey the key to warn with if no quorum could be freed, or {@code null}
 	 */
-	private CompletableFuture<Boolean> releaseEverywhere(Runnable afterQuorum) {
+	private CompletableFuture<Boolean> releaseEverywhere(Runnable afterQuorum, String warnKey) {
 		LeaseOps leaseOps = this.ops;
 		if (leaseOps == null) {
-			return this.fleet.releaseEverywhere(this.keys[0], this.secret, this.token, this.acquisition, afterQuorum);
+			return this.fleet.releaseEverywhere(this.keys[0], this.secret, this.token, this.acquisition, afterQuorum,
+					warnKey);
 		}
 		return this.fleet.undoEverywhere(leaseOps.release(), leaseOps.releaseKeys(), leaseOps.releaseArgs(this.secret),
-				this.acquisition, afterQuorum);
+				this.acquisition, afterQuorum, warnKey);
 	}
 
 	/**
@@ -690,18 +692,8 @@ final class RedlockLease implements Lease {
 		}
 		// the next waiter of this registry tries once a quorum is free of the lock; a
 		// lost lease told the line when it was lost
-		CompletableFuture<Boolean> freed = releaseEverywhere((previous == HELD) ? this::holderGone : null);
-		return (previous == HELD) ? freed.thenApply(this::warnUnlessFreed) : freed;
-	}
-
-	private boolean warnUnlessFreed(boolean freed) {
-		if (!freed) {
-			logger.warn("Lock '" + LockKeys.printable(this.key) + "' was released on fewer than " + this.fleet.quorum()
-					+ " of " + this.fleet.size()
-					+ " nodes: the others did not answer within the node timeout. It may stay held there until its"
-					+ " ttl runs out, and nobody can acquire it before then; check the nodes' health");
-		}
-		return freed;
+		// a held lease's release warns when it could not free a quorum (NodeFleet)
+		return (previous == HELD) ? releaseEverywhere(this::holderGone, this.key) : releaseEverywhere(null, null);
 	}
 
 	@Override

@@ -75,7 +75,7 @@ class SlowNodeReleaseIntegrationTests {
 	@Test
 	void aReleaseThatCannotFreeAQuorumSaysSo() throws Exception {
 		try (RedlockRegistry registry = registry(Duration.ofSeconds(1));
-				LogCapture log = LogCapture.of(Level.WARNING, RedlockLease.class)) {
+				LogCapture log = LogCapture.of(Level.WARNING, NodeFleet.class)) {
 			Lease lease = registry.acquire("unfreed", Duration.ofMinutes(1), Duration.ofSeconds(5));
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> fleet.node(1).call("GET", "redlock:lock:unfreed") != null
