@@ -517,12 +517,18 @@ final class NodeFleet {
 				this.afterQuorum.run();
 			}
 			if (count == NodeFleet.this.nodes.size()) {
-				// no-op when a quorum was free
-				if (this.freed.complete(false) && this.warnKey != null) {
-					logger.warn("Lock '" + LockKeys.printable(this.warnKey) + "' was released on fewer than "
-							+ NodeFleet.this.quorum + " of " + NodeFleet.this.nodes.size()
-							+ " nodes: the others did not answer within the node timeout. It may stay held there"
-							+ " until its ttl runs out, and nobody can acquire it before then; check the nodes' health");
+				// every node is done, so the count of free nodes is final: warned before
+				// the
+				// future completes, so that a caller who returns has been warned
+				if (this.free.get() < NodeFleet.this.quorum) {
+					if (this.warnKey != null) {
+						logger.warn("Lock '" + LockKeys.printable(this.warnKey) + "' was released on fewer than "
+								+ NodeFleet.this.quorum + " of " + NodeFleet.this.nodes.size()
+								+ " nodes: the others did not answer within the node timeout. It may stay held there"
+								+ " until its ttl runs out, and nobody can acquire it before then; check the nodes'"
+								+ " health");
+					}
+					this.freed.complete(false);
 				}
 				deletionDone();
 			}
