@@ -5,13 +5,16 @@ import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -20,8 +23,16 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * 10,000 leases held at once in one JVM, all kept extended by the watchdog, for three
- * times their TTL: none may be lost. Prints the threads and CPU it took.
+ * times their TTL: none may be lost. Prints the threads and CPU it took, and why leases
+ * were lost if any were.
+ * <p>
+ * Tagged {@code alone}: the build runs it after the other tests, in a JVM of its own.
+ * Beside two other test JVMs on 2 cores its nodes missed the 250 ms node timeout,
+ * extensions failed on a quorum and leases were lost (CI: 2,458 of 10,000; here 349, and
+ * 739 to 3,960 with three busy processes beside it). That is the machine out of capacity,
+ * which the leases' loss signal reports as it should, not the engine failing.
  */
+@Tag("alone")
 class ManyLeasesIntegrationTests {
 
 	private static final int LEASES = 10_000;
@@ -45,6 +56,7 @@ class ManyLeasesIntegrationTests {
 			.start()) {
 			int threadsBefore = threads.getThreadCount();
 			AtomicInteger lost = new AtomicInteger();
+			Map<String, AtomicInteger> causes = new ConcurrentHashMap<>();
 			List<Lease> leases = new ArrayList<>(LEASES);
 			Semaphore inFlight = new Semaphore(256);
 			List<CompletableFuture<Lease>> acquisitions = new ArrayList<>(LEASES);
@@ -57,7 +69,13 @@ class ManyLeasesIntegrationTests {
 			}
 			for (CompletableFuture<Lease> acquisition : acquisitions) {
 				Lease lease = acquisition.get(1, TimeUnit.MINUTES);
-				lease.addListener((gone, cause) -> lost.incrementAndGet());
+				lease.addListener((gone, cause) -> {
+					lost.incrementAndGet();
+					causes
+						.computeIfAbsent(String.valueOf(cause.getMessage()).replaceAll("'[^']*'", "'…'"),
+								(message) -> new AtomicInteger())
+						.incrementAndGet();
+				});
 				leases.add(lease);
 			}
 			double acquireSeconds = (System.nanoTime() - acquireStart) / 1e9;
@@ -76,6 +94,7 @@ class ManyLeasesIntegrationTests {
 							+ "threads %d before, %d peak; JVM CPU %.2f cores while holding%n",
 					LEASES, acquireSeconds, holdSeconds, TTL.toSeconds(), held, lost.get(), threadsBefore, peakThreads,
 					cpuSeconds / holdSeconds);
+			causes.forEach((cause, count) -> System.out.printf("lost %,d: %s%n", count.get(), cause));
 			assertThat(lost).hasValue(0);
 			assertThat(held).isEqualTo(LEASES);
 			assertThat(registry.heldLeases()).isEqualTo(LEASES);

@@ -40,6 +40,15 @@ class WaitingIntegrationTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(60);
 
+	/**
+	 * A woken waiter's one attempt must reach a quorum, or it waits for its 30 s poll:
+	 * the default 100 ms is a tight bound on a loaded 2-core machine. In a full run with
+	 * three test JVMs, aSubscriptionRefusedAtFirstIsAskedForAgainWhileTheWaiterWaits once
+	 * got no lock within 20 s of the release, at a time when another test's nodes were
+	 * missing a 250 ms timeout; a timed-out attempt is the likely cause (not proven).
+	 */
+	private static final Duration NODE_TIMEOUT = Duration.ofSeconds(1);
+
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
 
@@ -54,6 +63,7 @@ class WaitingIntegrationTests {
 		RedlockRegistry registry = RedlockRegistry.builder()
 			.nodes(fleet.uris())
 			.restartGuard(false)
+			.nodeTimeout(NODE_TIMEOUT)
 			.retryDelay(SLOW_POLL)
 			.retryJitter(Duration.ZERO)
 			.releaseHints(releaseHints)
@@ -336,6 +346,7 @@ class WaitingIntegrationTests {
 		RedlockRegistry registry = RedlockRegistry.builder()
 			.nodes(uris)
 			.restartGuard(false)
+			.nodeTimeout(NODE_TIMEOUT)
 			.retryDelay(retryDelay)
 			.retryJitter(Duration.ZERO)
 			.build()
