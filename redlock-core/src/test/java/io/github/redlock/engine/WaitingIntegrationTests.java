@@ -47,7 +47,7 @@ class WaitingIntegrationTests {
 	 * got no lock within 20 s of the release, at a time when another test's nodes were
 	 * missing a 250 ms timeout; a timed-out attempt is the likely cause (not proven).
 	 */
-	private static final Duration NODE_TIMEOUT = Duration.ofSeconds(1);
+	private static final Duration NODE_TIMEOUT = Duration.ofMillis(500);
 
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
