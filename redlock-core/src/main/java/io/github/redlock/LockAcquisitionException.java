@@ -9,7 +9,9 @@ import java.util.stream.Collectors;
  * says why, for a program to switch on: another owner holds it ({@link Reason#HELD},
  * worth a retry later), too few nodes are usable ({@link Reason#NO_QUORUM}, which a retry
  * soon will not mend), the nodes answered too late ({@link Reason#VALIDITY_EXHAUSTED}),
- * or the waiting thread was interrupted ({@link Reason#INTERRUPTED}).
+ * the waiting thread was interrupted ({@link Reason#INTERRUPTED}), or the calling
+ * thread's own hold of the key excludes the lock asked for
+ * ({@link Reason#HELD_BY_THIS_THREAD}, a defect of the calling code).
  *
  * @author redlock contributors
  */
@@ -46,7 +48,16 @@ public class LockAcquisitionException extends RedlockException {
 		/**
 		 * The waiting thread was interrupted; no lock is held.
 		 */
-		INTERRUPTED("interrupted");
+		INTERRUPTED("interrupted"),
+
+		/**
+		 * The calling thread's own hold of the key excludes the lock it asked for, so
+		 * waiting would never end: a write lock asked under the thread's read lock (an
+		 * upgrade), or a read or write lock and the exclusive lock of one key. Refused at
+		 * once, without asking the nodes. A defect of the calling code, not a busy lock:
+		 * {@code skipIfLocked} does not skip it and the web handler answers 500.
+		 */
+		HELD_BY_THIS_THREAD("held by this thread in a mode that excludes the one asked for");
 
 		private final String description;
 

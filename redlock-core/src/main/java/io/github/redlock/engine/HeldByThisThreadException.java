@@ -6,7 +6,8 @@ import io.github.redlock.LockAcquisitionException;
  * A refusal, at once, of an acquisition that the current thread's own hold of the key
  * would keep waiting forever: a write lock asked by a reader (an upgrade), or a read or
  * write lock and the exclusive lock of one key asked by the same thread. Waiting cannot
- * help, so {@link LockView#lock()} throws it rather than retry.
+ * help, so {@link LockView#lock()} throws it rather than retry. Its reason is
+ * {@link Reason#HELD_BY_THIS_THREAD}, so that nothing takes it for a lock held elsewhere.
  *
  * @author redlock contributors
  */
@@ -15,7 +16,7 @@ final class HeldByThisThreadException extends LockAcquisitionException {
 	private static final long serialVersionUID = 1L;
 
 	HeldByThisThreadException(String key, String message) {
-		super(Reason.HELD, key, message);
+		super(Reason.HELD_BY_THIS_THREAD, key, message);
 	}
 
 }

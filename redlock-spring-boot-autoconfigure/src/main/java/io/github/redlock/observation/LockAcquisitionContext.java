@@ -159,7 +159,8 @@ public class LockAcquisitionContext extends Observation.Context {
 		CANCELLED,
 
 		/**
-		 * Anything else, such as a closed registry. The observation carries the error.
+		 * Anything else, such as a closed registry or a lock the calling thread's own
+		 * hold refused ({@code HELD_BY_THIS_THREAD}). The observation carries the error.
 		 */
 		ERROR;
 
@@ -175,6 +176,8 @@ public class LockAcquisitionContext extends Observation.Context {
 					case NO_QUORUM -> NO_QUORUM;
 					case VALIDITY_EXHAUSTED -> VALIDITY_EXHAUSTED;
 					case INTERRUPTED -> INTERRUPTED;
+					// a defect of the calling code, shown as an error
+					case HELD_BY_THIS_THREAD -> ERROR;
 				};
 			}
 			if (failure instanceof InterruptedException) {

@@ -24,6 +24,9 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * <li>{@link Reason#NO_QUORUM}, {@link Reason#VALIDITY_EXHAUSTED}: {@code 503 Service
  * Unavailable}, since the lock service, not the resource, is unavailable;</li>
  * <li>{@link Reason#INTERRUPTED} and a {@link LockLostException}: {@code 503}.</li>
+ * <li>{@link Reason#HELD_BY_THIS_THREAD}: {@code 500 Internal Server Error}, logged at
+ * ERROR with the stack trace: the request's own code asked for a lock its thread's hold
+ * excludes (such as a write lock under its read lock), which no retry mends.</li>
  * </ul>
  * The body carries the lock's {@code key} and the {@code reason} (the {@link Reason}
  * name, or {@code LOST}); its {@code detail} names neither nodes nor owners.
@@ -50,7 +53,10 @@ public class LockExceptionHandler {
 	public ResponseEntity<ProblemDetail> handleLockAcquisitionException(LockAcquisitionException ex) {
 		HttpStatus status = statusOf(ex.getReason());
 		ProblemDetail body = problemDetail(ex, status);
-		if (logger.isDebugEnabled()) {
+		if (status.is5xxServerError() && status != HttpStatus.SERVICE_UNAVAILABLE) {
+			logger.error("Answered " + status.value() + ": " + ex.getMessage(), ex);
+		}
+		else if (logger.isDebugEnabled()) {
 			logger.debug("Answered " + status.value() + ": " + ex.getMessage());
 		}
 		ResponseEntity.BodyBuilder response = ResponseEntity.status(status);
@@ -77,10 +83,15 @@ public class LockExceptionHandler {
 	/**
 	 * Returns the status for a reason.
 	 * @param reason why the lock was not acquired, or {@code null}
-	 * @return {@code CONFLICT} for {@link Reason#HELD}, else {@code SERVICE_UNAVAILABLE}
+	 * @return {@code CONFLICT} for {@link Reason#HELD}, {@code INTERNAL_SERVER_ERROR} for
+	 * {@link Reason#HELD_BY_THIS_THREAD}, else {@code SERVICE_UNAVAILABLE}
 	 */
 	protected HttpStatus statusOf(Reason reason) {
-		return (reason == Reason.HELD) ? HttpStatus.CONFLICT : HttpStatus.SERVICE_UNAVAILABLE;
+		if (reason == Reason.HELD) {
+			return HttpStatus.CONFLICT;
+		}
+		return (reason == Reason.HELD_BY_THIS_THREAD) ? HttpStatus.INTERNAL_SERVER_ERROR
+				: HttpStatus.SERVICE_UNAVAILABLE;
 	}
 
 	/**
@@ -95,7 +106,8 @@ public class LockExceptionHandler {
 				: "Lock '" + ex.getKey() + "' could not be acquired: "
 						+ ((reason != null) ? reason.description() : "refused") + ".";
 		ProblemDetail body = ProblemDetail.forStatusAndDetail(status, detail);
-		body.setTitle((reason == Reason.HELD) ? "Lock held elsewhere" : "Locking unavailable");
+		body.setTitle((reason == Reason.HELD) ? "Lock held elsewhere"
+				: (reason == Reason.HELD_BY_THIS_THREAD) ? "Lock refused to its own holder" : "Locking unavailable");
 		body.setProperty("key", ex.getKey());
 		body.setProperty("reason", (reason != null) ? reason.name() : null);
 		return body;

@@ -3,6 +3,7 @@ package io.github.redlock.aop;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +71,28 @@ class ReadWriteAndPermitsIntegrationTests {
 			assertThat(catalogue.writeThenRead()).isEqualTo("read inside write");
 			assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(catalogue::readThenWrite)
 				.withMessageContaining("never upgraded");
+		});
+	}
+
+	/**
+	 * An upgrade is refused because this thread's own read lock is in the way, which
+	 * waiting cannot mend: {@code skipIfLocked} must not take it for a lock held
+	 * elsewhere. Before the refusal had a reason of its own (it was {@code HELD}), the
+	 * inner call was skipped without a word: "Expecting code to raise a throwable".
+	 */
+	@Test
+	void anUpgradeIsRefusedEvenWhereABusyLockWouldBeSkipped() {
+		contextRunner().run((context) -> {
+			Catalogue catalogue = context.getBean(Catalogue.class);
+			assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(catalogue::readThenWriteIfFree)
+				.withMessageContaining("never upgraded")
+				.satisfies((ex) -> assertThat(ex.getReason().name()).isEqualTo("HELD_BY_THIS_THREAD"));
+			// a write lock held by another owner is still skipped
+			try (Lease read = context.getBean(LockRegistry.class)
+				.acquireRead("catalogue", Duration.ofSeconds(10), Duration.ZERO)) {
+				assertThat(CompletableFuture.supplyAsync(catalogue::writeIfFree).get(30, TimeUnit.SECONDS)).isEmpty();
+			}
+			assertThat(catalogue.writeIfFree()).contains("written if free");
 		});
 	}
 
@@ -166,6 +189,16 @@ class ReadWriteAndPermitsIntegrationTests {
 		@DistributedLock(key = "'catalogue'", mode = LockMode.READ, waitTime = "2s")
 		String readThenWrite() {
 			return this.self.write();
+		}
+
+		@DistributedLock(key = "'catalogue'", mode = LockMode.READ, waitTime = "2s")
+		Optional<String> readThenWriteIfFree() {
+			return this.self.writeIfFree();
+		}
+
+		@DistributedLock(key = "'catalogue'", mode = LockMode.WRITE, skipIfLocked = true)
+		Optional<String> writeIfFree() {
+			return Optional.of("written if free");
 		}
 
 		@DistributedLock(key = "'catalogue'", mode = LockMode.READ, waitTime = "2s")

@@ -12,7 +12,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
  * Maps lock failures to HTTP: busy is 409 Conflict with Retry-After; no quorum, too slow
- * and lost are 503.
+ * and lost are 503; a lock refused by the thread's own hold (a bug) is 500.
  */
 @RestControllerAdvice
 public class LockErrors {
@@ -23,6 +23,12 @@ public class LockErrors {
 			ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT,
 					"'" + ex.getKey() + "' is busy; retry later");
 			return ResponseEntity.status(HttpStatus.CONFLICT).header(HttpHeaders.RETRY_AFTER, "1").body(problem);
+		}
+		if (ex.getReason() == LockAcquisitionException.Reason.HELD_BY_THIS_THREAD) {
+			// the code asked for a lock its own thread's hold excludes: a bug, not a
+			// busy resource
+			return ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR)
+				.body(ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, ex.getMessage()));
 		}
 		// no quorum, or the nodes too slow: locking is unavailable, the resource is not
 		// busy

@@ -3,6 +3,7 @@ package io.github.redlock.autoconfigure.web;
 import java.time.Duration;
 
 import io.github.redlock.Lease;
+import io.github.redlock.LockRegistry;
 import io.github.redlock.annotation.DistributedLock;
 import io.github.redlock.autoconfigure.FleetProperties;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
@@ -105,6 +106,23 @@ class LockExceptionHandlerIntegrationTests {
 		assertThat(output).doesNotContain("ERROR").doesNotContain("\tat ");
 	}
 
+	/**
+	 * A lock this thread's own hold refuses (here a read lock asked to become a write
+	 * lock) is a defect of the application: retrying cannot help, so it is a 500 with the
+	 * reason, logged as an error. It was a 409 "held elsewhere" with Retry-After before
+	 * the refusal had a reason of its own: "Status expected:<500> but was:<409>".
+	 */
+	@Test
+	void aLockRefusedByThisThreadsOwnHoldIsAnInternalError(CapturedOutput output) {
+		this.mvc.run((context) -> mockMvc(context).perform(get("/orders/44/amend"))
+			.andExpect(status().isInternalServerError())
+			.andExpect(header().doesNotExist(HttpHeaders.RETRY_AFTER))
+			.andExpect(jsonPath("$.status").value(500))
+			.andExpect(jsonPath("$.key").value("order:44"))
+			.andExpect(jsonPath("$.reason").value("HELD_BY_THIS_THREAD")));
+		assertThat(output).contains("ERROR").contains("never upgraded");
+	}
+
 	@Test
 	void aFreeLockIsNotAffected() {
 		this.mvc.run((context) -> mockMvc(context).perform(get("/orders/43/pay"))
@@ -196,13 +214,24 @@ class LockExceptionHandlerIntegrationTests {
 
 		private final Payments payments;
 
-		PaymentController(Payments payments) {
+		private final LockRegistry registry;
+
+		PaymentController(Payments payments, LockRegistry registry) {
 			this.payments = payments;
+			this.registry = registry;
 		}
 
 		@GetMapping("/orders/{id}/pay")
 		String pay(@PathVariable long id) {
 			return this.payments.pay(id);
+		}
+
+		@GetMapping("/orders/{id}/amend")
+		String amend(@PathVariable long id) {
+			try (Lease read = this.registry.acquireRead("order:" + id, Duration.ofSeconds(10), Duration.ZERO);
+					Lease write = this.registry.acquireWrite("order:" + id, Duration.ofSeconds(10), Duration.ZERO)) {
+				return "amended " + id;
+			}
 		}
 
 	}
@@ -233,8 +262,8 @@ class LockExceptionHandlerIntegrationTests {
 		}
 
 		@Bean
-		PaymentController paymentController(Payments payments) {
-			return new PaymentController(payments);
+		PaymentController paymentController(Payments payments, LockRegistry registry) {
+			return new PaymentController(payments, registry);
 		}
 
 	}
