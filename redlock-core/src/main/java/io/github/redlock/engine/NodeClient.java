@@ -582,10 +582,20 @@ final class NodeClient {
 
 	/**
 	 * Says why a script failed; a permission refused puts the node out of quorums until
-	 * its trust finds out which one it was.
+	 * its trust finds out which one it was. A permission refused to a read-write lock's
+	 * or a semaphore's script fails that call only, naming the rules they need: the
+	 * exclusive lock may not need them, and keeps the node.
 	 */
 	private NodeFailure failure(Script script, Throwable ex) {
-		return NodeErrors.isDenied(ex) ? this.trust.scriptDenied(script, ex) : classify(ex);
+		if (!NodeErrors.isDenied(ex)) {
+			return classify(ex);
+		}
+		if (script.sharedLocks()) {
+			return new NodeFailure(this.trust.node(), NodeFailure.Kind.NOPERM, "the " + script.name()
+					+ " script uses a command or key the ACL user may not: read-write locks and semaphores need "
+					+ Script.SHARED_LOCK_RULES + " beside the exclusive lock's rules (" + NodeErrors.message(ex) + ")");
+		}
+		return this.trust.scriptDenied(script, ex);
 	}
 
 	/**

@@ -34,6 +34,26 @@ record Script(String name, String text, String sha) {
 		return this == ACQUIRE || this == ACQUIRE_READ || this == ACQUIRE_WRITE || this == ACQUIRE_PERMIT;
 	}
 
+	/**
+	 * The ACL rules for the commands that read-write locks and semaphores use beyond the
+	 * exclusive lock's: their readers, writers and permits live in sorted sets and a
+	 * hash.
+	 */
+	static final String SHARED_LOCK_RULES = "+exists +hget +hset +hdel +zadd +zcard +zrange +zrangebyscore +zrem"
+			+ " +zremrangebyscore +zscore";
+
+	/**
+	 * Returns whether the script serves read-write locks or semaphores, whose commands an
+	 * ACL user may lack while the exclusive lock works: a permission refused to it must
+	 * not take the node out of the exclusive lock's quorums.
+	 */
+	boolean sharedLocks() {
+		return this == ACQUIRE_READ || this == EXTEND_READ || this == RAISE_READ || this == RELEASE_READ
+				|| this == WITHDRAW_READ || this == ACQUIRE_WRITE || this == EXTEND_WRITE || this == RELEASE_WRITE
+				|| this == CLEAR_INTENT || this == ACQUIRE_PERMIT || this == EXTEND_PERMIT || this == RAISE_PERMIT
+				|| this == RELEASE_PERMIT || this == LIVE_PERMITS;
+	}
+
 	static Script of(String name, String text) {
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));

@@ -7,6 +7,7 @@ import java.util.logging.Level;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockSemaphore;
 import io.github.redlock.NodeFailure;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
@@ -100,6 +101,62 @@ class AclIntegrationTests {
 			assertThat(lease.extend(Duration.ofSeconds(1))).isTrue();
 		}
 		assertThat(registry.inspect("acl").nodes()).allSatisfy((node) -> assertThat(node.error()).isNull());
+	}
+
+	/**
+	 * Read-write locks and semaphores need more than the mutex: their scripts keep
+	 * readers, writers and permits in sorted sets and a hash. This is the rule
+	 * docs/production.md lists for them.
+	 */
+	@Test
+	void theLeastPrivilegeForReadWriteLocksAndSemaphoresIsEnough() throws Exception {
+		RedlockRegistry registry = registryAs("leastrw", "~redlock:*", "+eval", "+evalsha", "+get", "+set", "+incr",
+				"+pexpire", "+pttl", "+del", "+time", "+info", "+exists", "+hget", "+hset", "+hdel", "+zadd", "+zcard",
+				"+zrange", "+zrangebyscore", "+zrem", "+zremrangebyscore", "+zscore");
+		awaitUsable(registry);
+		try (Lease read = registry.acquireRead("acl-rw", Duration.ofSeconds(1), Duration.ofSeconds(5))) {
+			assertThat(read.extend(Duration.ofSeconds(1))).isTrue();
+		}
+		try (Lease write = registry.acquireWrite("acl-rw", Duration.ofSeconds(1), Duration.ofSeconds(5))) {
+			assertThat(write.extend(Duration.ofSeconds(1))).isTrue();
+		}
+		LockSemaphore semaphore = registry.semaphore("acl-permits", 2);
+		try (Lease permit = semaphore.acquire(Duration.ofSeconds(1), Duration.ofSeconds(5))) {
+			assertThat(permit.extend(Duration.ofSeconds(1))).isTrue();
+			assertThat(semaphore.availablePermits()).isEqualTo(1);
+		}
+	}
+
+	/**
+	 * A user given only the exclusive lock's least privilege locks, and is told which
+	 * rules a read lock or a permit needs when it asks for one. Before, the refusal took
+	 * every node out of the exclusive lock's quorums too, "checking which" command it
+	 * was, and the probe (of the exclusive lock's commands) never found it: the next
+	 * exclusive lock failed with "not usable: NOPERM (the release-permit script uses a
+	 * command or key the ACL user may not (checking which: ...".
+	 */
+	@Test
+	void aUserWithOnlyTheMutexsPrivilegeIsToldWhatReadWriteLocksAndSemaphoresNeed() throws Exception {
+		RedlockRegistry registry = registryAs("leastmutex", "~redlock:*", "+eval", "+evalsha", "+get", "+set", "+incr",
+				"+pexpire", "+pttl", "+del", "+time", "+info");
+		awaitUsable(registry);
+		try (Lease lease = registry.acquire("acl-mutex", Duration.ofSeconds(1), Duration.ofSeconds(5))) {
+			assertThat(lease.isHeld()).isTrue();
+		}
+		LockAcquisitionException read = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.acquireRead("acl-rw", Duration.ofSeconds(1), Duration.ofSeconds(2)));
+		assertThat(read).hasMessageContaining("the acquire-read script uses a command or key the ACL user may not")
+			.hasMessageContaining("+zadd");
+		assertThat(read.getFailures()).hasSize(3)
+			.allSatisfy((node) -> assertThat(node.kind()).isEqualTo(NodeFailure.Kind.NOPERM));
+		LockAcquisitionException permit = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.semaphore("acl-permits", 2).acquire(Duration.ofSeconds(1), Duration.ofSeconds(2)));
+		assertThat(permit).hasMessageContaining("the acquire-permit script").hasMessageContaining("+hset");
+		assertThat(registry.checkNodes()).allSatisfy((status) -> assertThat(status.usable()).isTrue());
+		// the mutex still works after the refusals
+		try (Lease lease = registry.acquire("acl-mutex", Duration.ofSeconds(1), Duration.ofSeconds(5))) {
+			assertThat(lease.isHeld()).isTrue();
+		}
 	}
 
 	private RedlockRegistry registryAs(String user, String... rules) {
