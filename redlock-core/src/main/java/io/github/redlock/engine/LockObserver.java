@@ -46,6 +46,54 @@ public interface LockObserver {
 	Acquiring acquisitionStarted(String key, Duration ttl, Duration waitTime, Mode mode, boolean reentrant);
 
 	/**
+	 * An acquisition of the given kind starts, on the caller's thread. The registry calls
+	 * this one; by default it calls
+	 * {@link #acquisitionStarted(String, Duration, Duration, Mode, boolean)}, so an
+	 * observer written before read-write locks and semaphores sees their acquisitions
+	 * too, without their kind.
+	 * @param key the lock's key
+	 * @param ttl the TTL asked for
+	 * @param waitTime how long the caller lets it try
+	 * @param mode how the caller waits
+	 * @param reentrant whether the current thread holds the key already (in that kind)
+	 * and joins its lease
+	 * @param kind the kind of lock asked for
+	 * @return what hears how it goes; never {@code null}
+	 */
+	default Acquiring acquisitionStarted(String key, Duration ttl, Duration waitTime, Mode mode, boolean reentrant,
+			Kind kind) {
+		return acquisitionStarted(key, ttl, waitTime, mode, reentrant);
+	}
+
+	/**
+	 * The kind of lock an acquisition asks for.
+	 */
+	enum Kind {
+
+		/**
+		 * The exclusive lock of a key ({@link RedlockRegistry#acquire} and the calls
+		 * built on it).
+		 */
+		EXCLUSIVE,
+
+		/**
+		 * A read lock ({@link RedlockRegistry#acquireRead}): shared with other readers.
+		 */
+		READ,
+
+		/**
+		 * The write lock ({@link RedlockRegistry#acquireWrite}).
+		 */
+		WRITE,
+
+		/**
+		 * A permit of a semaphore ({@link RedlockRegistry#semaphore}).
+		 */
+		PERMIT
+
+	}
+
+	/**
 	 * How a caller waits for an acquisition.
 	 */
 	enum Mode {

@@ -126,6 +126,11 @@ final class PermitSemaphore implements LockSemaphore {
 
 	@Override
 	public Lease acquire(Duration ttl, Duration waitTime, boolean autoExtend) {
+		return this.registry.observed(this.key, ttl, waitTime, LockObserver.Kind.PERMIT, false,
+				() -> acquirePermit(ttl, waitTime, autoExtend));
+	}
+
+	private Lease acquirePermit(Duration ttl, Duration waitTime, boolean autoExtend) {
 		this.engine.leases().checkOpen();
 		this.engine.checkTtl(ttl);
 		EngineContext.checkWaitTime(waitTime);

@@ -12,6 +12,7 @@ import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
@@ -243,7 +244,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		LockObserver.Acquiring acquiring;
 		LockObserver.Scope scope;
 		try {
-			acquiring = observer.acquisitionStarted(key, ttl, waitTime, LockObserver.Mode.BLOCKING, reentered != null);
+			acquiring = observer.acquisitionStarted(key, ttl, waitTime, LockObserver.Mode.BLOCKING, reentered != null,
+					LockObserver.Kind.EXCLUSIVE);
 			scope = acquiring.openScope();
 		}
 		catch (RuntimeException | Error ex) {
@@ -268,6 +270,44 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			logger.warn("LockObserver failed for lock '" + LockKeys.printable(key) + "'", ex);
 		}
 		observeHold(acquiring, lease, (reentered == null) ? ((ReentrantLease) lease).lease() : null);
+		return lease;
+	}
+
+	/**
+	 * Runs a blocking read, write or permit acquisition, telling the observer if there is
+	 * one: started and scoped on the caller's thread, ended there too.
+	 * @param reentrant whether the thread holds the key in this kind already, so that the
+	 * acquisition joins that hold rather than making a lease
+	 */
+	Lease observed(String key, Duration ttl, Duration waitTime, LockObserver.Kind kind, boolean reentrant,
+			Supplier<Lease> acquisition) {
+		LockObserver observer = this.observer;
+		if (observer == null) {
+			return acquisition.get();
+		}
+		LockObserver.Acquiring acquiring = observer.acquisitionStarted(key, ttl, waitTime, LockObserver.Mode.BLOCKING,
+				reentrant, kind);
+		LockObserver.Scope scope = acquiring.openScope();
+		Lease lease;
+		try {
+			lease = acquisition.get();
+		}
+		catch (RuntimeException | Error ex) {
+			scope.close();
+			acquiring.failed(ex);
+			throw ex;
+		}
+		try {
+			scope.close();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("LockObserver failed for lock '" + LockKeys.printable(key) + "'", ex);
+		}
+		RedlockLease newLease = null;
+		if (!reentrant) {
+			newLease = (lease instanceof ReentrantLease held) ? held.lease() : (RedlockLease) lease;
+		}
+		observeHold(acquiring, lease, newLease);
 		return lease;
 	}
 
@@ -362,8 +402,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	public CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
 		checkAcquisition(key, ttl, waitTime);
 		LockObserver observer = this.observer;
-		LockObserver.Acquiring acquiring = (observer != null)
-				? observer.acquisitionStarted(key, ttl, waitTime, LockObserver.Mode.ASYNC, false) : null;
+		LockObserver.Acquiring acquiring = (observer != null) ? observer.acquisitionStarted(key, ttl, waitTime,
+				LockObserver.Mode.ASYNC, false, LockObserver.Kind.EXCLUSIVE) : null;
 		CompletableFuture<RedlockLease> lease = Acquisition.start(this.engine, key, ttl, waitTime);
 		CompletableFuture<Lease> result = new CompletableFuture<>();
 		// completed off the I/O threads, so that the caller's continuations cannot stall
@@ -466,7 +506,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	@Override
 	public Lease acquireRead(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		return uninterrupted(key, () -> readLease(key, ttl, waitTime, autoExtend));
+		return observed(key, ttl, waitTime, LockObserver.Kind.READ, this.readHolds.peek(key) != null,
+				() -> uninterrupted(key, () -> readLease(key, ttl, waitTime, autoExtend)));
 	}
 
 	@Override
@@ -487,7 +528,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	@Override
 	public Lease acquireWrite(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		return uninterrupted(key, () -> writeLease(key, ttl, waitTime, autoExtend));
+		return observed(key, ttl, waitTime, LockObserver.Kind.WRITE, this.writeHolds.peek(key) != null,
+				() -> uninterrupted(key, () -> writeLease(key, ttl, waitTime, autoExtend)));
 	}
 
 	@Override

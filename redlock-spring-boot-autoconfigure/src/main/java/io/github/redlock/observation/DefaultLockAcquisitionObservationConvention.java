@@ -40,7 +40,7 @@ public class DefaultLockAcquisitionObservationConvention implements LockAcquisit
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(LockAcquisitionContext context) {
-		return KeyValues.of(outcome(context), mode(context), reentrant(context));
+		return KeyValues.of(outcome(context), mode(context), reentrant(context), kind(context));
 	}
 
 	@Override
@@ -71,6 +71,16 @@ public class DefaultLockAcquisitionObservationConvention implements LockAcquisit
 	 */
 	protected KeyValue mode(LockAcquisitionContext context) {
 		return KeyValue.of(AcquisitionLowCardinalityKeyNames.MODE, context.getMode().name().toLowerCase(Locale.ROOT));
+	}
+
+	/**
+	 * Returns the kind key value: {@code exclusive}, {@code read}, {@code write} or
+	 * {@code permit}.
+	 * @param context the context
+	 * @return the key value
+	 */
+	protected KeyValue kind(LockAcquisitionContext context) {
+		return KeyValue.of(AcquisitionLowCardinalityKeyNames.KIND, context.getKind().name().toLowerCase(Locale.ROOT));
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package io.github.redlock.observation;
 
+import java.util.Locale;
+
 import io.github.redlock.observation.RedlockObservationDocumentation.HighCardinalityKeyNames;
 import io.github.redlock.observation.RedlockObservationDocumentation.HoldLowCardinalityKeyNames;
 import io.micrometer.common.KeyValue;
@@ -35,8 +37,9 @@ public class DefaultLockHoldObservationConvention implements LockHoldObservation
 	@Override
 	public KeyValues getLowCardinalityKeyValues(LockHoldContext context) {
 		LockHoldContext.Outcome outcome = context.getOutcome();
-		return KeyValues
-			.of((outcome != null) ? KeyValue.of(HoldLowCardinalityKeyNames.OUTCOME, outcome.value()) : OUTCOME_UNKNOWN);
+		return KeyValues.of(
+				(outcome != null) ? KeyValue.of(HoldLowCardinalityKeyNames.OUTCOME, outcome.value()) : OUTCOME_UNKNOWN,
+				KeyValue.of(HoldLowCardinalityKeyNames.KIND, context.getKind().name().toLowerCase(Locale.ROOT)));
 	}
 
 	@Override

@@ -26,6 +26,8 @@ public class LockAcquisitionContext extends Observation.Context {
 
 	private final boolean reentrant;
 
+	private final LockObserver.Kind kind;
+
 	private Outcome outcome;
 
 	private long fencingToken;
@@ -40,11 +42,34 @@ public class LockAcquisitionContext extends Observation.Context {
 	 */
 	public LockAcquisitionContext(String key, Duration ttl, Duration waitTime, LockObserver.Mode mode,
 			boolean reentrant) {
+		this(key, ttl, waitTime, mode, reentrant, LockObserver.Kind.EXCLUSIVE);
+	}
+
+	/**
+	 * Creates a context for an acquisition of the given kind.
+	 * @param key the lock's key
+	 * @param ttl the TTL asked for
+	 * @param waitTime how long the caller lets it try
+	 * @param mode how the caller waits
+	 * @param reentrant whether the current thread held the key already
+	 * @param kind the kind of lock asked for
+	 */
+	public LockAcquisitionContext(String key, Duration ttl, Duration waitTime, LockObserver.Mode mode,
+			boolean reentrant, LockObserver.Kind kind) {
 		this.key = key;
 		this.ttl = ttl;
 		this.waitTime = waitTime;
 		this.mode = mode;
 		this.reentrant = reentrant;
+		this.kind = kind;
+	}
+
+	/**
+	 * Returns the kind of lock asked for: exclusive, read, write or a permit.
+	 * @return the kind
+	 */
+	public LockObserver.Kind getKind() {
+		return this.kind;
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.redlock.observation;
 import java.time.Duration;
 import java.util.Locale;
 
+import io.github.redlock.engine.LockObserver;
 import io.micrometer.observation.Observation;
 
 /**
@@ -19,6 +20,8 @@ public class LockHoldContext extends Observation.Context {
 
 	private final Duration ttl;
 
+	private final LockObserver.Kind kind;
+
 	private Outcome outcome;
 
 	/**
@@ -28,9 +31,29 @@ public class LockHoldContext extends Observation.Context {
 	 * @param ttl the TTL it was acquired with
 	 */
 	public LockHoldContext(String key, long fencingToken, Duration ttl) {
+		this(key, fencingToken, ttl, LockObserver.Kind.EXCLUSIVE);
+	}
+
+	/**
+	 * Creates a context for a lease of the given kind.
+	 * @param key the lock's key
+	 * @param fencingToken the lease's fencing token
+	 * @param ttl the TTL it was acquired with
+	 * @param kind the kind of lock held
+	 */
+	public LockHoldContext(String key, long fencingToken, Duration ttl, LockObserver.Kind kind) {
 		this.key = key;
 		this.fencingToken = fencingToken;
 		this.ttl = ttl;
+		this.kind = kind;
+	}
+
+	/**
+	 * Returns the kind of lock held: exclusive, read, write or a permit.
+	 * @return the kind
+	 */
+	public LockObserver.Kind getKind() {
+		return this.kind;
 	}
 
 	/**

@@ -79,9 +79,15 @@ public final class ObservationLockObserver implements LockObserver {
 
 	@Override
 	public Acquiring acquisitionStarted(String key, Duration ttl, Duration waitTime, Mode mode, boolean reentrant) {
+		return acquisitionStarted(key, ttl, waitTime, mode, reentrant, Kind.EXCLUSIVE);
+	}
+
+	@Override
+	public Acquiring acquisitionStarted(String key, Duration ttl, Duration waitTime, Mode mode, boolean reentrant,
+			Kind kind) {
 		Observation observation = RedlockObservationDocumentation.LOCK_ACQUISITION.observation(
 				this.acquisitionConvention, DefaultLockAcquisitionObservationConvention.INSTANCE,
-				() -> new LockAcquisitionContext(key, ttl, waitTime, mode, reentrant), this.registry);
+				() -> new LockAcquisitionContext(key, ttl, waitTime, mode, reentrant, kind), this.registry);
 		if (observation.isNoop()) {
 			return NOOP;
 		}
@@ -135,7 +141,8 @@ public final class ObservationLockObserver implements LockObserver {
 			if (context().getOutcome() != LockAcquisitionContext.Outcome.ACQUIRED) {
 				return null;
 			}
-			LockHoldContext holdContext = new LockHoldContext(lease.key(), lease.fencingToken(), this.ttl);
+			LockHoldContext holdContext = new LockHoldContext(lease.key(), lease.fencingToken(), this.ttl,
+					context().getKind());
 			Observation hold = RedlockObservationDocumentation.LOCK_HOLD.observation(
 					ObservationLockObserver.this.holdConvention, DefaultLockHoldObservationConvention.INSTANCE,
 					() -> holdContext, ObservationLockObserver.this.registry);

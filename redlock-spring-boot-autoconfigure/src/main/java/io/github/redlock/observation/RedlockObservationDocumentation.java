@@ -104,6 +104,19 @@ public enum RedlockObservationDocumentation implements ObservationDocumentation 
 				return "redlock.reentrant";
 			}
 
+		},
+
+		/**
+		 * The kind of lock asked for: {@code exclusive}, {@code read}, {@code write} or
+		 * {@code permit}.
+		 */
+		KIND {
+
+			@Override
+			public String asString() {
+				return "redlock.kind";
+			}
+
 		}
 
 	}
@@ -121,6 +134,19 @@ public enum RedlockObservationDocumentation implements ObservationDocumentation 
 			@Override
 			public String asString() {
 				return "redlock.outcome";
+			}
+
+		},
+
+		/**
+		 * The kind of lock held: {@code exclusive}, {@code read}, {@code write} or
+		 * {@code permit}.
+		 */
+		KIND {
+
+			@Override
+			public String asString() {
+				return "redlock.kind";
 			}
 
 		}

@@ -83,6 +83,41 @@ class LockObservationIntegrationTests {
 		this.registry.close();
 	}
 
+	/**
+	 * Read, write and permit acquisitions are observed as the exclusive lock's are, told
+	 * apart by {@code redlock.kind}. Before, none of them was observed: "Expecting
+	 * actual: [] to contain exactly in any order".
+	 */
+	@Test
+	void readWriteAndPermitAcquisitionsAndHoldsAreObservedWithTheirKind() {
+		Duration ttl = Duration.ofSeconds(3);
+		Duration wait = Duration.ofSeconds(2);
+		try (Lease read = this.registry.acquireRead("doc:1", ttl, wait)) {
+			// an upgrade: refused by this thread's own read lock, a defect of the caller
+			assertThatThrownBy(() -> this.registry.acquireWrite("doc:1", ttl, wait))
+				.isInstanceOf(LockAcquisitionException.class);
+		}
+		try (Lease write = this.registry.acquireWrite("doc:1", ttl, wait)) {
+			assertThat(write.isHeld()).isTrue();
+		}
+		try (Lease permit = this.registry.semaphore("exports", 2).acquire(ttl, wait)) {
+			assertThat(permit.isHeld()).isTrue();
+		}
+		assertThat(tagsOf("redlock acquire")).containsExactlyInAnyOrder("read acquired blocking",
+				"write error blocking", "write acquired blocking", "permit acquired blocking");
+		assertThat(tagsOf("redlock hold")).containsExactlyInAnyOrder("read released null", "write released null",
+				"permit released null");
+	}
+
+	private List<String> tagsOf(String spanName) {
+		return this.tracer.getSpans()
+			.stream()
+			.filter((span) -> span.getName().equals(spanName))
+			.map((span) -> span.getTags().get("redlock.kind") + " " + span.getTags().get("redlock.outcome") + " "
+					+ span.getTags().get("redlock.mode"))
+			.toList();
+	}
+
 	@Test
 	void aBlockingAcquisitionIsAChildOfTheCallersObservationInScopeWhileItWaitsAndItsHoldEndsAtRelease() {
 		Observation request = Observation.start("request", this.observations);
