@@ -29,6 +29,8 @@ import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
+import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -117,6 +119,8 @@ final class NodeClient {
 
 	private final Duration nodeTimeout;
 
+	private final ClientResources resources;
+
 	/** A test seam: runs between the trust check and the send of a script. */
 	private volatile Runnable afterTrustCheck;
 
@@ -125,10 +129,11 @@ final class NodeClient {
 
 	private volatile CompletableFuture<Void> drained;
 
-	NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration connectTimeout,
-			RestartGuard guard, ServerIdentities identities, boolean acceptEviction, SilentNodes silentNodes,
-			Consumer<ClientOptions.Builder> customizer, Runnable changed) {
+	NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration deletionTimeout,
+			Duration connectTimeout, RestartGuard guard, ServerIdentities identities, boolean acceptEviction,
+			SilentNodes silentNodes, Consumer<ClientOptions.Builder> customizer, Runnable changed) {
 		this.changed = changed;
+		this.resources = resources;
 		this.address = address;
 		this.nodeTimeout = nodeTimeout;
 		this.uri = address.uri();
@@ -138,7 +143,8 @@ final class NodeClient {
 			.autoReconnect(true)
 			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
 			.timeoutOptions(TimeoutOptions.builder()
-				.timeoutSource(new Timeouts(nodeTimeout, NodeSilence.probeTimeout(nodeTimeout, silentNodes)))
+				.timeoutSource(
+						new Timeouts(nodeTimeout, NodeSilence.probeTimeout(nodeTimeout, silentNodes), deletionTimeout))
 				.build())
 			// never replay a command after a reconnect: the server may have restarted and
 			// lost the locks, and a late answer must not count toward a quorum
@@ -182,21 +188,40 @@ final class NodeClient {
 	/**
 	 * The node timeout for every command but a {@code PING}, which only
 	 * {@link NodeSilence} sends: it waits as long as {@link NodeSilence#probeTimeout}, so
-	 * that a node that answers late on a busy machine is not taken for silent again.
+	 * that a node that answers late on a busy machine is not taken for silent again; and
+	 * but a deletion ({@link Script#deletes()}), which Lettuce keeps for as long as any
+	 * entry it deletes can live (the maximum TTL). Lettuce never writes a command that
+	 * timed out before its turn: with the node timeout, a release handed to an I/O thread
+	 * that a loaded machine did not run for longer than that was dropped, and the lock
+	 * stayed on the node until its TTL ({@code StarvedClientReleaseIntegrationTests}).
+	 * Whoever waits for a deletion still hears of it within the node timeout
+	 * ({@link DeletionReply}).
 	 */
 	private static final class Timeouts extends TimeoutOptions.TimeoutSource {
+
+		/**
+		 * Set while this thread hands Lettuce a deletion: Lettuce asks for a command's
+		 * timeout on the thread that sends it.
+		 */
+		private static final ThreadLocal<Boolean> DELETING = new ThreadLocal<>();
 
 		private final long nodeTimeoutNanos;
 
 		private final long probeTimeoutNanos;
 
-		Timeouts(Duration nodeTimeout, Duration probeTimeout) {
+		private final long deletionTimeoutNanos;
+
+		Timeouts(Duration nodeTimeout, Duration probeTimeout, Duration deletionTimeout) {
 			this.nodeTimeoutNanos = nodeTimeout.toNanos();
 			this.probeTimeoutNanos = probeTimeout.toNanos();
+			this.deletionTimeoutNanos = deletionTimeout.toNanos();
 		}
 
 		@Override
 		public long getTimeout(RedisCommand<?, ?, ?> command) {
+			if (DELETING.get() != null) {
+				return this.deletionTimeoutNanos;
+			}
 			return (command != null && command.getType() == CommandType.PING) ? this.probeTimeoutNanos
 					: this.nodeTimeoutNanos;
 		}
@@ -378,21 +403,68 @@ final class NodeClient {
 		if (seam != null) {
 			seam.run();
 		}
+		if (script.deletes()) {
+			replies = new DeletionReply(index, replies);
+		}
+		ReplyHandler handler = replies;
 		try {
 			this.<Long>run(current, script, ScriptOutputType.INTEGER, keys, args, (value, ex) -> {
 				if (this.generation.get() != sentOn) {
 					// answered after the connection dropped: by a server that may have
 					// restarted since the command was sent, so it proves nothing
-					replies.reply(index, NodeReply.failed(reset()));
+					handler.reply(index, NodeReply.failed(reset()));
 				}
 				else {
-					replies.reply(index, (ex != null) ? NodeReply.failed(failure(script, ex)) : reply(script, value));
+					handler.reply(index, (ex != null) ? NodeReply.failed(failure(script, ex)) : reply(script, value));
 				}
 			});
 		}
 		catch (RuntimeException ex) {
-			replies.reply(index, NodeReply.failed(classify(ex)));
+			handler.reply(index, NodeReply.failed(classify(ex)));
 		}
+	}
+
+	/**
+	 * Hands on the first of a deletion's reply and the node timeout: the command itself
+	 * waits longer in Lettuce ({@link Timeouts}), so that it is written late rather than
+	 * never, and its late reply is dropped here.
+	 */
+	private final class DeletionReply extends AtomicBoolean implements ReplyHandler, TimerTask {
+
+		private final int index;
+
+		private final ReplyHandler replies;
+
+		private final Timeout timeout;
+
+		DeletionReply(int index, ReplyHandler replies) {
+			this.index = index;
+			this.replies = replies;
+			this.timeout = NodeClient.this.resources.timer()
+				.newTimeout(this, NodeClient.this.nodeTimeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+
+		@Override
+		public void reply(int index, NodeReply reply) {
+			if (compareAndSet(false, true)) {
+				this.timeout.cancel();
+				this.replies.reply(index, reply);
+			}
+		}
+
+		@Override
+		public void run(Timeout timeout) {
+			if (!get()) {
+				// off the timer's thread, as Lettuce completes its own timeouts
+				NodeClient.this.resources.eventExecutorGroup().execute(() -> {
+					if (compareAndSet(false, true)) {
+						this.replies.reply(this.index,
+								NodeReply.failed(classify(new RedisCommandTimeoutException("deletion timed out"))));
+					}
+				});
+			}
+		}
+
 	}
 
 	/**
@@ -488,9 +560,16 @@ final class NodeClient {
 			String[] keys, String[] args, BiConsumer<T, Throwable> done) {
 		this.pending.incrementAndGet();
 		int epoch = this.silence.epoch();
+		boolean deletes = script.deletes();
+		if (deletes) {
+			Timeouts.DELETING.set(Boolean.TRUE);
+		}
 		try {
 			connection.async().<T>evalsha(script.sha(), type, keys, args).whenComplete((value, ex) -> {
 				if (ex != null && NodeErrors.isNoScript(ex)) {
+					if (deletes) {
+						Timeouts.DELETING.set(Boolean.TRUE);
+					}
 					try {
 						connection.async()
 							.<T>eval(script.text(), type, keys, args)
@@ -498,6 +577,9 @@ final class NodeClient {
 					}
 					catch (RuntimeException retryEx) {
 						settle(done, null, retryEx, epoch);
+					}
+					finally {
+						Timeouts.DELETING.remove();
 					}
 				}
 				else {
@@ -508,6 +590,11 @@ final class NodeClient {
 		catch (RuntimeException ex) {
 			settle();
 			throw ex;
+		}
+		finally {
+			if (deletes) {
+				Timeouts.DELETING.remove();
+			}
 		}
 	}
 

@@ -100,8 +100,9 @@ final class NodeFleet {
 		List<NodeClient> clients = new ArrayList<>(addresses.size());
 		ServerIdentities identities = new ServerIdentities();
 		for (NodeAddress address : addresses) {
-			clients.add(new NodeClient(address, this.resources, settings.nodeTimeout(), settings.connectTimeout(),
-					guard, identities, acceptEviction, silentNodes, clientOptions, this::changed));
+			clients.add(new NodeClient(address, this.resources, settings.nodeTimeout(), settings.maxTtl(),
+					settings.connectTimeout(), guard, identities, acceptEviction, silentNodes, clientOptions,
+					this::changed));
 		}
 		this.nodes = List.copyOf(clients);
 		this.quorum = this.nodes.size() / 2 + 1;

@@ -27,6 +27,16 @@ record Script(String name, String text, String sha) {
 	}
 
 	/**
+	 * Returns whether the script deletes what an acquisition wrote (a release or a failed
+	 * attempt's withdrawal): late is better than never for these, so the client writes
+	 * them however long its I/O thread was held up ({@link NodeClient}).
+	 */
+	boolean deletes() {
+		return this == RELEASE || this == WITHDRAW || this == RELEASE_READ || this == WITHDRAW_READ
+				|| this == RELEASE_WRITE || this == CLEAR_INTENT || this == RELEASE_PERMIT;
+	}
+
+	/**
 	 * Returns whether the script checks the node marker first and answers 0 when it is
 	 * not the one the client knows: the node lost its data.
 	 */
