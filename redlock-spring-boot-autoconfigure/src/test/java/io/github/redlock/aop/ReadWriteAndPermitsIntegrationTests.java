@@ -215,13 +215,7 @@ class ReadWriteAndPermitsIntegrationTests {
 
 	@Test
 	void permitsWithAModeAreRefusedAtStartUp() {
-		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class))
-			.withUserConfiguration(BadServices.class)
-			.withPropertyValues(FleetProperties.of(fleet, "redlock.node-timeout=250ms"))
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("attribute permits is set together with mode = READ"));
+		assertRefusedAtStartUp(BadService.class, "attribute permits is set together with mode = READ");
 	}
 
 	/**
@@ -231,22 +225,34 @@ class ReadWriteAndPermitsIntegrationTests {
 	 */
 	@Test
 	void whatAnAsynchronousMethodCannotDoIsStillRefusedAtStartUp() {
+		assertRefusedAtStartUp(BadAsyncService.class,
+				"BadAsyncService.read(): attribute holdAtLeast is not supported on a method that returns"
+						+ " CompletableFuture");
+		assertRefusedAtStartUp(BadSkippingService.class,
+				"BadSkippingService.permit(): attribute skipIfLocked cannot be used on a method that returns"
+						+ " java.util.concurrent.CompletableFuture<java.lang.String>");
+	}
+
+	private static void assertRefusedAtStartUp(Class<?> service, String message) {
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class))
-			.withUserConfiguration(BadAsyncServices.class)
+			.withBean(service)
 			.withPropertyValues(FleetProperties.of(fleet, "redlock.node-timeout=250ms"))
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("BadAsyncService.read(): attribute holdAtLeast is not supported on a method"
-						+ " that returns CompletableFuture"));
-		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class))
-			.withUserConfiguration(BadSkippingServices.class)
-			.withPropertyValues(FleetProperties.of(fleet, "redlock.node-timeout=250ms"))
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("BadSkippingService.permit(): attribute skipIfLocked cannot be used on a"
-						+ " method that returns java.util.concurrent.CompletableFuture<java.lang.String>"));
+			.run((context) -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining(message));
+	}
+
+	/**
+	 * Counts this caller in and waits for the others: only callers that hold the lock at
+	 * once all get {@code true}.
+	 */
+	private static boolean arriveAndWait(CountDownLatch all) {
+		all.countDown();
+		try {
+			return all.await(20, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
 	}
 
 	private static void onAnotherThread(Runnable action) throws Throwable {
@@ -283,30 +289,13 @@ class ReadWriteAndPermitsIntegrationTests {
 
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	static class BadServices {
-
-		@Bean
-		BadService badService() {
-			return new BadService();
-		}
-
-	}
-
 	static class Catalogue {
 
 		private Catalogue self;
 
 		@DistributedLock(key = "'catalogue'", mode = LockMode.READ, waitTime = "10s")
 		boolean read(CountDownLatch bothIn) {
-			bothIn.countDown();
-			try {
-				return bothIn.await(20, TimeUnit.SECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return false;
-			}
+			return arriveAndWait(bothIn);
 		}
 
 		@DistributedLock(key = "'catalogue'", mode = LockMode.WRITE, waitTime = "300ms")
@@ -387,31 +376,11 @@ class ReadWriteAndPermitsIntegrationTests {
 
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	static class BadAsyncServices {
-
-		@Bean
-		BadAsyncService badAsyncService() {
-			return new BadAsyncService();
-		}
-
-	}
-
 	static class BadAsyncService {
 
 		@DistributedLock(key = "'bad'", mode = LockMode.READ, holdAtLeast = "10s")
 		CompletableFuture<Void> read() {
 			return CompletableFuture.completedFuture(null);
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class BadSkippingServices {
-
-		@Bean
-		BadSkippingService badSkippingService() {
-			return new BadSkippingService();
 		}
 
 	}
@@ -455,16 +424,7 @@ class ReadWriteAndPermitsIntegrationTests {
 
 		@DistributedLock(key = "'async-catalogue'", mode = LockMode.READ, waitTime = "10s")
 		CompletableFuture<Boolean> readTogether(CountDownLatch bothIn) {
-			bothIn.countDown();
-			return CompletableFuture.supplyAsync(() -> {
-				try {
-					return bothIn.await(20, TimeUnit.SECONDS);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					return false;
-				}
-			});
+			return CompletableFuture.supplyAsync(() -> arriveAndWait(bothIn));
 		}
 
 		@DistributedLock(key = "'async-catalogue'", mode = LockMode.READ, waitTime = "10s")
