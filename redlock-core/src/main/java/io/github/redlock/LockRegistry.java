@@ -222,6 +222,78 @@ public interface LockRegistry {
 	}
 
 	/**
+	 * Acquires a read lock without blocking a thread, with the rules of
+	 * {@link #acquireRead(String, Duration, Duration)} for exclusion, waiting writers and
+	 * fencing tokens. Not thread-reentrant: a future has no owning thread, so each call
+	 * takes a lease of its own, whatever the calling thread holds (a thread that holds
+	 * the write lock of the key waits for it like any other reader, until the wait time
+	 * ends). Completion stages attached to the returned future without an executor run on
+	 * the registry's threads and must not block.
+	 * @param key the lock's name, the same as for {@link #acquire(String)}
+	 * @param ttl how long the read lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @return a future for the lease; it fails with {@link LockAcquisitionException} if
+	 * the lock could not be acquired in time, and cancelling it abandons the attempt (a
+	 * lease granted to it meanwhile is released at once)
+	 * @throws UnsupportedOperationException if the registry has no read-write locks
+	 */
+	default CompletableFuture<Lease> acquireReadAsync(String key, Duration ttl, Duration waitTime) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no asynchronous read-write locks");
+	}
+
+	/**
+	 * Acquires a read lock as {@link #acquireReadAsync(String, Duration, Duration)} does
+	 * and, if {@code autoExtend}, keeps the lease extended every third of its TTL until
+	 * it is released. A registry that cannot extend leases by itself acquires without it.
+	 * @param key the lock's name
+	 * @param ttl how long the read lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @param autoExtend whether to keep the lease extended until released
+	 * @return a future for the lease
+	 * @throws UnsupportedOperationException if the registry has no read-write locks
+	 */
+	default CompletableFuture<Lease> acquireReadAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
+		return acquireReadAsync(key, ttl, waitTime);
+	}
+
+	/**
+	 * Acquires the write lock without blocking a thread, with the rules of
+	 * {@link #acquireWrite(String, Duration, Duration)} for exclusion and fencing tokens.
+	 * Not thread-reentrant: a future has no owning thread, so each call takes a lease of
+	 * its own and is never refused for what the calling thread holds (a thread that holds
+	 * the key's read, write or exclusive lock waits for it like any other writer, until
+	 * the wait time ends). Completion stages attached to the returned future without an
+	 * executor run on the registry's threads and must not block.
+	 * @param key the lock's name
+	 * @param ttl how long the write lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @return a future for the lease; it fails with {@link LockAcquisitionException} if
+	 * the lock could not be acquired in time, and cancelling it abandons the attempt (a
+	 * lease granted to it meanwhile is released at once)
+	 * @throws UnsupportedOperationException if the registry has no read-write locks
+	 */
+	default CompletableFuture<Lease> acquireWriteAsync(String key, Duration ttl, Duration waitTime) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no asynchronous read-write locks");
+	}
+
+	/**
+	 * Acquires the write lock as {@link #acquireWriteAsync(String, Duration, Duration)}
+	 * does and, if {@code autoExtend}, keeps the lease extended every third of its TTL
+	 * until it is released. A registry that cannot extend leases by itself acquires
+	 * without it.
+	 * @param key the lock's name
+	 * @param ttl how long the write lock lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @param autoExtend whether to keep the lease extended until released
+	 * @return a future for the lease
+	 * @throws UnsupportedOperationException if the registry has no read-write locks
+	 */
+	default CompletableFuture<Lease> acquireWriteAsync(String key, Duration ttl, Duration waitTime,
+			boolean autoExtend) {
+		return acquireWriteAsync(key, ttl, waitTime);
+	}
+
+	/**
 	 * Returns a {@link ReadWriteLock} view of a key, whose read and write locks behave as
 	 * {@link #obtain(String)}'s lock does ({@code lock()} acquires with the default TTL
 	 * and keeps the lease extended until {@code unlock()}), with the rules of

@@ -2,6 +2,7 @@ package io.github.redlock;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A distributed semaphore of a fixed number of permits over a key, each permit a
@@ -61,6 +62,37 @@ public interface LockSemaphore {
 	 */
 	default Lease acquire(Duration ttl, Duration waitTime, boolean autoExtend) {
 		return acquire(ttl, waitTime);
+	}
+
+	/**
+	 * Acquires a permit without blocking a thread, retrying until {@code waitTime} has
+	 * passed. The lease is not extended automatically. Completion stages attached to the
+	 * returned future without an executor run on the registry's threads and must not
+	 * block.
+	 * @param ttl how long the permit lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @return a future for the permit's lease; it fails with
+	 * {@link LockAcquisitionException} if no permit could be acquired in time, and
+	 * cancelling it abandons the attempt (a permit granted to it meanwhile is released at
+	 * once)
+	 * @throws UnsupportedOperationException if the semaphore has no asynchronous form
+	 */
+	default CompletableFuture<Lease> acquireAsync(Duration ttl, Duration waitTime) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no asynchronous acquisition");
+	}
+
+	/**
+	 * Acquires a permit as {@link #acquireAsync(Duration, Duration)} does and, if
+	 * {@code autoExtend}, keeps it extended every third of its TTL until released
+	 * (bounded by the registry's maximum hold time).
+	 * @param ttl how long the permit lives on the nodes unless extended or released
+	 * @param waitTime how long to keep trying; zero for one attempt
+	 * @param autoExtend whether to keep the lease extended until released
+	 * @return a future for the permit's lease
+	 * @throws UnsupportedOperationException if the semaphore has no asynchronous form
+	 */
+	default CompletableFuture<Lease> acquireAsync(Duration ttl, Duration waitTime, boolean autoExtend) {
+		return acquireAsync(ttl, waitTime);
 	}
 
 	/**

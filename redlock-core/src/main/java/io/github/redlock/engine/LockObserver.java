@@ -106,8 +106,10 @@ public interface LockObserver {
 		BLOCKING,
 
 		/**
-		 * {@link RedlockRegistry#acquireAsync}: the caller gets a future at once
-		 * (reactive callers too).
+		 * {@link RedlockRegistry#acquireAsync}, {@link RedlockRegistry#acquireReadAsync},
+		 * {@link RedlockRegistry#acquireWriteAsync} and
+		 * {@link io.github.redlock.LockSemaphore#acquireAsync}: the caller gets a future
+		 * at once (reactive callers too).
 		 */
 		ASYNC
 

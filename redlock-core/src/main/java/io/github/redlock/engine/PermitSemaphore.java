@@ -151,6 +151,20 @@ final class PermitSemaphore implements LockSemaphore {
 	}
 
 	@Override
+	public CompletableFuture<Lease> acquireAsync(Duration ttl, Duration waitTime) {
+		return acquireAsync(ttl, waitTime, false);
+	}
+
+	@Override
+	public CompletableFuture<Lease> acquireAsync(Duration ttl, Duration waitTime, boolean autoExtend) {
+		this.engine.leases().checkRunning();
+		this.engine.checkTtl(ttl);
+		EngineContext.checkWaitTime(waitTime);
+		return this.registry.acquireAsync(this.key, ttl, waitTime, autoExtend, LockObserver.Kind.PERMIT,
+				() -> new PermitAcquisition(ttl, waitTime).start());
+	}
+
+	@Override
 	public Optional<Lease> tryAcquire(Duration ttl) {
 		try {
 			return Optional.of(acquire(ttl, Duration.ZERO));

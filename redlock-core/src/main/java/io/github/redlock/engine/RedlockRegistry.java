@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -401,10 +402,24 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	@Override
 	public CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
 		checkAcquisition(key, ttl, waitTime);
+		return acquireAsync(key, ttl, waitTime, autoExtend, LockObserver.Kind.EXCLUSIVE,
+				() -> Acquisition.start(this.engine, key, ttl, waitTime));
+	}
+
+	/**
+	 * Runs an asynchronous acquisition of any kind, telling the observer if there is one:
+	 * started on the caller's thread, ended on a callback thread. The caller's future is
+	 * completed off the I/O threads, after the lease's auto-extension has begun and the
+	 * observer has heard of the grant; cancelling it abandons the attempt, and a lease
+	 * granted to an attempt whose caller gave up is released at once.
+	 * @param start starts the engine's acquisition
+	 */
+	CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend,
+			LockObserver.Kind kind, Supplier<CompletableFuture<RedlockLease>> start) {
 		LockObserver observer = this.observer;
-		LockObserver.Acquiring acquiring = (observer != null) ? observer.acquisitionStarted(key, ttl, waitTime,
-				LockObserver.Mode.ASYNC, false, LockObserver.Kind.EXCLUSIVE) : null;
-		CompletableFuture<RedlockLease> lease = Acquisition.start(this.engine, key, ttl, waitTime);
+		LockObserver.Acquiring acquiring = (observer != null)
+				? observer.acquisitionStarted(key, ttl, waitTime, LockObserver.Mode.ASYNC, false, kind) : null;
+		CompletableFuture<RedlockLease> lease = start.get();
 		CompletableFuture<Lease> result = new CompletableFuture<>();
 		// completed off the I/O threads, so that the caller's continuations cannot stall
 		// the replies of every node
@@ -530,6 +545,30 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	public Lease acquireWrite(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
 		return observed(key, ttl, waitTime, LockObserver.Kind.WRITE, this.writeHolds.peek(key) != null,
 				() -> uninterrupted(key, () -> writeLease(key, ttl, waitTime, autoExtend)));
+	}
+
+	@Override
+	public CompletableFuture<Lease> acquireReadAsync(String key, Duration ttl, Duration waitTime) {
+		return acquireReadAsync(key, ttl, waitTime, false);
+	}
+
+	@Override
+	public CompletableFuture<Lease> acquireReadAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
+		checkAcquisition(key, ttl, waitTime);
+		return acquireAsync(key, ttl, waitTime, autoExtend, LockObserver.Kind.READ,
+				() -> this.readWrite.read(key, ttl, waitTime, null));
+	}
+
+	@Override
+	public CompletableFuture<Lease> acquireWriteAsync(String key, Duration ttl, Duration waitTime) {
+		return acquireWriteAsync(key, ttl, waitTime, false);
+	}
+
+	@Override
+	public CompletableFuture<Lease> acquireWriteAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
+		checkAcquisition(key, ttl, waitTime);
+		return acquireAsync(key, ttl, waitTime, autoExtend, LockObserver.Kind.WRITE,
+				() -> this.readWrite.write(key, ttl, waitTime));
 	}
 
 	@Override
@@ -721,6 +760,10 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	Waiting waiting() {
 		return this.engine.waiting();
+	}
+
+	ExecutorService callbacks() {
+		return this.engine.callbacks();
 	}
 
 	ExpiryChecks expiryChecks() {

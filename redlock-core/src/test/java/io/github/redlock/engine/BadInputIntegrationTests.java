@@ -48,7 +48,8 @@ class BadInputIntegrationTests {
 	private void refusedEverywhere(String key, Duration ttl, Duration waitTime, String message) {
 		List<Consumer<RedlockRegistry>> calls = List.of((r) -> call(() -> r.acquire(key, ttl, waitTime)),
 				(r) -> call(() -> r.acquire(key, ttl, waitTime, true)), (r) -> r.tryAcquire(key, ttl),
-				(r) -> r.acquireAsync(key, ttl, waitTime),
+				(r) -> r.acquireAsync(key, ttl, waitTime), (r) -> r.acquireReadAsync(key, ttl, waitTime),
+				(r) -> r.acquireWriteAsync(key, ttl, waitTime),
 				(r) -> call(() -> r.executeLocked(key, ttl, waitTime, () -> "never runs")));
 		for (Consumer<RedlockRegistry> call : calls) {
 			assertThatIllegalArgumentException().isThrownBy(() -> call.accept(this.registry))
@@ -104,6 +105,9 @@ class BadInputIntegrationTests {
 		List<Consumer<RedlockRegistry>> calls = List.of(
 				(r) -> call(() -> r.acquire("k", Duration.ofSeconds(5), Duration.ofMillis(-1))),
 				(r) -> r.acquireAsync("k", Duration.ofSeconds(5), Duration.ofMillis(-1)),
+				(r) -> r.acquireReadAsync("k", Duration.ofSeconds(5), Duration.ofMillis(-1)),
+				(r) -> r.acquireWriteAsync("k", Duration.ofSeconds(5), Duration.ofMillis(-1)),
+				(r) -> r.semaphore("k", 1).acquireAsync(Duration.ofSeconds(5), Duration.ofMillis(-1)),
 				(r) -> call(() -> r.executeLocked("k", Duration.ofSeconds(5), Duration.ofMillis(-1), () -> "never")));
 		for (Consumer<RedlockRegistry> call : calls) {
 			assertThatIllegalArgumentException().isThrownBy(() -> call.accept(this.registry))
@@ -146,6 +150,10 @@ class BadInputIntegrationTests {
 		assertThatIllegalStateException().isThrownBy(() -> closed.tryAcquire("k", Duration.ofSeconds(5)));
 		assertThatIllegalStateException()
 			.isThrownBy(() -> closed.acquireAsync("k", Duration.ofSeconds(5), Duration.ZERO));
+		assertThatIllegalStateException()
+			.isThrownBy(() -> closed.acquireReadAsync("k", Duration.ofSeconds(5), Duration.ZERO));
+		assertThatIllegalStateException()
+			.isThrownBy(() -> closed.acquireWriteAsync("k", Duration.ofSeconds(5), Duration.ZERO));
 		assertThatIllegalStateException().isThrownBy(() -> closed.inspect("k"));
 		closed.close(); // closing twice is harmless
 	}

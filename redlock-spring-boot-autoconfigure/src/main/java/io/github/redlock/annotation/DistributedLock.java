@@ -120,9 +120,10 @@ public @interface DistributedLock {
 	 * How to lock the key: {@link LockMode#EXCLUSIVE} (the default, one holder),
 	 * {@link LockMode#READ} (shared by readers) or {@link LockMode#WRITE} (one writer).
 	 * {@code EXCLUSIVE} and {@code WRITE} on one key exclude each other: a method
-	 * annotated either way waits for the other. Methods returning a plain value or
-	 * {@code void} only; other return types are refused at start-up for {@code READ} and
-	 * {@code WRITE}.
+	 * annotated either way waits for the other. Works on every return type the exclusive
+	 * lock works on: a {@code CompletionStage} or reactive method holds its read or write
+	 * lease until its work ends, and is not reentrant (each call or subscription takes a
+	 * lease of its own, so it neither joins nor downgrades a lock its thread holds).
 	 * @return the mode
 	 */
 	LockMode mode() default LockMode.EXCLUSIVE;
@@ -131,8 +132,9 @@ public @interface DistributedLock {
 	 * A semaphore of this many permits on the key rather than a lock: up to that many
 	 * calls run at once across the fleet, each holding a permit of its own (permits are
 	 * not reentrant: a nested call takes another). 0, the default, means no semaphore;
-	 * with permits, {@link #mode()} must stay {@code EXCLUSIVE}. Methods returning a
-	 * plain value or {@code void} only.
+	 * with permits, {@link #mode()} must stay {@code EXCLUSIVE}. Works on every return
+	 * type the exclusive lock works on: a {@code CompletionStage} or reactive method
+	 * holds its permit until its work ends.
 	 * @return the permits, or 0
 	 */
 	int permits() default 0;

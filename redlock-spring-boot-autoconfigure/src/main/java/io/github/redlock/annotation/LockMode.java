@@ -22,7 +22,10 @@ public enum LockMode {
 	/**
 	 * One writer, and no reader or exclusive holder: the registry's {@code acquireWrite}.
 	 * A method holding the write lock may call one that reads the same key (a downgrade);
-	 * a method holding only the read lock is refused the write lock at once.
+	 * a method holding only the read lock is refused the write lock at once. Both rules
+	 * are per thread, for methods returning a plain value or {@code void}: a
+	 * {@code CompletionStage} or reactive method takes a lease of its own, and waits for
+	 * a lock its caller's thread holds as any other caller does.
 	 */
 	WRITE
 

@@ -23,7 +23,9 @@ import org.springframework.core.ResolvableType;
  * Not reentrant: each call takes leases of its own, since its work outlives the call and
  * a thread that calls twice (a consumer loop, a scheduler) must not run two bodies at
  * once under one lease. A call waits for the lock on the calling thread; a failure to
- * acquire it is a failed stage, as any failure of the work is.
+ * acquire it is a failed stage, as any failure of the work is. Read, write and permit
+ * leases are taken the same way ({@link MethodLocks#acquireAsync}), so they neither join
+ * nor downgrade a lock the calling thread holds.
  *
  * @author redlock contributors
  */

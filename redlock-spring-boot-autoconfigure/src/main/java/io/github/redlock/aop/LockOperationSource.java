@@ -153,19 +153,18 @@ final class LockOperationSource {
 			}
 		}
 		Duration holdAtLeast = holdAtLeast(description, specific, annotation.holdAtLeast(), returnType);
-		checkMode(description, specific, annotation.mode(), annotation.permits(), returnType);
+		checkMode(description, annotation.mode(), annotation.permits());
 		return new LockOperation(description, specific, elementKey, key, ttl, waitTime, annotation.autoExtend(),
 				(ast != null) ? parts(ast) : null, skipIfLocked, holdAtLeast, returnType, annotation.mode(),
 				annotation.permits());
 	}
 
 	/**
-	 * Refuses a permit count out of range, permits with a read or write mode, and either
-	 * on a method whose work outlives the call (read, write and permit acquisitions have
-	 * no asynchronous form yet).
+	 * Refuses a permit count out of range, and permits with a read or write mode. Both
+	 * work on every return type: an asynchronous method acquires its read, write or
+	 * permit lease without blocking, as it does the exclusive lock.
 	 */
-	private static void checkMode(String description, Method method, LockMode mode, int permits,
-			LockedReturnType returnType) {
+	private static void checkMode(String description, LockMode mode, int permits) {
 		if (permits < 0 || permits > MAX_PERMITS) {
 			throw invalid(description, "permits", "is " + permits + ", out of range",
 					"Give the number of permits, from 1 to " + MAX_PERMITS + ", or 0 (the default) for a lock");
@@ -173,14 +172,6 @@ final class LockOperationSource {
 		if (permits > 0 && mode != LockMode.EXCLUSIVE) {
 			throw invalid(description, "permits", "is set together with mode = " + mode,
 					"A semaphore has no read or write mode: drop mode, or drop permits for a read-write lock");
-		}
-		if ((permits > 0 || mode != LockMode.EXCLUSIVE) && returnType.style() != LockedReturnType.Style.VALUE) {
-			String attribute = (permits > 0) ? "permits" : "mode";
-			throw invalid(description, attribute,
-					"is not supported yet on a method that returns " + method.getReturnType().getSimpleName()
-							+ ": read, write and permit acquisitions have no asynchronous form yet",
-					"Use it on a method that returns a plain value or void, or take the lease in the method with"
-							+ " LockRegistry.acquireRead, acquireWrite or semaphore");
 		}
 	}
 

@@ -84,7 +84,7 @@ final class MethodLocks {
 				// one wait time for all the keys: later keys get what is left of it
 				Duration left = acquired.isEmpty() ? waitTime
 						: Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-				acquired.add(forThisCall ? acquireForThisCall(key, ttl, left, operation.autoExtend())
+				acquired.add(forThisCall ? acquireForThisCall(operation, key, ttl, left)
 						: acquire(operation, key, ttl, left));
 			}
 			return acquired;
@@ -120,9 +120,24 @@ final class MethodLocks {
 		};
 	}
 
-	private Lease acquireForThisCall(String key, Duration ttl, Duration waitTime, boolean autoExtend)
+	/**
+	 * Acquires one key without blocking, as the operation's mode or permits say: a lease
+	 * of its own, never joined to a hold of the calling thread.
+	 */
+	CompletableFuture<Lease> acquireAsync(LockOperation operation, String key, Duration ttl, Duration waitTime) {
+		if (operation.permits() > 0) {
+			return registry().semaphore(key, operation.permits()).acquireAsync(ttl, waitTime, operation.autoExtend());
+		}
+		return switch (operation.mode()) {
+			case READ -> registry().acquireReadAsync(key, ttl, waitTime, operation.autoExtend());
+			case WRITE -> registry().acquireWriteAsync(key, ttl, waitTime, operation.autoExtend());
+			default -> registry().acquireAsync(key, ttl, waitTime, operation.autoExtend());
+		};
+	}
+
+	private Lease acquireForThisCall(LockOperation operation, String key, Duration ttl, Duration waitTime)
 			throws InterruptedException {
-		CompletableFuture<Lease> pending = registry().acquireAsync(key, ttl, waitTime, autoExtend);
+		CompletableFuture<Lease> pending = acquireAsync(operation, key, ttl, waitTime);
 		Duration bound = registry().decisionBound(waitTime);
 		try {
 			return pending.get(bound.toNanos(), TimeUnit.NANOSECONDS);

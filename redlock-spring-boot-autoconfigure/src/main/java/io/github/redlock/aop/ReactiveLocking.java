@@ -25,8 +25,9 @@ import org.springframework.core.ReactiveAdapter;
  * subscribed to, released when it completes, fails or is cancelled. The method itself is
  * called only once the locks are held, once per subscription, on a registry callback
  * thread (never a Lettuce I/O thread). Not reentrant: every subscription takes leases of
- * its own. The method's own publisher is adapted to Reactor, and the locked one back to
- * the declared type. Loaded only when Reactor is present.
+ * its own, exclusive, read, write or permit as the operation says. The method's own
+ * publisher is adapted to Reactor, and the locked one back to the declared type. Loaded
+ * only when Reactor is present.
  *
  * @author redlock contributors
  */
@@ -114,9 +115,8 @@ final class ReactiveLocking {
 			// context
 			.concatMap((key) -> Mono
 				.deferContextual((context) -> Mono.fromFuture(() -> SubscriberThreadLocals.call(context,
-						() -> locks.registry()
-							.acquireAsync(key, ttl, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())),
-									operation.autoExtend())))))
+						() -> locks.acquireAsync(operation, key, ttl,
+								Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))))))
 			.doOnNext(acquired::add)
 			.then(Mono.fromSupplier(() -> List.copyOf(acquired)))
 			.doOnError((ex) -> MethodLocks.releaseAllAsync(List.copyOf(acquired)))
