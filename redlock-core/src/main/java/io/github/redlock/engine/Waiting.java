@@ -55,6 +55,13 @@ import java.util.function.Function;
  */
 final class Waiting {
 
+	/**
+	 * The longest a head waits before trying again after an attempt that failed while
+	 * other nodes' hints of the same release came in (jittered from zero): long enough
+	 * for those nodes' deletions, short against any retry delay.
+	 */
+	static final long ECHO_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
 	/** Not the head: waits its turn, with only its deadline scheduled. */
 	private static final int QUEUED = 0;
 
@@ -217,7 +224,13 @@ final class Waiting {
 	 * heard from another node, and wakes nobody. Before, those four more hints of a
 	 * release on five nodes reached the head while its attempt was on its way, and made
 	 * it try again as soon as that attempt was refused, while the winner of the release
-	 * held the lock: one more refused attempt per waiting process and release.
+	 * held the lock: one more refused attempt per waiting process and release. Such an
+	 * echo still counts for something ({@link Waiter#echo()}): the attempt that the first
+	 * hint started may have reached a node before that node's deletion of the same
+	 * release, and been refused by the released value itself. If that attempt fails, the
+	 * head tries again after {@link #ECHO_DELAY_NANOS} at most rather than after its
+	 * usual delay; before, it waited for its poll (WaitingIntegrationTests' hint tests,
+	 * whose poll is 30 s, timed out so on a loaded machine).
 	 * @param message the message published, or {@code null} (no release: a try after
 	 * subscribing)
 	 */
@@ -228,13 +241,16 @@ final class Waiting {
 		}
 		Waiter head;
 		synchronized (line) {
+			head = (line.holders == 0) ? line.waiters.peekFirst() : null;
 			if (message != null && !message.isEmpty()) {
 				if (message.equals(line.lastHint)) {
+					if (head != null) {
+						head.echo();
+					}
 					return;
 				}
 				line.lastHint = message;
 			}
-			head = (line.holders == 0) ? line.waiters.peekFirst() : null;
 		}
 		if (head != null) {
 			head.wake();
@@ -397,6 +413,12 @@ final class Waiting {
 		/** Woken while attempting: try again as soon as that attempt failed. */
 		private boolean woken;
 
+		/**
+		 * Another node's hint of the release that woke it came while attempting: try
+		 * again soon if that attempt failed.
+		 */
+		private boolean echoed;
+
 		/** Set by {@link Waiting#enter}: the first attempt is the caller's to send. */
 		private boolean startsNow;
 
@@ -430,7 +452,12 @@ final class Waiting {
 				if (!this.woken) {
 					this.phase = SLEEPING;
 					this.line.updateHints();
-					return schedule(Math.min(delayNanos, this.deadline - System.nanoTime()));
+					long delay = delayNanos;
+					if (this.echoed) {
+						this.echoed = false;
+						delay = Math.min(delay, ThreadLocalRandom.current().nextLong(ECHO_DELAY_NANOS + 1));
+					}
+					return schedule(Math.min(delay, this.deadline - System.nanoTime()));
 				}
 				this.woken = false;
 			}
@@ -482,6 +509,16 @@ final class Waiting {
 			}
 			if (nextAttempts) {
 				run(next.attempt);
+			}
+		}
+
+		/**
+		 * Hears another node's hint of the release it was woken for: while it attempts,
+		 * marks that a failure of this attempt is worth a retry soon.
+		 */
+		private void echo() {
+			if (this.phase == ATTEMPTING) {
+				this.echoed = true; // guarded by the line's monitor, held by hint()
 			}
 		}
 
