@@ -255,9 +255,19 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			}
 			throw ex;
 		}
+		return inScope(acquiring, scope, key, reentered != null,
+				() -> acquire(key, ttl, waitTime, autoExtend, reentered));
+	}
+
+	/**
+	 * Runs an acquisition whose observation started, in its scope, and tells the observer
+	 * how it ended.
+	 */
+	private static Lease inScope(LockObserver.Acquiring acquiring, LockObserver.Scope scope, String key,
+			boolean reentrant, LeaseCall call) throws InterruptedException {
 		Lease lease;
 		try {
-			lease = acquire(key, ttl, waitTime, autoExtend, reentered);
+			lease = call.call();
 		}
 		catch (InterruptedException | RuntimeException | Error ex) {
 			scope.close();
@@ -270,7 +280,11 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		catch (RuntimeException ex) {
 			logger.warn("LockObserver failed for lock '" + LockKeys.printable(key) + "'", ex);
 		}
-		observeHold(acquiring, lease, (reentered == null) ? ((ReentrantLease) lease).lease() : null);
+		RedlockLease newLease = null;
+		if (!reentrant) {
+			newLease = (lease instanceof ReentrantLease held) ? held.lease() : (RedlockLease) lease;
+		}
+		observeHold(acquiring, lease, newLease);
 		return lease;
 	}
 
@@ -289,27 +303,15 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		LockObserver.Acquiring acquiring = observer.acquisitionStarted(key, ttl, waitTime, LockObserver.Mode.BLOCKING,
 				reentrant, kind);
 		LockObserver.Scope scope = acquiring.openScope();
-		Lease lease;
 		try {
-			lease = acquisition.get();
+			return inScope(acquiring, scope, key, reentrant, acquisition::get);
 		}
-		catch (RuntimeException | Error ex) {
-			scope.close();
-			acquiring.failed(ex);
-			throw ex;
+		catch (InterruptedException ex) {
+			// a Supplier throws none: these acquisitions report an interrupt as a
+			// LockAcquisitionException
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
 		}
-		try {
-			scope.close();
-		}
-		catch (RuntimeException ex) {
-			logger.warn("LockObserver failed for lock '" + LockKeys.printable(key) + "'", ex);
-		}
-		RedlockLease newLease = null;
-		if (!reentrant) {
-			newLease = (lease instanceof ReentrantLease held) ? held.lease() : (RedlockLease) lease;
-		}
-		observeHold(acquiring, lease, newLease);
-		return lease;
 	}
 
 	/**
