@@ -96,9 +96,14 @@ class ReadWriteLockIntegrationTests {
 		// the writer that was refused left its mark: it goes first once readers are gone
 		Lease write = writer.acquireWrite("rw:share", TTL, Duration.ofSeconds(5));
 		assertThat(write.fencingToken()).isGreaterThan(second.fencingToken());
-		assertThat(lockKeyOnNodes("rw:share")).allMatch((value) -> value != null && !value.equals(Script.READERS));
+		// the writer's value on a quorum at least: the last reader's release returned
+		// once
+		// a quorum was free of it, and a node still deleting it may have refused the
+		// writer (checked on every node, this failed so now and then)
+		assertThat(lockKeyOnNodes("rw:share")).filteredOn((value) -> value != null && !value.equals(Script.READERS))
+			.hasSizeGreaterThanOrEqualTo(3);
 		write.release();
-		assertThat(lockKeyOnNodes("rw:share")).containsOnlyNulls();
+		awaitGoneFromEveryNode("rw:share");
 	}
 
 	@Test
@@ -133,7 +138,7 @@ class ReadWriteLockIntegrationTests {
 		inner.release();
 		assertThat(outer.isHeld()).isTrue();
 		outer.release();
-		assertThat(lockKeyOnNodes("rw:reenter")).containsOnlyNulls();
+		awaitGoneFromEveryNode("rw:reenter");
 
 		Lease write = registry.acquireWrite("rw:reenter", TTL, SETTLE);
 		Lease nestedWrite = registry.acquireWrite("rw:reenter", TTL, SETTLE);
@@ -414,6 +419,15 @@ class ReadWriteLockIntegrationTests {
 			}
 		}
 		return values;
+	}
+
+	/**
+	 * Waits until no node holds the key: {@code release()} returns once a quorum is free,
+	 * and the other nodes' deletions land within a node timeout, later on a loaded
+	 * machine (checked at once, these checks failed so under load).
+	 */
+	private static void awaitGoneFromEveryNode(String key) {
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(lockKeyOnNodes(key)).containsOnlyNulls());
 	}
 
 }

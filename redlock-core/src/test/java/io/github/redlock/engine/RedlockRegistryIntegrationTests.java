@@ -75,7 +75,7 @@ class RedlockRegistryIntegrationTests {
 		assertThat(second.tryAcquire("order:1", Duration.ofSeconds(10))).isEmpty();
 		lease.release();
 		assertThat(lease.isHeld()).isFalse();
-		assertThat(lockValues("order:1")).containsOnlyNulls();
+		awaitGoneFromEveryNode("order:1");
 		Optional<Lease> next = second.tryAcquire("order:1", Duration.ofSeconds(10));
 		assertThat(next).isPresent();
 		assertThat(next.get().fencingToken()).isGreaterThan(lease.fencingToken());
@@ -333,7 +333,7 @@ class RedlockRegistryIntegrationTests {
 		Lease shortLived = registry.acquire("extend", Duration.ofMillis(800), Duration.ZERO);
 		await().atMost(Duration.ofSeconds(5)).until(() -> !shortLived.isHeld());
 		assertThat(shortLived.extend(Duration.ofSeconds(10))).isFalse();
-		assertThat(lockValues("extend")).containsOnlyNulls();
+		awaitGoneFromEveryNode("extend");
 	}
 
 	@Test
@@ -453,7 +453,7 @@ class RedlockRegistryIntegrationTests {
 			return "done";
 		});
 		assertThat(result).isEqualTo("done");
-		assertThat(lockValues("long-job")).containsOnlyNulls();
+		awaitGoneFromEveryNode("long-job");
 	}
 
 	@Test
@@ -498,7 +498,7 @@ class RedlockRegistryIntegrationTests {
 				throw new IllegalStateException("boom");
 			}))
 			.withMessage("boom");
-		assertThat(lockValues("failing")).containsOnlyNulls();
+		awaitGoneFromEveryNode("failing");
 	}
 
 	@Test
@@ -559,7 +559,7 @@ class RedlockRegistryIntegrationTests {
 		held.release();
 		// the cancelled acquisition stops retrying: the lock stays free for others
 		Thread.sleep(300);
-		assertThat(lockValues("cancel")).containsOnlyNulls();
+		awaitGoneFromEveryNode("cancel");
 		assertThat(registry.heldLeases()).isZero();
 	}
 
@@ -575,7 +575,7 @@ class RedlockRegistryIntegrationTests {
 		held.release();
 		// the cancelled acquisition stops retrying: the lock stays free for others
 		Thread.sleep(300);
-		assertThat(lockValues("cancel-extended")).containsOnlyNulls();
+		awaitGoneFromEveryNode("cancel-extended");
 		assertThat(registry.heldLeases()).isZero();
 	}
 
@@ -652,6 +652,15 @@ class RedlockRegistryIntegrationTests {
 		try (Lease lease = registry.acquire("reload", Duration.ofSeconds(5), Duration.ZERO)) {
 			assertThat(lease.isHeld()).isTrue();
 		}
+	}
+
+	/**
+	 * Waits until no node holds the key: {@code release()} returns once a quorum is free,
+	 * and the other nodes' deletions land within a node timeout, later on a loaded
+	 * machine (checked at once, these checks failed so under load).
+	 */
+	private static void awaitGoneFromEveryNode(String key) {
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(lockValues(key)).containsOnlyNulls());
 	}
 
 }
