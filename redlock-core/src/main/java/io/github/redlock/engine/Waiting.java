@@ -227,10 +227,11 @@ final class Waiting {
 	 * held the lock: one more refused attempt per waiting process and release. Such an
 	 * echo still counts for something ({@link Waiter#echo()}): the attempt that the first
 	 * hint started may have reached a node before that node's deletion of the same
-	 * release, and been refused by the released value itself. If that attempt fails, the
-	 * head tries again after {@link #ECHO_DELAY_NANOS} at most rather than after its
-	 * usual delay; before, it waited for its poll (WaitingIntegrationTests' hint tests,
-	 * whose poll is 30 s, timed out so on a loaded machine).
+	 * release, and been refused by the released value itself. If that attempt fails (or
+	 * failed already), the head tries again after {@link #ECHO_DELAY_NANOS} at most
+	 * rather than after its usual delay; before, it waited for its poll
+	 * (WaitingIntegrationTests' hint tests, whose poll is 30 s, timed out so in full
+	 * runs).
 	 * @param message the message published, or {@code null} (no release: a try after
 	 * subscribing)
 	 */
@@ -514,11 +515,25 @@ final class Waiting {
 
 		/**
 		 * Hears another node's hint of the release it was woken for: while it attempts,
-		 * marks that a failure of this attempt is worth a retry soon.
+		 * marks that a failure of this attempt is worth a retry soon; while it sleeps
+		 * after such a failure, tries again within {@link #ECHO_DELAY_NANOS}. A node that
+		 * refused the attempt because its deletion of the release came after it publishes
+		 * its hint after that refusal, and the hint and the refusal come on different
+		 * connections, so the hint often comes once the attempt has failed.
 		 */
 		private void echo() {
+			// guarded by the line's monitor, held by hint()
 			if (this.phase == ATTEMPTING) {
-				this.echoed = true; // guarded by the line's monitor, held by hint()
+				this.echoed = true;
+			}
+			else if (this.phase == SLEEPING) {
+				long soon = Math.min(ThreadLocalRandom.current().nextLong(ECHO_DELAY_NANOS + 1),
+						this.deadline - System.nanoTime());
+				ScheduledFuture<?> scheduled = this.timer;
+				if (scheduled == null || scheduled.getDelay(TimeUnit.NANOSECONDS) > soon) {
+					cancelTimer();
+					schedule(soon);
+				}
 			}
 		}
 
