@@ -131,7 +131,7 @@ final class PermitSemaphore implements LockSemaphore {
 	}
 
 	private Lease acquirePermit(Duration ttl, Duration waitTime, boolean autoExtend) {
-		this.engine.leases().checkOpen();
+		this.engine.leases().checkRunning();
 		this.engine.checkTtl(ttl);
 		EngineContext.checkWaitTime(waitTime);
 		RedlockLease lease;

@@ -69,6 +69,12 @@ class StopStartIntegrationTests {
 		assertThatIllegalStateException().isThrownBy(() -> registry.tryAcquire("stop-start", MAX_TTL))
 			.withMessageContaining("is stopped")
 			.withMessageContaining("start()");
+		// a permit too: before, it tried, and failed after its wait with "not enough
+		// usable nodes ... refused (not connected yet)", on a registry that was stopped
+		assertThatIllegalStateException()
+			.isThrownBy(() -> registry.semaphore("stop-start-permits", 2).acquire(MAX_TTL, Duration.ofSeconds(2)))
+			.withMessageContaining("is stopped")
+			.withMessageContaining("start()");
 		registry.stop(); // stopped already: nothing to do
 		registry.start();
 		assertThat(registry.isRunning()).isTrue();
