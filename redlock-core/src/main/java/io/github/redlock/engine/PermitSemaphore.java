@@ -126,7 +126,7 @@ final class PermitSemaphore implements LockSemaphore {
 
 	@Override
 	public Lease acquire(Duration ttl, Duration waitTime, boolean autoExtend) {
-		return this.registry.observed(this.key, ttl, waitTime, LockObserver.Kind.PERMIT, false,
+		return this.registry.observed(this.key, ttl, waitTime, LockObserver.Kind.PERMIT, null,
 				() -> acquirePermit(ttl, waitTime, autoExtend));
 	}
 

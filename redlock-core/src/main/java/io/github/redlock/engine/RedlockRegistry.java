@@ -291,15 +291,17 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	/**
 	 * Runs a blocking read, write or permit acquisition, telling the observer if there is
 	 * one: started and scoped on the caller's thread, ended there too.
-	 * @param reentrant whether the thread holds the key in this kind already, so that the
-	 * acquisition joins that hold rather than making a lease
+	 * @param holds the thread's holds of this kind, whose hold of the key (looked up only
+	 * when observed) the acquisition joins rather than making a lease; {@code null} for a
+	 * kind that is not reentrant
 	 */
-	Lease observed(String key, Duration ttl, Duration waitTime, LockObserver.Kind kind, boolean reentrant,
+	Lease observed(String key, Duration ttl, Duration waitTime, LockObserver.Kind kind, ThreadHolds holds,
 			Supplier<Lease> acquisition) {
 		LockObserver observer = this.observer;
 		if (observer == null) {
 			return acquisition.get();
 		}
+		boolean reentrant = holds != null && holds.peek(key) != null;
 		LockObserver.Acquiring acquiring = observer.acquisitionStarted(key, ttl, waitTime, LockObserver.Mode.BLOCKING,
 				reentrant, kind);
 		LockObserver.Scope scope = acquiring.openScope();
@@ -523,7 +525,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	@Override
 	public Lease acquireRead(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		return observed(key, ttl, waitTime, LockObserver.Kind.READ, this.readHolds.peek(key) != null,
+		return observed(key, ttl, waitTime, LockObserver.Kind.READ, this.readHolds,
 				() -> uninterrupted(key, () -> readLease(key, ttl, waitTime, autoExtend)));
 	}
 
@@ -545,7 +547,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	@Override
 	public Lease acquireWrite(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		return observed(key, ttl, waitTime, LockObserver.Kind.WRITE, this.writeHolds.peek(key) != null,
+		return observed(key, ttl, waitTime, LockObserver.Kind.WRITE, this.writeHolds,
 				() -> uninterrupted(key, () -> writeLease(key, ttl, waitTime, autoExtend)));
 	}
 
