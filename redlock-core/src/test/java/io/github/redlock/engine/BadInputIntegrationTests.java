@@ -15,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Bad input at every public entry point: a clear exception, and nothing held afterwards.
@@ -39,8 +40,12 @@ class BadInputIntegrationTests {
 	@AfterEach
 	void nothingIsHeld() {
 		assertThat(this.registry.heldLeases()).isZero();
+		// release() returns once a quorum is free: the other nodes' deletions land
+		// within a node timeout (checked at once, nonAsciiKeysWork failed so in a full
+		// run)
 		for (RedisNode node : fleet.fleet().nodes()) {
-			assertThat(node.call("KEYS", "redlock:lock:*")).asList().isEmpty();
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(node.call("KEYS", "redlock:lock:*")).asList().isEmpty());
 		}
 		this.registry.close();
 	}
