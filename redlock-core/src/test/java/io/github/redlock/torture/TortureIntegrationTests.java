@@ -176,10 +176,11 @@ class TortureIntegrationTests {
 	private static Process startClient(String id, List<String> nodes, RedisNode store, Path stop, CountDownLatch ready,
 			List<String> results, String storeMode, String engine) throws Exception {
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		Process process = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-				TortureClient.class.getName(), id, String.join(",", nodes), store.uri(), String.valueOf(KEYS),
-				String.valueOf(THREADS), String.valueOf(TTL.toMillis()), String.valueOf(MAX_TTL.toMillis()),
-				stop.toString(), String.valueOf(SEED + id.hashCode()), storeMode, engine)
+		Process process = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
+				System.getProperty("java.class.path"), TortureClient.class.getName(), id, String.join(",", nodes),
+				store.uri(), String.valueOf(KEYS), String.valueOf(THREADS), String.valueOf(TTL.toMillis()),
+				String.valueOf(MAX_TTL.toMillis()), stop.toString(), String.valueOf(SEED + id.hashCode()), storeMode,
+				engine)
 			.redirectErrorStream(true)
 			.start();
 		Thread reader = new Thread(() -> {
