@@ -203,7 +203,16 @@ final class NodeClient {
 		 * Set while this thread hands Lettuce a deletion: Lettuce asks for a command's
 		 * timeout on the thread that sends it.
 		 */
-		private static final ThreadLocal<Boolean> DELETING = new ThreadLocal<>();
+		private static final ThreadLocal<boolean[]> DELETING = ThreadLocal.withInitial(() -> new boolean[1]);
+
+		/**
+		 * Marks this thread as handing Lettuce a deletion, or no longer: a flag in a
+		 * per-thread array, as a set and remove of the thread-local made a map entry for
+		 * every deletion sent.
+		 */
+		static void deleting(boolean deleting) {
+			DELETING.get()[0] = deleting;
+		}
 
 		private final long nodeTimeoutNanos;
 
@@ -219,7 +228,7 @@ final class NodeClient {
 
 		@Override
 		public long getTimeout(RedisCommand<?, ?, ?> command) {
-			if (DELETING.get() != null) {
+			if (DELETING.get()[0]) {
 				return this.deletionTimeoutNanos;
 			}
 			return (command != null && command.getType() == CommandType.PING) ? this.probeTimeoutNanos
@@ -404,7 +413,12 @@ final class NodeClient {
 			seam.run();
 		}
 		if (script.deletes()) {
-			replies = new DeletionReply(index, replies);
+			if (replies instanceof DeletionDeadline deadline) {
+				deadline.sending(index);
+			}
+			else {
+				replies = new DeletionReply(index, replies);
+			}
 		}
 		ReplyHandler handler = replies;
 		try {
@@ -562,13 +576,13 @@ final class NodeClient {
 		int epoch = this.silence.epoch();
 		boolean deletes = script.deletes();
 		if (deletes) {
-			Timeouts.DELETING.set(Boolean.TRUE);
+			Timeouts.deleting(true);
 		}
 		try {
 			connection.async().<T>evalsha(script.sha(), type, keys, args).whenComplete((value, ex) -> {
 				if (ex != null && NodeErrors.isNoScript(ex)) {
 					if (deletes) {
-						Timeouts.DELETING.set(Boolean.TRUE);
+						Timeouts.deleting(true);
 					}
 					try {
 						connection.async()
@@ -579,7 +593,7 @@ final class NodeClient {
 						settle(done, null, retryEx, epoch);
 					}
 					finally {
-						Timeouts.DELETING.remove();
+						Timeouts.deleting(false);
 					}
 				}
 				else {
@@ -593,7 +607,7 @@ final class NodeClient {
 		}
 		finally {
 			if (deletes) {
-				Timeouts.DELETING.remove();
+				Timeouts.deleting(false);
 			}
 		}
 	}
@@ -814,6 +828,22 @@ final class NodeClient {
 	interface ReplyHandler {
 
 		void reply(int index, NodeReply reply);
+
+	}
+
+	/**
+	 * A {@link ReplyHandler} of deletions that hears each node's timeout itself, within
+	 * the node timeout of sending, so that no {@link DeletionReply} (and its timer) is
+	 * made per node: NodeFleet's deletions keep one timer for every node.
+	 */
+	interface DeletionDeadline extends ReplyHandler {
+
+		/**
+		 * The deletion is about to be handed to Lettuce for the node at {@code index}:
+		 * its node timeout starts. Not called for a node that fails it at once (not
+		 * connected, closed, untrusted).
+		 */
+		void sending(int index);
 
 	}
 

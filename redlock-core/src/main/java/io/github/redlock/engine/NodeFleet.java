@@ -20,6 +20,8 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
+import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -53,6 +55,8 @@ final class NodeFleet {
 	private final Duration connectTimeout;
 
 	private final long callBoundNanos;
+
+	private final long nodeTimeoutNanos;
 
 	private volatile CompletableFuture<Void> connected;
 
@@ -109,6 +113,7 @@ final class NodeFleet {
 		this.availability = new FleetAvailability(this.nodes, this.quorum);
 		this.connectTimeout = settings.connectTimeout();
 		this.callBoundNanos = 3 * settings.nodeTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
+		this.nodeTimeoutNanos = settings.nodeTimeout().toNanos();
 	}
 
 	/**
@@ -447,7 +452,7 @@ final class NodeFleet {
 	 * one object for all of them rather than futures per node. {@link #freed} completes
 	 * when a quorum is known free of the value, or when every node is done.
 	 */
-	private final class Deletion implements IntConsumer, NodeClient.ReplyHandler {
+	private final class Deletion implements IntConsumer, NodeClient.DeletionDeadline, TimerTask {
 
 		private final Script script;
 
@@ -476,6 +481,26 @@ final class NodeFleet {
 		/** The lock's key to warn with when no quorum could be freed, or null. */
 		private final String warnKey;
 
+		/**
+		 * When each node was sent the deletion ({@link System#nanoTime()}), or 0 if not
+		 * yet. Guarded by this.
+		 */
+		private final long[] sentAt = new long[NodeFleet.this.nodes.size()];
+
+		/**
+		 * Which nodes are done, so that a reply after the node's timeout (Lettuce still
+		 * writes a late deletion, and hears its reply) counts once. Guarded by this.
+		 */
+		private final boolean[] done = new boolean[NodeFleet.this.nodes.size()];
+
+		private int doneCount;
+
+		/**
+		 * One timer for every node, at the earliest deadline of a node sent the deletion
+		 * and not done, or null. Guarded by this.
+		 */
+		private Timeout timer;
+
 		Deletion(Script script, String[] keys, String[] args, QuorumCall acquisition, Runnable afterQuorum,
 				String retentionMillis, String warnKey) {
 			this.warnKey = warnKey;
@@ -493,7 +518,9 @@ final class NodeFleet {
 			// a silent node that was not sent the value gets no deletion either: what is
 			// sent to it stays bounded by what was sent before it fell silent
 			if (this.acquisition.answeredHeld(index) || this.acquisition.unsent(index)) {
-				answered(true);
+				if (done(index)) {
+					answered(true);
+				}
 			}
 			else {
 				long undo = (this.retentionMillis != null) ? this.acquisition.tokenAboveHolders(index) : 0;
@@ -503,10 +530,76 @@ final class NodeFleet {
 			}
 		}
 
-		/** The node at {@code index} answered the deletion, or failed to. */
+		@Override
+		public synchronized void sending(int index) {
+			this.sentAt[index] = System.nanoTime();
+			if (this.timer == null) {
+				this.timer = NodeFleet.this.resources.timer()
+					.newTimeout(this, NodeFleet.this.nodeTimeoutNanos, TimeUnit.NANOSECONDS);
+			}
+		}
+
+		/**
+		 * The node at {@code index} answered the deletion, or failed to; a reply after
+		 * the node timed out is dropped.
+		 */
 		@Override
 		public void reply(int index, NodeReply reply) {
-			answered(reply.answered());
+			if (done(index)) {
+				answered(reply.answered());
+			}
+		}
+
+		/** Marks a node done; returns false if it already was. */
+		private synchronized boolean done(int index) {
+			if (this.done[index]) {
+				return false;
+			}
+			this.done[index] = true;
+			if (++this.doneCount == this.done.length && this.timer != null) {
+				this.timer.cancel();
+				this.timer = null;
+			}
+			return true;
+		}
+
+		@Override
+		public void run(Timeout fired) {
+			// off the timer's thread, as Lettuce completes its own timeouts
+			NodeFleet.this.resources.eventExecutorGroup().execute(this::timeOut);
+		}
+
+		/**
+		 * Counts each node sent the deletion a node timeout ago and not done as timed out
+		 * (Lettuce still writes and awaits the command: see NodeClient's Timeouts), and
+		 * sets the timer for the next such node's deadline.
+		 */
+		private void timeOut() {
+			int late = 0;
+			synchronized (this) {
+				long now = System.nanoTime();
+				long next = Long.MAX_VALUE;
+				this.timer = null;
+				for (int i = 0; i < this.done.length; i++) {
+					if (!this.done[i] && this.sentAt[i] != 0) {
+						long left = this.sentAt[i] + NodeFleet.this.nodeTimeoutNanos - now;
+						if (left <= 0) {
+							this.done[i] = true;
+							this.doneCount++;
+							late++;
+						}
+						else {
+							next = Math.min(next, left);
+						}
+					}
+				}
+				if (next != Long.MAX_VALUE) {
+					this.timer = NodeFleet.this.resources.timer().newTimeout(this, next, TimeUnit.NANOSECONDS);
+				}
+			}
+			for (int i = 0; i < late; i++) {
+				answered(false);
+			}
 		}
 
 		private void answered(boolean free) {
