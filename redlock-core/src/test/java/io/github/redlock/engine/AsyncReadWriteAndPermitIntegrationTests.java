@@ -241,7 +241,11 @@ class AsyncReadWriteAndPermitIntegrationTests {
 	/**
 	 * A future cancelled before the nodes answered: the lease the nodes grant it
 	 * afterwards is released at once. Cancelled at once, many times, so that some grants
-	 * surely arrive after the cancel.
+	 * surely arrive after the cancel. A future already granted when cancel() is called is
+	 * not cancelled (cancel returns false) and its lease is the caller's to release: this
+	 * test did not release those, and failed once in six runs under load with one read or
+	 * write lease left held by "work still running" (heldLeases() stayed 1 for 20 s),
+	 * when its thread was descheduled between the call and the cancel.
 	 */
 	@Test
 	void aFutureCancelledBeforeTheGrantLeavesNoLeaseHeld() throws Exception {
@@ -251,11 +255,17 @@ class AsyncReadWriteAndPermitIntegrationTests {
 				(i) -> registry.acquireReadAsync("arw:race", TTL, Duration.ZERO, true),
 				(i) -> registry.acquireWriteAsync("arw:race", TTL, Duration.ZERO, true),
 				(i) -> semaphore.acquireAsync(TTL, Duration.ZERO, true));
+		int grantedFirst = 0;
 		for (Function<Integer, CompletableFuture<Lease>> kind : kinds) {
 			for (int i = 0; i < 50; i++) {
-				kind.apply(i).cancel(false);
+				CompletableFuture<Lease> future = kind.apply(i);
+				if (!future.cancel(false) && !future.isCompletedExceptionally()) {
+					future.join().release(); // granted before the cancel: the caller's
+					grantedFirst++;
+				}
 			}
 		}
+		System.out.println("granted before their cancel (released by the caller): " + grantedFirst + " of 150");
 		await().atMost(Duration.ofSeconds(20)).until(() -> registry.heldLeases() == 0);
 		await().atMost(Duration.ofSeconds(20))
 			.until(() -> lockKeyGone("arw:race") && noLiveEntries("arw:race", "asem:race"));
