@@ -766,6 +766,13 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		return this.engine.waiting();
 	}
 
+	/**
+	 * Returns the semaphores' waiting lines, for tests.
+	 */
+	Waiting permitLines() {
+		return this.permitLines;
+	}
+
 	ExecutorService callbacks() {
 		return this.engine.callbacks();
 	}
