@@ -93,6 +93,9 @@ final class PermitSemaphore implements LockSemaphore {
 
 	private final String[] keysWithMarker;
 
+	/** The channel its releases are published on. */
+	private final String channel;
+
 	PermitSemaphore(RedlockRegistry registry, EngineContext engine, Waiting lines, String key, int permits) {
 		KeyLayout.check(key);
 		if (permits < 1 || permits > MAX_PERMITS) {
@@ -107,6 +110,7 @@ final class PermitSemaphore implements LockSemaphore {
 		this.permitsText = String.valueOf(permits);
 		this.keys = engine.keys().permitKeys(key);
 		this.keysWithMarker = new String[] { this.keys[0], this.keys[1], this.keys[2], engine.keys().markerKey() };
+		this.channel = engine.keys().permitChannel(key);
 	}
 
 	@Override
@@ -256,12 +260,18 @@ final class PermitSemaphore implements LockSemaphore {
 
 		@Override
 		RedlockLease lease(String value, long token, long start, long validUntil, QuorumCall call) {
-			String[] slotArg = { String.valueOf(this.slot) };
+			String slotText = String.valueOf(this.slot);
+			String[] slotArg = { slotText };
+			// the release publishes this on the semaphore's channel, on every node: the
+			// same release heard from a node after this registry's own wake-up below is
+			// an echo to its line
+			String hint = token + ":" + slotText;
+			String[] releaseArgs = { slotText, PermitSemaphore.this.channel, hint };
 			Waiting waiting = PermitSemaphore.this.lines;
 			String semaphoreKey = this.key;
 			LeaseOps ops = new LeaseOps(Script.EXTEND_PERMIT, PermitSemaphore.this.keys, Script.RELEASE_PERMIT,
-					new String[] { PermitSemaphore.this.keys[0], PermitSemaphore.this.keys[1] }, slotArg,
-					() -> waiting.hint(semaphoreKey, null));
+					new String[] { PermitSemaphore.this.keys[0], PermitSemaphore.this.keys[1] }, slotArg, releaseArgs,
+					() -> waiting.hint(semaphoreKey, hint));
 			return new RedlockLease(this.engine, this.key, PermitSemaphore.this.keys, value, token, start, validUntil,
 					call, ops);
 		}

@@ -80,7 +80,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	/**
 	 * The waiting lines of semaphores, apart from the locks' lines (a semaphore and a
-	 * lock may share a key); polled, without release hints.
+	 * lock may share a key), with release hints of their own.
 	 */
 	private final Waiting permitLines;
 
@@ -117,11 +117,12 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 				new RegistryEvents(builder.listeners));
 		this.diagnostics = new Diagnostics(this.fleet, keys);
 		this.observer = builder.observer;
-		this.hints = builder.releaseHints ? new ReleaseHints(this.fleet, keys, this.engine.waiting(),
-				this.engine.scheduler(), this.engine.callbacks()) : null;
-		this.engine.waiting().useHints(this.hints);
-		this.readWrite = new ReadWriteLocks(this.engine);
 		this.permitLines = new Waiting(settings, this.engine.scheduler());
+		this.hints = builder.releaseHints ? new ReleaseHints(this.fleet, keys, this.engine.waiting(), this.permitLines,
+				this.engine.scheduler(), this.engine.callbacks()) : null;
+		this.engine.waiting().useHints((this.hints != null) ? this.hints.locks() : null);
+		this.permitLines.useHints((this.hints != null) ? this.hints.permits() : null);
+		this.readWrite = new ReadWriteLocks(this.engine);
 	}
 
 	/**

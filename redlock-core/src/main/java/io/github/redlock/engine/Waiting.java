@@ -91,7 +91,7 @@ final class Waiting {
 	/** Made once: a {@code Line::new} at each call would allocate, since it captures. */
 	private final Function<String, Line> newLine = Line::new;
 
-	private volatile ReleaseHints hints;
+	private volatile ReleaseHints.Channels hints;
 
 	Waiting(RedlockSettings settings, ScheduledExecutorService scheduler) {
 		this.retryDelayNanos = settings.retryDelay().toNanos();
@@ -102,7 +102,7 @@ final class Waiting {
 	/**
 	 * Sets where release hints come from; without them, waiters poll.
 	 */
-	void useHints(ReleaseHints hints) {
+	void useHints(ReleaseHints.Channels hints) {
 		this.hints = hints;
 	}
 
@@ -376,7 +376,7 @@ final class Waiting {
 		 * line's monitor.
 		 */
 		void updateHints() {
-			ReleaseHints releaseHints = Waiting.this.hints;
+			ReleaseHints.Channels releaseHints = Waiting.this.hints;
 			if (releaseHints == null) {
 				return;
 			}
