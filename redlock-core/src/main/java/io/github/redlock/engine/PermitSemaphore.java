@@ -42,9 +42,16 @@ import io.github.redlock.LockSemaphore;
  * attempt asks for a random slot, so that contenders rarely collide. Extension and
  * release act on the lease's own slot only, if it still holds this holder's value; a
  * permit that lost its quorum learns it at its next extension and is lost, as any lease.
- * Waiters of one registry stand in one line per key, and are woken when a permit of this
- * registry is released; a permit released in another process is found by polling (the
- * retry delay, and never later than the first permit's expiry).
+ * Waiters of one registry stand in one line per key (apart from the locks' lines), and
+ * are woken when a permit of this registry ends. A permit released in another process
+ * wakes them through a {@link ReleaseHints release hint}: the release publishes its token
+ * and slot on the semaphore's channel ({@link KeyLayout#permitChannel},
+ * {@link Script#RELEASE_PERMIT}), to which the registry subscribes on every node while
+ * the head of the key's line sleeps between attempts (and a second after), as for the
+ * exclusive lock. A failed attempt's withdrawal publishes nothing, and a permit that
+ * expires publishes nothing either: without a hint (turned off, or a node that forbids
+ * publish/subscribe) the head polls, every retry delay plus jitter, never later than the
+ * first permit's expiry.
  *
  * <h2>Safety</h2> Two permits held at once on one slot would have quorums that share a
  * node where both slot entries were live at once; the second script to run there saw the

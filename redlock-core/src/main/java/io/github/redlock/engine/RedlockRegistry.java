@@ -1047,14 +1047,15 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		}
 
 		/**
-		 * Sets whether waiters are woken when another process releases the lock they wait
-		 * for: the release script publishes on a channel named as the lock's key, and the
-		 * registry subscribes to it on every node (on a second connection per node) only
-		 * while it has waiters for a holder elsewhere. A node that forbids
-		 * publish/subscribe is polled instead, as every node is with this turned off:
-		 * every {@link #retryDelay retry delay} plus jitter, never later than the
-		 * holder's remaining time to live. Waiters for a lock held in this registry are
-		 * woken when it is released either way. Defaults to {@code true}.
+		 * Sets whether waiters are woken when another process releases the lock (or a
+		 * permit of the semaphore) they wait for: the release script publishes on a
+		 * channel named as the lock's key ({@code <prefix>lock:permits:<key>} for a
+		 * semaphore), and the registry subscribes to it on every node (on a second
+		 * connection per node) only while it has waiters for a holder elsewhere. A node
+		 * that forbids publish/subscribe is polled instead, as every node is with this
+		 * turned off: every {@link #retryDelay retry delay} plus jitter, never later than
+		 * the holder's remaining time to live. Waiters for a lock held in this registry
+		 * are woken when it is released either way. Defaults to {@code true}.
 		 * @param releaseHints whether to subscribe to release hints
 		 * @return this builder
 		 */

@@ -448,8 +448,8 @@ final class ReleaseHints {
 			if (say && !ReleaseHints.this.closed) {
 				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
 				logger.info("Redlock node " + this.node + " gives no release hints (" + cause.getMessage()
-						+ "): waiters for locks held by other processes poll it, every retry delay plus jitter and"
-						+ " never later than the holder's remaining time to live");
+						+ "): waiters for locks and permits held by other processes poll it, every retry delay plus"
+						+ " jitter and never later than the holder's remaining time to live");
 			}
 		}
 
