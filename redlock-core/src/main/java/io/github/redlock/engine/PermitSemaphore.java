@@ -47,11 +47,11 @@ import io.github.redlock.LockSemaphore;
  * wakes them through a {@link ReleaseHints release hint}: the release publishes its token
  * and slot on the semaphore's channel ({@link KeyLayout#permitChannel},
  * {@link Script#RELEASE_PERMIT}), to which the registry subscribes on every node while
- * the head of the key's line sleeps between attempts (and a second after), as for the
- * exclusive lock. A failed attempt's withdrawal publishes nothing, and a permit that
- * expires publishes nothing either: without a hint (turned off, or a node that forbids
- * publish/subscribe) the head polls, every retry delay plus jitter, never later than the
- * first permit's expiry.
+ * the head of the key's line sleeps between attempts and the registry holds fewer of the
+ * permits than there are (and a second after), as for the exclusive lock. A failed
+ * attempt's withdrawal publishes nothing, and a permit that expires publishes nothing
+ * either: without a hint (turned off, or a node that forbids publish/subscribe) the head
+ * polls, every retry delay plus jitter, never later than the first permit's expiry.
  *
  * <h2>Safety</h2> Two permits held at once on one slot would have quorums that share a
  * node where both slot entries were live at once; the second script to run there saw the
@@ -276,9 +276,10 @@ final class PermitSemaphore implements LockSemaphore {
 			String[] releaseArgs = { slotText, PermitSemaphore.this.channel, hint };
 			Waiting waiting = PermitSemaphore.this.lines;
 			String semaphoreKey = this.key;
+			waiting.permitHeld(semaphoreKey, PermitSemaphore.this.permits);
 			LeaseOps ops = new LeaseOps(Script.EXTEND_PERMIT, PermitSemaphore.this.keys, Script.RELEASE_PERMIT,
 					new String[] { PermitSemaphore.this.keys[0], PermitSemaphore.this.keys[1] }, slotArg, releaseArgs,
-					() -> waiting.hint(semaphoreKey, hint));
+					() -> waiting.permitGone(semaphoreKey, hint));
 			return new RedlockLease(this.engine, this.key, PermitSemaphore.this.keys, value, token, start, validUntil,
 					call, ops);
 		}

@@ -29,11 +29,11 @@ import org.apache.commons.logging.LogFactory;
  * Semaphores do the same on a channel of their own, {@code <keyPrefix>lock:permits:<key>}
  * ({@link KeyLayout#permitChannel}, {@link Script#RELEASE_PERMIT}), under the lock prefix
  * so that one ACL channel pattern allows both, for their own waiting lines: subscribed to
- * while the head of a semaphore's line sleeps (a permit of this registry does not keep
- * the others out, so a permit may be held elsewhere whenever one waits). A lock whose key
- * is {@code permits:<key>} shares that channel: each message goes to both lines, which
- * costs either at most one attempt that fails, and the channel stays subscribed while
- * either wants it.
+ * while the head of a semaphore's line sleeps and this registry holds fewer of its
+ * permits than it has (only then can a permit be held elsewhere). A lock whose key is
+ * {@code permits:<key>} shares that channel: each message goes to both lines, which costs
+ * either at most one attempt that fails, and the channel stays subscribed while either
+ * wants it.
  * <p>
  * Hints are only hints: a waiter still takes the lock through the quorum, and still
  * polls, so that nothing depends on a message arriving. Each node gets its own

@@ -184,6 +184,67 @@ final class Waiting {
 	}
 
 	/**
+	 * Counts a permit of this registry on a semaphore's {@code key}. It does not keep the
+	 * head from trying (another permit may be free), but while this registry holds as
+	 * many as the semaphore has, only its own release can free one, and the line asks for
+	 * no release hints: a permit handed over within the registry subscribes nowhere.
+	 * @param permits the semaphore's permit count
+	 */
+	void permitHeld(String key, int permits) {
+		while (true) {
+			Line line = this.lines.computeIfAbsent(key, this.newLine);
+			synchronized (line) {
+				if (!line.retired) {
+					line.ownPermits++;
+					line.permits = permits;
+					line.updateHints();
+					return;
+				}
+			}
+		}
+	}
+
+	/**
+	 * Tells the line that a permit of this registry on {@code key} ended (released, lost,
+	 * or at its end), and wakes its head as {@link #hint} does: a sleeping head is marked
+	 * attempting before the hints are updated, as in {@link #holderGone}, or the permit
+	 * that no longer fills the semaphore would have them asked for on every node, and
+	 * dropped again as the head tries.
+	 * @param message the message its release publishes on the nodes, so that their hints
+	 * of the same release are heard as echoes (if one came first, this is the echo)
+	 */
+	void permitGone(String key, String message) {
+		Line line = this.lines.get(key);
+		if (line == null) {
+			return;
+		}
+		Waiter woken = null;
+		synchronized (line) {
+			if (line.retired) {
+				return;
+			}
+			line.ownPermits = Math.max(0, line.ownPermits - 1);
+			Waiter head = (line.holders == 0) ? line.waiters.peekFirst() : null;
+			if (head != null && message.equals(line.lastHint)) {
+				head.echo();
+			}
+			else if (head != null && head.phase == SLEEPING) {
+				head.cancelTimer();
+				head.phase = ATTEMPTING;
+				woken = head;
+			}
+			else if (head != null && head.phase == ATTEMPTING) {
+				head.woken = true;
+			}
+			line.lastHint = message;
+			line.retireIfEmpty();
+		}
+		if (woken != null) {
+			run(woken.attempt);
+		}
+	}
+
+	/**
 	 * Tells the line that a lease of this registry on {@code key} ended: released, lost,
 	 * or released with a minimum hold. Its head tries at once.
 	 */
@@ -286,7 +347,8 @@ final class Waiting {
 				phases.append((phases.length() > 0) ? "," : "").append(waiter.phase);
 			}
 			return "waiters [" + phases + "] (" + QUEUED + " queued, " + ATTEMPTING + " attempting, " + SLEEPING
-					+ " sleeping), holders " + line.holders + ", hinted " + line.hinted;
+					+ " sleeping), holders " + line.holders + ", own permits " + line.ownPermits + ", hinted "
+					+ line.hinted;
 		}
 	}
 
@@ -348,6 +410,12 @@ final class Waiting {
 
 		private int holders;
 
+		/** A semaphore's line: the permits this registry holds ({@link #permitHeld}). */
+		private int ownPermits;
+
+		/** A semaphore's line: its permit count, or 0 for a lock's line. */
+		private int permits;
+
 		/** Removed from the map: a newcomer takes a new line. */
 		private boolean retired;
 
@@ -363,7 +431,7 @@ final class Waiting {
 
 		/** Called holding the line's monitor. */
 		void retireIfEmpty() {
-			if (this.waiters.isEmpty() && this.holders == 0) {
+			if (this.waiters.isEmpty() && this.holders == 0 && this.ownPermits == 0) {
 				this.retired = true;
 				Waiting.this.lines.remove(this.key, this);
 			}
@@ -372,8 +440,8 @@ final class Waiting {
 
 		/**
 		 * Asks for release hints while the head sleeps and no lease of this registry
-		 * holds the key: only then can a release come from elsewhere. Called holding the
-		 * line's monitor.
+		 * holds the key (for a semaphore: fewer of its permits than it has): only then
+		 * can a release come from elsewhere. Called holding the line's monitor.
 		 */
 		void updateHints() {
 			ReleaseHints.Channels releaseHints = Waiting.this.hints;
@@ -381,7 +449,8 @@ final class Waiting {
 				return;
 			}
 			Waiter head = this.waiters.peekFirst();
-			boolean wanted = !this.retired && this.holders == 0 && head != null && head.phase == SLEEPING;
+			boolean wanted = !this.retired && this.holders == 0 && head != null && head.phase == SLEEPING
+					&& (this.permits == 0 || this.ownPermits < this.permits);
 			if (wanted != this.hinted) {
 				this.hinted = wanted;
 				if (wanted) {
