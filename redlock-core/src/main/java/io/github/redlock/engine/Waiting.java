@@ -46,7 +46,9 @@ import java.util.function.Function;
  * timer. A sleeping head has a timer or waits for a wake-up; an attempting head has one
  * attempt on its way, whose end calls {@link Waiter#retry} or {@link Waiter#leave}.</li>
  * <li>Release hints are asked for exactly while the head sleeps and no lease of this
- * registry holds the key.</li>
+ * registry holds the key (on a semaphore's line, whose permits are not {@code holders}:
+ * while this registry holds fewer of its permits, {@code ownPermits}, than it has).</li>
+ * <li>A line leaves the map only when it has no waiter, no holder and no own permit.</li>
  * <li>An attempt or timeout runs through {@link #run}, never nested on another's
  * stack.</li>
  * </ul>
