@@ -68,8 +68,23 @@ final class KeyLayout {
 	}
 
 	/**
+	 * What follows {@link #lockPrefix()} in the name of a semaphore's release hint
+	 * channel, before its key.
+	 */
+	static final String PERMIT_CHANNEL = "permits:";
+
+	/**
+	 * Returns the channel on which a semaphore's releases are published:
+	 * {@code <lockPrefix>permits:<key>}, under the lock prefix so that the ACL channel
+	 * pattern of the exclusive lock's hints ({@code &<prefix>lock:*}) allows it too.
+	 */
+	String permitChannel(String key) {
+		return this.lockPrefix + PERMIT_CHANNEL + key;
+	}
+
+	/**
 	 * Returns what precedes a key in its lock's key on the nodes: also the start of the
-	 * release hint channels' names.
+	 * release hint channels' names, the exclusive lock's and the semaphores'.
 	 */
 	String lockPrefix() {
 		return this.lockPrefix;

@@ -12,13 +12,22 @@ import java.util.Arrays;
  * @param extendKeys the extension's keys
  * @param release the release script: its arguments are the secret, then {@code extra}
  * @param releaseKeys the release's keys
- * @param extra what follows in both, such as a permit's slot
+ * @param extra what follows the extension's base arguments, such as a permit's slot
+ * @param releaseExtra what follows the secret in the release: {@code extra}, or more (a
+ * permit's release hint channel and message)
  * @param gone run once when the lease ends (released on a quorum, lost, or at its end),
  * to wake the waiters of this registry that it kept out
  * @author redlock contributors
  */
 record LeaseOps(Script extend, String[] extendKeys, Script release, String[] releaseKeys, String[] extra,
-		Runnable gone) {
+		String[] releaseExtra, Runnable gone) {
+
+	/**
+	 * Lease operations whose release takes the same extra arguments as the extension.
+	 */
+	LeaseOps(Script extend, String[] extendKeys, Script release, String[] releaseKeys, String[] extra, Runnable gone) {
+		this(extend, extendKeys, release, releaseKeys, extra, extra, gone);
+	}
 
 	/**
 	 * Returns the extension's arguments: {@code base} (secret, ttl, retention) and the
@@ -37,9 +46,9 @@ record LeaseOps(Script extend, String[] extendKeys, Script release, String[] rel
 	 * Returns the release's arguments: the secret and the extra ones.
 	 */
 	String[] releaseArgs(String secret) {
-		String[] args = new String[1 + this.extra.length];
+		String[] args = new String[1 + this.releaseExtra.length];
 		args[0] = secret;
-		System.arraycopy(this.extra, 0, args, 1, this.extra.length);
+		System.arraycopy(this.releaseExtra, 0, args, 1, this.releaseExtra.length);
 		return args;
 	}
 

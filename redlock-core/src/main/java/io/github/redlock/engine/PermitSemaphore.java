@@ -42,9 +42,16 @@ import io.github.redlock.LockSemaphore;
  * attempt asks for a random slot, so that contenders rarely collide. Extension and
  * release act on the lease's own slot only, if it still holds this holder's value; a
  * permit that lost its quorum learns it at its next extension and is lost, as any lease.
- * Waiters of one registry stand in one line per key, and are woken when a permit of this
- * registry is released; a permit released in another process is found by polling (the
- * retry delay, and never later than the first permit's expiry).
+ * Waiters of one registry stand in one line per key (apart from the locks' lines), and
+ * are woken when a permit of this registry ends. A permit released in another process
+ * wakes them through a {@link ReleaseHints release hint}: the release publishes its token
+ * and slot on the semaphore's channel ({@link KeyLayout#permitChannel},
+ * {@link Script#RELEASE_PERMIT}), to which the registry subscribes on every node while
+ * the head of the key's line sleeps between attempts and the registry holds fewer of the
+ * permits than there are (and a second after), as for the exclusive lock. A failed
+ * attempt's withdrawal publishes nothing, and a permit that expires publishes nothing
+ * either: without a hint (turned off, or a node that forbids publish/subscribe) the head
+ * polls, every retry delay plus jitter, never later than the first permit's expiry.
  *
  * <h2>Safety</h2> Two permits held at once on one slot would have quorums that share a
  * node where both slot entries were live at once; the second script to run there saw the
@@ -93,6 +100,9 @@ final class PermitSemaphore implements LockSemaphore {
 
 	private final String[] keysWithMarker;
 
+	/** The channel its releases are published on. */
+	private final String channel;
+
 	PermitSemaphore(RedlockRegistry registry, EngineContext engine, Waiting lines, String key, int permits) {
 		KeyLayout.check(key);
 		if (permits < 1 || permits > MAX_PERMITS) {
@@ -107,6 +117,7 @@ final class PermitSemaphore implements LockSemaphore {
 		this.permitsText = String.valueOf(permits);
 		this.keys = engine.keys().permitKeys(key);
 		this.keysWithMarker = new String[] { this.keys[0], this.keys[1], this.keys[2], engine.keys().markerKey() };
+		this.channel = engine.keys().permitChannel(key);
 	}
 
 	@Override
@@ -256,12 +267,19 @@ final class PermitSemaphore implements LockSemaphore {
 
 		@Override
 		RedlockLease lease(String value, long token, long start, long validUntil, QuorumCall call) {
-			String[] slotArg = { String.valueOf(this.slot) };
+			String slotText = String.valueOf(this.slot);
+			String[] slotArg = { slotText };
+			// the release publishes this on the semaphore's channel, on every node: the
+			// same release heard from a node after this registry's own wake-up below is
+			// an echo to its line
+			String hint = token + ":" + slotText;
+			String[] releaseArgs = { slotText, PermitSemaphore.this.channel, hint };
 			Waiting waiting = PermitSemaphore.this.lines;
 			String semaphoreKey = this.key;
+			waiting.permitHeld(semaphoreKey, PermitSemaphore.this.permits);
 			LeaseOps ops = new LeaseOps(Script.EXTEND_PERMIT, PermitSemaphore.this.keys, Script.RELEASE_PERMIT,
-					new String[] { PermitSemaphore.this.keys[0], PermitSemaphore.this.keys[1] }, slotArg,
-					() -> waiting.hint(semaphoreKey, null));
+					new String[] { PermitSemaphore.this.keys[0], PermitSemaphore.this.keys[1] }, slotArg, releaseArgs,
+					() -> waiting.permitGone(semaphoreKey, hint));
 			return new RedlockLease(this.engine, this.key, PermitSemaphore.this.keys, value, token, start, validUntil,
 					call, ops);
 		}

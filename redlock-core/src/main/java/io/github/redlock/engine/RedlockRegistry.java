@@ -80,7 +80,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	/**
 	 * The waiting lines of semaphores, apart from the locks' lines (a semaphore and a
-	 * lock may share a key); polled, without release hints.
+	 * lock may share a key), with release hints of their own.
 	 */
 	private final Waiting permitLines;
 
@@ -117,11 +117,12 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 				new RegistryEvents(builder.listeners));
 		this.diagnostics = new Diagnostics(this.fleet, keys);
 		this.observer = builder.observer;
-		this.hints = builder.releaseHints ? new ReleaseHints(this.fleet, keys, this.engine.waiting(),
-				this.engine.scheduler(), this.engine.callbacks()) : null;
-		this.engine.waiting().useHints(this.hints);
-		this.readWrite = new ReadWriteLocks(this.engine);
 		this.permitLines = new Waiting(settings, this.engine.scheduler());
+		this.hints = builder.releaseHints ? new ReleaseHints(this.fleet, keys, this.engine.waiting(), this.permitLines,
+				this.engine.scheduler(), this.engine.callbacks()) : null;
+		this.engine.waiting().useHints((this.hints != null) ? this.hints.locks() : null);
+		this.permitLines.useHints((this.hints != null) ? this.hints.permits() : null);
+		this.readWrite = new ReadWriteLocks(this.engine);
 	}
 
 	/**
@@ -766,6 +767,13 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		return this.engine.waiting();
 	}
 
+	/**
+	 * Returns the semaphores' waiting lines, for tests.
+	 */
+	Waiting permitLines() {
+		return this.permitLines;
+	}
+
 	ExecutorService callbacks() {
 		return this.engine.callbacks();
 	}
@@ -1039,14 +1047,15 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		}
 
 		/**
-		 * Sets whether waiters are woken when another process releases the lock they wait
-		 * for: the release script publishes on a channel named as the lock's key, and the
-		 * registry subscribes to it on every node (on a second connection per node) only
-		 * while it has waiters for a holder elsewhere. A node that forbids
-		 * publish/subscribe is polled instead, as every node is with this turned off:
-		 * every {@link #retryDelay retry delay} plus jitter, never later than the
-		 * holder's remaining time to live. Waiters for a lock held in this registry are
-		 * woken when it is released either way. Defaults to {@code true}.
+		 * Sets whether waiters are woken when another process releases the lock (or a
+		 * permit of the semaphore) they wait for: the release script publishes on a
+		 * channel named as the lock's key ({@code <prefix>lock:permits:<key>} for a
+		 * semaphore), and the registry subscribes to it on every node (on a second
+		 * connection per node) only while it has waiters for a holder elsewhere. A node
+		 * that forbids publish/subscribe is polled instead, as every node is with this
+		 * turned off: every {@link #retryDelay retry delay} plus jitter, never later than
+		 * the holder's remaining time to live. Waiters for a lock held in this registry
+		 * are woken when it is released either way. Defaults to {@code true}.
 		 * @param releaseHints whether to subscribe to release hints
 		 * @return this builder
 		 */

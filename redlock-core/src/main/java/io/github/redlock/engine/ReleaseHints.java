@@ -19,12 +19,21 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Wake-ups across processes: the release script publishes an empty message on a channel
+ * Wake-ups across processes: the release script publishes the lease's token on a channel
  * named as the lock's key on the node ({@code <keyPrefix>lock:<key>}, see
  * {@link Script#RELEASE}), and this registry subscribes to that channel on every node,
  * but only while a waiter of its own waits for a holder in another process (the head of
  * the key's line sleeps between attempts, and no lease of this registry holds the key:
  * see {@link Waiting}). A message wakes that waiter at once.
+ * <p>
+ * Semaphores do the same on a channel of their own, {@code <keyPrefix>lock:permits:<key>}
+ * ({@link KeyLayout#permitChannel}, {@link Script#RELEASE_PERMIT}), under the lock prefix
+ * so that one ACL channel pattern allows both, for their own waiting lines: subscribed to
+ * while the head of a semaphore's line sleeps and this registry holds fewer of its
+ * permits than it has (only then can a permit be held elsewhere). A lock whose key is
+ * {@code permits:<key>} shares that channel: each message goes to both lines, which costs
+ * either at most one attempt that fails, and the channel stays subscribed while either
+ * wants it.
  * <p>
  * Hints are only hints: a waiter still takes the lock through the quorum, and still
  * polls, so that nothing depends on a message arriving. Each node gets its own
@@ -55,11 +64,22 @@ final class ReleaseHints {
 
 	private static final long RETRY_MAX_NANOS = TimeUnit.SECONDS.toNanos(30);
 
+	/** Which lines want a channel: {@link #locks()}'s, {@link #permits()}'s, or both. */
+	private static final int LOCK_LINES = 1;
+
+	private static final int PERMIT_LINES = 2;
+
 	private final List<NodeClient> nodes;
 
 	private final String lockPrefix;
 
 	private final Waiting waiting;
+
+	private final Waiting permitLines;
+
+	private final Channels locks;
+
+	private final Channels permits;
 
 	private final ScheduledExecutorService scheduler;
 
@@ -73,11 +93,18 @@ final class ReleaseHints {
 
 	private volatile boolean closed;
 
-	ReleaseHints(NodeFleet fleet, KeyLayout keys, Waiting waiting, ScheduledExecutorService scheduler,
-			Executor callbacks) {
+	/**
+	 * @param waiting the locks' lines (exclusive and read-write)
+	 * @param permitLines the semaphores' lines
+	 */
+	ReleaseHints(NodeFleet fleet, KeyLayout keys, Waiting waiting, Waiting permitLines,
+			ScheduledExecutorService scheduler, Executor callbacks) {
 		this.nodes = fleet.nodes();
 		this.lockPrefix = keys.lockPrefix();
 		this.waiting = waiting;
+		this.permitLines = permitLines;
+		this.locks = new Channels(this.lockPrefix, LOCK_LINES);
+		this.permits = new Channels(this.lockPrefix + KeyLayout.PERMIT_CHANNEL, PERMIT_LINES);
 		this.scheduler = scheduler;
 		this.callbacks = callbacks;
 		this.callBoundNanos = fleet.callBoundNanos();
@@ -88,17 +115,33 @@ final class ReleaseHints {
 	}
 
 	/**
-	 * Subscribes to the key's release hints, unless subscribed already. Called holding a
-	 * line's monitor: sends and schedules, but never blocks or calls back synchronously.
+	 * Returns the hints of the locks' lines (exclusive and read-write), on the lock keys'
+	 * channels.
 	 */
-	void want(String key) {
+	Channels locks() {
+		return this.locks;
+	}
+
+	/**
+	 * Returns the hints of the semaphores' lines, on their channels.
+	 */
+	Channels permits() {
+		return this.permits;
+	}
+
+	/**
+	 * Subscribes to the channel for the given lines, unless subscribed already. Called
+	 * holding a line's monitor: sends and schedules, but never blocks or calls back
+	 * synchronously.
+	 */
+	private void want(String channel, int lines) {
 		if (this.closed) {
 			return;
 		}
 		boolean[] subscribe = new boolean[1];
-		this.interests.compute(key, (name, existing) -> {
+		this.interests.compute(channel, (name, existing) -> {
 			Interest interest = (existing != null) ? existing : new Interest();
-			interest.wanted = true;
+			interest.wanted |= lines;
 			interest.cancelLinger();
 			if (!interest.subscribed) {
 				interest.subscribed = true;
@@ -107,17 +150,20 @@ final class ReleaseHints {
 			return interest;
 		});
 		if (subscribe[0]) {
-			subscribe(key);
+			subscribe(channel);
 		}
 	}
 
 	/**
-	 * Unsubscribes from the key's release hints a second from now, unless they are wanted
-	 * again meanwhile. Called holding a line's monitor.
+	 * Unsubscribes from the channel a second from now, unless it is wanted again
+	 * meanwhile or still wanted by the other lines. Called holding a line's monitor.
 	 */
-	void unwant(String key) {
-		this.interests.computeIfPresent(key, (name, interest) -> {
-			interest.wanted = false;
+	private void unwant(String channel, int lines) {
+		this.interests.computeIfPresent(channel, (name, interest) -> {
+			interest.wanted &= ~lines;
+			if (interest.wanted != 0) {
+				return interest;
+			}
 			interest.cancelLinger();
 			try {
 				interest.linger = this.scheduler.schedule(() -> expire(name), LINGER_NANOS, TimeUnit.NANOSECONDS);
@@ -129,33 +175,30 @@ final class ReleaseHints {
 		});
 	}
 
-	private void expire(String key) {
-		this.interests.computeIfPresent(key, (name, interest) -> {
-			if (interest.wanted) {
+	private void expire(String channel) {
+		this.interests.computeIfPresent(channel, (name, interest) -> {
+			if (interest.wanted != 0) {
 				return interest;
 			}
-			String channel = this.lockPrefix + name;
 			for (NodeChannel node : this.channels) {
-				node.unsubscribe(channel);
+				node.unsubscribe(name);
 			}
 			return null;
 		});
 	}
 
-	private void subscribe(String key) {
-		String channel = this.lockPrefix + key;
+	private void subscribe(String channel) {
 		CompletableFuture<?>[] subscribed = new CompletableFuture<?>[this.channels.length];
 		for (int i = 0; i < subscribed.length; i++) {
 			subscribed[i] = this.channels[i].subscribe(channel);
 		}
 		// the release may have been published before the subscriptions: try once more,
 		// off the monitor of the line that wanted them
-		CompletableFuture.allOf(subscribed)
-			.whenCompleteAsync((ignored, ex) -> this.waiting.hint(key, null), this.callbacks);
+		CompletableFuture.allOf(subscribed).whenCompleteAsync((ignored, ex) -> hint(channel, null), this.callbacks);
 	}
 
 	/**
-	 * Returns how many keys are subscribed to, lingering ones included.
+	 * Returns how many channels are subscribed to, lingering ones included.
 	 */
 	int subscriptions() {
 		return this.interests.size();
@@ -202,21 +245,64 @@ final class ReleaseHints {
 	}
 
 	/**
-	 * Passes a hint on to the key's line, with the message published (the released
-	 * lease's token), or {@code null} for a try after subscribing.
+	 * Passes a hint on to the channel's lines, with the message published (the released
+	 * lease's token, a permit's token and slot), or {@code null} for a try after
+	 * subscribing: to the lock's line for the key after the lock prefix, and, when that
+	 * key is {@code permits:<key>}, to the semaphore's line for {@code <key>} too (a line
+	 * that does not exist costs a map look-up).
 	 */
 	private void hint(String channel, String message) {
-		if (channel.startsWith(this.lockPrefix)) {
-			this.waiting.hint(channel.substring(this.lockPrefix.length()), message);
+		if (!channel.startsWith(this.lockPrefix)) {
+			return;
+		}
+		String key = channel.substring(this.lockPrefix.length());
+		this.waiting.hint(key, message);
+		if (key.startsWith(KeyLayout.PERMIT_CHANNEL)) {
+			this.permitLines.hint(key.substring(KeyLayout.PERMIT_CHANNEL.length()), message);
 		}
 	}
 
 	/**
-	 * One key's subscription. Guarded by the map's lock for the key.
+	 * The release hints of one kind of waiting line: its keys' channels are a prefix and
+	 * the key.
+	 */
+	final class Channels {
+
+		private final String prefix;
+
+		private final int lines;
+
+		private Channels(String prefix, int lines) {
+			this.prefix = prefix;
+			this.lines = lines;
+		}
+
+		/**
+		 * Subscribes to the key's release hints, unless subscribed already. Called
+		 * holding a line's monitor: sends and schedules, but never blocks or calls back
+		 * synchronously.
+		 */
+		void want(String key) {
+			ReleaseHints.this.want(this.prefix + key, this.lines);
+		}
+
+		/**
+		 * Unsubscribes from the key's release hints a second from now, unless they are
+		 * wanted again meanwhile. Called holding a line's monitor.
+		 */
+		void unwant(String key) {
+			ReleaseHints.this.unwant(this.prefix + key, this.lines);
+		}
+
+	}
+
+	/**
+	 * One channel's subscription. Guarded by the map's lock for the channel.
 	 */
 	private static final class Interest {
 
-		private boolean wanted;
+		/** Which lines want it ({@link #LOCK_LINES}, {@link #PERMIT_LINES}), or 0. */
+		private int wanted;
 
 		private boolean subscribed;
 
@@ -362,8 +448,8 @@ final class ReleaseHints {
 			if (say && !ReleaseHints.this.closed) {
 				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
 				logger.info("Redlock node " + this.node + " gives no release hints (" + cause.getMessage()
-						+ "): waiters for locks held by other processes poll it, every retry delay plus jitter and"
-						+ " never later than the holder's remaining time to live");
+						+ "): waiters for locks and permits held by other processes poll it, every retry delay plus"
+						+ " jitter and never later than the holder's remaining time to live");
 			}
 		}
 

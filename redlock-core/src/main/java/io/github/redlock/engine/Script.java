@@ -543,12 +543,20 @@ record Script(String name, String text, String sha) {
 			""" + RAISE.replace("$F", "3"));
 
 	// KEYS[1] permit holders, KEYS[2] permit expiries; ARGV[1] holder secret, ARGV[2]
-	// slot.
-	// Frees the slot if it is ours (also for a failed attempt: no hint is published,
-	// since waiters for a permit poll). Returns 1 if freed, else 0.
+	// slot, ARGV[3] the semaphore's release hint channel (KeyLayout#permitChannel) and
+	// ARGV[4] the message (both optional).
+	// Frees the slot if it is ours; given the channel, then publishes the message there:
+	// a release hint for registries of other processes that wait for a permit
+	// (ReleaseHints), as RELEASE does for the exclusive lock. The message is the permit's
+	// token and slot ("<token>:<slot>"), the same on every node, and different for every
+	// permit released (permits held at once may share a token, never a slot), so that a
+	// waiter hears each release once (Waiting#hint). A failed attempt's withdrawal sends
+	// no channel and publishes nothing (see WITHDRAW). The publish is a pcall, so that a
+	// node that forbids it still releases. Returns 1 if freed, else 0.
 	static final Script RELEASE_PERMIT = of("release-permit", OUR_PERMIT.replace("$S", "2") + """
 			redis.call('hdel', KEYS[1], ARGV[2])
 			redis.call('zrem', KEYS[2], ARGV[2])
+			if ARGV[3] then redis.pcall('publish', ARGV[3], ARGV[4]) end
 			return 1
 			""");
 

@@ -46,7 +46,9 @@ import java.util.function.Function;
  * timer. A sleeping head has a timer or waits for a wake-up; an attempting head has one
  * attempt on its way, whose end calls {@link Waiter#retry} or {@link Waiter#leave}.</li>
  * <li>Release hints are asked for exactly while the head sleeps and no lease of this
- * registry holds the key.</li>
+ * registry holds the key (on a semaphore's line, whose permits are not {@code holders}:
+ * while this registry holds fewer of its permits, {@code ownPermits}, than it has).</li>
+ * <li>A line leaves the map only when it has no waiter, no holder and no own permit.</li>
  * <li>An attempt or timeout runs through {@link #run}, never nested on another's
  * stack.</li>
  * </ul>
@@ -91,7 +93,7 @@ final class Waiting {
 	/** Made once: a {@code Line::new} at each call would allocate, since it captures. */
 	private final Function<String, Line> newLine = Line::new;
 
-	private volatile ReleaseHints hints;
+	private volatile ReleaseHints.Channels hints;
 
 	Waiting(RedlockSettings settings, ScheduledExecutorService scheduler) {
 		this.retryDelayNanos = settings.retryDelay().toNanos();
@@ -102,7 +104,7 @@ final class Waiting {
 	/**
 	 * Sets where release hints come from; without them, waiters poll.
 	 */
-	void useHints(ReleaseHints hints) {
+	void useHints(ReleaseHints.Channels hints) {
 		this.hints = hints;
 	}
 
@@ -180,6 +182,67 @@ final class Waiting {
 					return;
 				}
 			}
+		}
+	}
+
+	/**
+	 * Counts a permit of this registry on a semaphore's {@code key}. It does not keep the
+	 * head from trying (another permit may be free), but while this registry holds as
+	 * many as the semaphore has, only its own release can free one, and the line asks for
+	 * no release hints: a permit handed over within the registry subscribes nowhere.
+	 * @param permits the semaphore's permit count
+	 */
+	void permitHeld(String key, int permits) {
+		while (true) {
+			Line line = this.lines.computeIfAbsent(key, this.newLine);
+			synchronized (line) {
+				if (!line.retired) {
+					line.ownPermits++;
+					line.permits = permits;
+					line.updateHints();
+					return;
+				}
+			}
+		}
+	}
+
+	/**
+	 * Tells the line that a permit of this registry on {@code key} ended (released, lost,
+	 * or at its end), and wakes its head as {@link #hint} does: a sleeping head is marked
+	 * attempting before the hints are updated, as in {@link #holderGone}, or the permit
+	 * that no longer fills the semaphore would have them asked for on every node, and
+	 * dropped again as the head tries.
+	 * @param message the message its release publishes on the nodes, so that their hints
+	 * of the same release are heard as echoes (if one came first, this is the echo)
+	 */
+	void permitGone(String key, String message) {
+		Line line = this.lines.get(key);
+		if (line == null) {
+			return;
+		}
+		Waiter woken = null;
+		synchronized (line) {
+			if (line.retired) {
+				return;
+			}
+			line.ownPermits = Math.max(0, line.ownPermits - 1);
+			Waiter head = (line.holders == 0) ? line.waiters.peekFirst() : null;
+			if (head != null && message.equals(line.lastHint)) {
+				head.echo();
+			}
+			else if (head != null && head.phase == SLEEPING) {
+				head.cancelTimer();
+				head.phase = ATTEMPTING;
+				woken = head;
+			}
+			else if (head != null && head.phase == ATTEMPTING) {
+				head.woken = true;
+			}
+			line.lastHint = message;
+			line.retireIfEmpty();
+		}
+		if (woken != null) {
+			run(woken.attempt);
 		}
 	}
 
@@ -286,7 +349,8 @@ final class Waiting {
 				phases.append((phases.length() > 0) ? "," : "").append(waiter.phase);
 			}
 			return "waiters [" + phases + "] (" + QUEUED + " queued, " + ATTEMPTING + " attempting, " + SLEEPING
-					+ " sleeping), holders " + line.holders + ", hinted " + line.hinted;
+					+ " sleeping), holders " + line.holders + ", own permits " + line.ownPermits + ", hinted "
+					+ line.hinted;
 		}
 	}
 
@@ -348,6 +412,12 @@ final class Waiting {
 
 		private int holders;
 
+		/** A semaphore's line: the permits this registry holds ({@link #permitHeld}). */
+		private int ownPermits;
+
+		/** A semaphore's line: its permit count, or 0 for a lock's line. */
+		private int permits;
+
 		/** Removed from the map: a newcomer takes a new line. */
 		private boolean retired;
 
@@ -363,7 +433,7 @@ final class Waiting {
 
 		/** Called holding the line's monitor. */
 		void retireIfEmpty() {
-			if (this.waiters.isEmpty() && this.holders == 0) {
+			if (this.waiters.isEmpty() && this.holders == 0 && this.ownPermits == 0) {
 				this.retired = true;
 				Waiting.this.lines.remove(this.key, this);
 			}
@@ -372,16 +442,17 @@ final class Waiting {
 
 		/**
 		 * Asks for release hints while the head sleeps and no lease of this registry
-		 * holds the key: only then can a release come from elsewhere. Called holding the
-		 * line's monitor.
+		 * holds the key (for a semaphore: fewer of its permits than it has): only then
+		 * can a release come from elsewhere. Called holding the line's monitor.
 		 */
 		void updateHints() {
-			ReleaseHints releaseHints = Waiting.this.hints;
+			ReleaseHints.Channels releaseHints = Waiting.this.hints;
 			if (releaseHints == null) {
 				return;
 			}
 			Waiter head = this.waiters.peekFirst();
-			boolean wanted = !this.retired && this.holders == 0 && head != null && head.phase == SLEEPING;
+			boolean wanted = !this.retired && this.holders == 0 && head != null && head.phase == SLEEPING
+					&& (this.permits == 0 || this.ownPermits < this.permits);
 			if (wanted != this.hinted) {
 				this.hinted = wanted;
 				if (wanted) {

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.Lease;
+import io.github.redlock.LockSemaphore;
 import io.github.redlock.embedded.RedisFleetExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -64,6 +65,41 @@ class HandOverHintsIntegrationTests {
 		held.release();
 		long subscribes = subscribes() - before;
 		System.out.printf("%d hand-overs within one registry: %d SUBSCRIBE calls on the 3 nodes%n", HAND_OVERS,
+				subscribes);
+		assertThat(subscribes).as("SUBSCRIBE calls on the 3 nodes").isZero();
+	}
+
+	/**
+	 * The same for a semaphore whose permits this registry holds, all of them: only its
+	 * own release can free one. Once permits had release hints (issue 28), each waiter
+	 * here subscribed on every node: "[SUBSCRIBE calls on the 3 nodes] Expecting actual:
+	 * 15L to be equal to: 0L".
+	 */
+	@Test
+	void aPermitHandedOverWithinOneRegistrySubscribesNowhere() throws Exception {
+		this.registry = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.restartGuard(false)
+			.releaseHints(true)
+			.nodeTimeout(Duration.ofMillis(500))
+			.connectTimeout(Duration.ofSeconds(10))
+			.build()
+			.start();
+		LockSemaphore semaphore = this.registry.semaphore("hand-over-permit", 1);
+		long before = subscribes();
+		Lease held = semaphore.acquire(Duration.ofSeconds(10), Duration.ofSeconds(10));
+		for (int i = 0; i < HAND_OVERS; i++) {
+			CompletableFuture<Lease> next = semaphore.acquireAsync(Duration.ofSeconds(10), Duration.ofSeconds(30));
+			// refused once, and asleep until this registry's release
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> this.registry.permitLines().describe("hand-over-permit").startsWith("waiters [2]"));
+			held.release();
+			held = next.get(20, TimeUnit.SECONDS);
+			Thread.sleep(1500); // longer than the hints linger
+		}
+		held.release();
+		long subscribes = subscribes() - before;
+		System.out.printf("%d permit hand-overs within one registry: %d SUBSCRIBE calls on the 3 nodes%n", HAND_OVERS,
 				subscribes);
 		assertThat(subscribes).as("SUBSCRIBE calls on the 3 nodes").isZero();
 	}

@@ -141,11 +141,12 @@ public class RedlockProperties {
 	private boolean acceptEviction;
 
 	/**
-	 * Whether a waiter is woken when another process releases the lock it waits for: the
-	 * release publishes on a channel named as the lock key, and the registry subscribes
-	 * to it (on a second connection per node) only while it has such waiters. Off, or on
-	 * a node that forbids publish/subscribe, waiters poll every retry delay plus jitter,
-	 * never later than the holder's remaining TTL.
+	 * Whether a waiter is woken when another process releases the lock or permit it waits
+	 * for: the release publishes on a channel named as the lock key (for a semaphore,
+	 * lock:permits: then its key), and the registry subscribes to it (on a second
+	 * connection per node) only while it has such waiters. Off, or on a node that forbids
+	 * publish/subscribe, waiters poll every retry delay plus jitter, never later than the
+	 * holder's remaining TTL.
 	 */
 	private boolean releaseHints = true;
 
