@@ -230,13 +230,8 @@ final class Waiting {
 			if (head != null && message.equals(line.lastHint)) {
 				head.echo();
 			}
-			else if (head != null && head.phase == SLEEPING) {
-				head.cancelTimer();
-				head.phase = ATTEMPTING;
-				woken = head;
-			}
-			else if (head != null && head.phase == ATTEMPTING) {
-				head.woken = true;
+			else {
+				woken = startHead(head);
 			}
 			line.lastHint = message;
 			line.retireIfEmpty();
@@ -261,23 +256,34 @@ final class Waiting {
 				return;
 			}
 			line.holders = Math.max(0, line.holders - 1);
-			Waiter head = (line.holders == 0) ? line.waiters.peekFirst() : null;
-			if (head != null && head.phase == SLEEPING) {
-				// attempting from now, before the hints are updated: a head still marked
-				// sleeping would have them asked for on every node, and dropped again as
-				// soon as it tries, at every hand-over within this registry
-				head.cancelTimer();
-				head.phase = ATTEMPTING;
-				woken = head;
-			}
-			else if (head != null && head.phase == ATTEMPTING) {
-				head.woken = true;
-			}
+			woken = startHead((line.holders == 0) ? line.waiters.peekFirst() : null);
 			line.retireIfEmpty();
 		}
 		if (woken != null) {
 			run(woken.attempt);
 		}
+	}
+
+	/**
+	 * Under the line's lock, after a lease or permit of this registry ended: marks a
+	 * sleeping head attempting and returns it, to be run once the lock is let go, or
+	 * tells an attempting head that it was woken meanwhile. Attempting from now, before
+	 * the hints are updated: a head still marked sleeping would have them asked for on
+	 * every node, and dropped again as soon as it tries, at every hand-over within this
+	 * registry.
+	 * @param head the line's head, or {@code null} while this registry holds the key
+	 * @return the head to run, or {@code null}
+	 */
+	private static Waiter startHead(Waiter head) {
+		if (head != null && head.phase == SLEEPING) {
+			head.cancelTimer();
+			head.phase = ATTEMPTING;
+			return head;
+		}
+		if (head != null && head.phase == ATTEMPTING) {
+			head.woken = true;
+		}
+		return null;
 	}
 
 	/**

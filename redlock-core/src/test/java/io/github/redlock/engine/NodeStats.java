@@ -1,5 +1,6 @@
 package io.github.redlock.engine;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redlock.embedded.RedisNode;
@@ -50,6 +51,32 @@ final class NodeStats {
 	static long subscribers(RedisNode node, String channel) {
 		List<?> reply = (List<?>) node.call("PUBSUB", "NUMSUB", channel);
 		return Long.parseLong(String.valueOf(reply.get(1)));
+	}
+
+	/**
+	 * Returns how many clients of all the given nodes are subscribed to {@code channel}.
+	 */
+	static long subscribers(List<RedisNode> nodes, String channel) {
+		long total = 0;
+		for (RedisNode node : nodes) {
+			total += subscribers(node, channel);
+		}
+		return total;
+	}
+
+	/**
+	 * Creates (or resets) the ACL user {@code user} with password {@code secret-<user>}
+	 * and the given rules on every node, and returns the nodes' URIs as that user.
+	 */
+	static List<String> aclUser(List<RedisNode> nodes, String user, List<String> rules) {
+		List<String> uris = new ArrayList<>();
+		for (RedisNode node : nodes) {
+			List<String> command = new ArrayList<>(List.of("ACL", "SETUSER", user, "reset", "on", ">secret-" + user));
+			command.addAll(rules);
+			node.call(command.toArray(String[]::new));
+			uris.add("redis://" + user + ":secret-" + user + "@127.0.0.1:" + node.port());
+		}
+		return uris;
 	}
 
 	private static long calls(String commandStats, String command) {

@@ -93,11 +93,7 @@ class ReadWriteHintsIntegrationTests {
 	}
 
 	private static long subscribers(String channel) {
-		long total = 0;
-		for (int i = 0; i < 3; i++) {
-			total += NodeStats.subscribers(fleet.node(i), channel);
-		}
-		return total;
+		return NodeStats.subscribers(fleet.fleet().nodes(), channel);
 	}
 
 }

@@ -160,15 +160,8 @@ class SemaphoreHintsIntegrationTests {
 	}
 
 	private RedlockRegistry registryAs(String user, List<String> rules) {
-		List<String> uris = new ArrayList<>();
-		for (int i = 0; i < 3; i++) {
-			List<String> command = new ArrayList<>(List.of("ACL", "SETUSER", user, "reset", "on", ">secret-" + user));
-			command.addAll(rules);
-			fleet.node(i).call(command.toArray(String[]::new));
-			uris.add("redis://" + user + ":secret-" + user + "@127.0.0.1:" + fleet.node(i).port());
-		}
 		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(uris)
+			.nodes(NodeStats.aclUser(fleet.fleet().nodes(), user, rules))
 			.restartGuard(false)
 			.nodeTimeout(NODE_TIMEOUT)
 			.retryDelay(SLOW_POLL)
@@ -192,11 +185,7 @@ class SemaphoreHintsIntegrationTests {
 	}
 
 	private static long subscribers(String channel) {
-		long total = 0;
-		for (int i = 0; i < 3; i++) {
-			total += NodeStats.subscribers(fleet.node(i), channel);
-		}
-		return total;
+		return NodeStats.subscribers(fleet.fleet().nodes(), channel);
 	}
 
 }

@@ -341,15 +341,8 @@ class WaitingIntegrationTests {
 	}
 
 	private RedlockRegistry registryAs(String user, Duration retryDelay, String... rules) {
-		List<String> uris = new ArrayList<>();
-		for (int i = 0; i < 3; i++) {
-			List<String> command = new ArrayList<>(List.of("ACL", "SETUSER", user, "reset", "on", ">secret-" + user));
-			command.addAll(List.of(rules));
-			fleet.node(i).call(command.toArray(String[]::new));
-			uris.add("redis://" + user + ":secret-" + user + "@127.0.0.1:" + fleet.node(i).port());
-		}
 		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(uris)
+			.nodes(NodeStats.aclUser(fleet.fleet().nodes(), user, List.of(rules)))
 			.restartGuard(false)
 			.nodeTimeout(NODE_TIMEOUT)
 			.retryDelay(retryDelay)
@@ -373,11 +366,7 @@ class WaitingIntegrationTests {
 	}
 
 	private static long subscribers(String channel) {
-		long total = 0;
-		for (int i = 0; i < 3; i++) {
-			total += NodeStats.subscribers(fleet.node(i), channel);
-		}
-		return total;
+		return NodeStats.subscribers(fleet.fleet().nodes(), channel);
 	}
 
 }
