@@ -454,6 +454,10 @@ final class NodeFleet {
 	 */
 	private final class Deletion implements IntConsumer, NodeClient.DeletionDeadline, TimerTask {
 
+		private static final byte SENT = 1;
+
+		private static final byte DONE = 2;
+
 		private final Script script;
 
 		/** The lock's key, and for a withdrawal its fencing counter's. */
@@ -482,16 +486,17 @@ final class NodeFleet {
 		private final String warnKey;
 
 		/**
-		 * When each node was sent the deletion ({@link System#nanoTime()}), or 0 if not
-		 * yet. Guarded by this.
+		 * When each node was sent the deletion ({@link System#nanoTime()}), read only for
+		 * a node {@link #SENT}. Guarded by this.
 		 */
 		private final long[] sentAt = new long[NodeFleet.this.nodes.size()];
 
 		/**
-		 * Which nodes are done, so that a reply after the node's timeout (Lettuce still
-		 * writes a late deletion, and hears its reply) counts once. Guarded by this.
+		 * Each node's state: not sent yet (0), {@link #SENT} or {@link #DONE}, so that a
+		 * reply after the node's timeout (Lettuce still writes a late deletion, and hears
+		 * its reply) counts once. Guarded by this.
 		 */
-		private final boolean[] done = new boolean[NodeFleet.this.nodes.size()];
+		private final byte[] state = new byte[NodeFleet.this.nodes.size()];
 
 		private int doneCount;
 
@@ -533,6 +538,7 @@ final class NodeFleet {
 		@Override
 		public synchronized void sending(int index) {
 			this.sentAt[index] = System.nanoTime();
+			this.state[index] = SENT;
 			if (this.timer == null) {
 				this.timer = NodeFleet.this.resources.timer()
 					.newTimeout(this, NodeFleet.this.nodeTimeoutNanos, TimeUnit.NANOSECONDS);
@@ -552,11 +558,11 @@ final class NodeFleet {
 
 		/** Marks a node done; returns false if it already was. */
 		private synchronized boolean done(int index) {
-			if (this.done[index]) {
+			if (this.state[index] == DONE) {
 				return false;
 			}
-			this.done[index] = true;
-			if (++this.doneCount == this.done.length && this.timer != null) {
+			this.state[index] = DONE;
+			if (++this.doneCount == this.state.length && this.timer != null) {
 				this.timer.cancel();
 				this.timer = null;
 			}
@@ -580,11 +586,11 @@ final class NodeFleet {
 				long now = System.nanoTime();
 				long next = Long.MAX_VALUE;
 				this.timer = null;
-				for (int i = 0; i < this.done.length; i++) {
-					if (!this.done[i] && this.sentAt[i] != 0) {
+				for (int i = 0; i < this.state.length; i++) {
+					if (this.state[i] == SENT) {
 						long left = this.sentAt[i] + NodeFleet.this.nodeTimeoutNanos - now;
 						if (left <= 0) {
-							this.done[i] = true;
+							this.state[i] = DONE;
 							this.doneCount++;
 							late++;
 						}

@@ -142,9 +142,7 @@ final class PermitSemaphore implements LockSemaphore {
 	}
 
 	private Lease acquirePermit(Duration ttl, Duration waitTime, boolean autoExtend) {
-		this.engine.leases().checkRunning();
-		this.engine.checkTtl(ttl);
-		EngineContext.checkWaitTime(waitTime);
+		checkAcquisition(ttl, waitTime);
 		RedlockLease lease;
 		try {
 			lease = Acquisition.await(new PermitAcquisition(ttl, waitTime).start(), this.key,
@@ -168,11 +166,16 @@ final class PermitSemaphore implements LockSemaphore {
 
 	@Override
 	public CompletableFuture<Lease> acquireAsync(Duration ttl, Duration waitTime, boolean autoExtend) {
+		checkAcquisition(ttl, waitTime);
+		return this.registry.acquireAsync(this.key, ttl, waitTime, autoExtend, LockObserver.Kind.PERMIT,
+				() -> new PermitAcquisition(ttl, waitTime).start());
+	}
+
+	/** The checks of every acquisition: the key was checked when this was made. */
+	private void checkAcquisition(Duration ttl, Duration waitTime) {
 		this.engine.leases().checkRunning();
 		this.engine.checkTtl(ttl);
 		EngineContext.checkWaitTime(waitTime);
-		return this.registry.acquireAsync(this.key, ttl, waitTime, autoExtend, LockObserver.Kind.PERMIT,
-				() -> new PermitAcquisition(ttl, waitTime).start());
 	}
 
 	@Override
