@@ -176,8 +176,8 @@ final class Acquisition {
 		acquisition.result.whenComplete((lease, ex) -> {
 			engine.leases().remove(acquisition);
 			Waiting.Waiter place = acquisition.waiter;
-			if (place != null) {
-				place.leave(false); // done already if it acquired
+			if (place != null && place.leave(false)) { // done already if it acquired
+				acquisition.unqueue();
 			}
 		});
 		engine.fleet().whenConnected(acquisition::begin);
@@ -433,9 +433,41 @@ final class Acquisition {
 							+ " stopped trying " + TimeUnit.NANOSECONDS.toMillis(left) + "ms early",
 					LockAcquisitionException.Reason.NO_QUORUM);
 		}
-		else if (!place.retry(Math.min(left, nextDelay(call)))) {
-			abandonOnClose();
+		else {
+			if (call.countAnswered((reply) -> reply < 0) > 0) {
+				queue(place);
+			}
+			if (!place.retry(Math.min(left, nextDelay(call)))) {
+				abandonOnClose();
+			}
 		}
+	}
+
+	/**
+	 * Queues this registry's line on the nodes after a holder refused an attempt, unless
+	 * they keep it queued already, so that a release hands it the turn when its turn
+	 * comes ({@link Script#RELEASE}): until then it waits for that hint or its poll, and
+	 * a release wakes one process instead of every process's head waiter. When a quorum
+	 * of nodes found the key free meanwhile, the release came between the refusal and the
+	 * queueing and named nobody in this line: it tries at once.
+	 */
+	private void queue(Waiting.Waiter place) {
+		String[] args = place.queueArgs();
+		if (args != null) {
+			this.fleet.queueWaiter(new String[] { this.keys[0], this.engine.keys().waitersKey(this.key) }, args,
+					() -> this.engine.waiting().hint(this.key, null));
+		}
+	}
+
+	/**
+	 * Takes this registry's line out of the nodes' queues, after its last waiter left
+	 * without the lock (gave up, was cancelled, or the registry closed).
+	 */
+	private void unqueue() {
+		this.fleet.queueWaiter(new String[] { this.keys[0], this.engine.keys().waitersKey(this.key) },
+				new String[] { String.valueOf(System.currentTimeMillis()), this.engine.waiting().lineId(), "0" },
+				() -> {
+				});
 	}
 
 	/**
@@ -454,7 +486,8 @@ final class Acquisition {
 			return ThreadLocalRandom.current().nextLong(bound + 1);
 		}
 		this.splits = 0;
-		return this.engine.waiting().retryDelay(holderLeftNanos(call));
+		Waiting.Waiter place = this.waiter;
+		return this.engine.waiting().retryDelay(holderLeftNanos(call), (place != null) ? place.pollBackoff() : 0);
 	}
 
 	/**

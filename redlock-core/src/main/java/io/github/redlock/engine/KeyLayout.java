@@ -42,6 +42,15 @@ final class KeyLayout {
 	}
 
 	/**
+	 * Returns the key of the nodes' queue of processes waiting for {@code key} (prefix,
+	 * {@code waiters:}, key), which {@link Script#RELEASE} derives from the lock's key by
+	 * the prefix's length.
+	 */
+	String waitersKey(String key) {
+		return this.prefix + "waiters:" + key;
+	}
+
+	/**
 	 * Returns the keys of a read-write lock: the lock (shared with the exclusive lock of
 	 * the same key, so that the two exclude each other), its fencing counter (shared
 	 * too), the readers and their expiries (prefix, {@code readers:}, key) and the mark

@@ -336,8 +336,9 @@ final class NodeFleet {
 	 * them. Waiting for every node (as before issue 27) added the slowest node's reply to
 	 * every uncontended cycle.
 	 * @param lockKey the lock's key on the nodes
-	 * @param secret the lock value's secret part ({@link LockValues#secret})
-	 * @param token the lease's fencing token, published with the release hint
+	 * @param args the release script's arguments: the lock value's secret part
+	 * ({@link LockValues#secret}), the lease's fencing token (published with the release
+	 * hint) and the line's queue arguments ({@link Waiting#releaseArgs})
 	 * @param acquisition the acquisition that wrote the value
 	 * @param afterQuorum run once a quorum of nodes answered the release, timed out or
 	 * was never sent it (every node does one of these, within the node timeout): then a
@@ -352,10 +353,50 @@ final class NodeFleet {
 	 * @param warnKey the lock's key as the caller named it, to log a warning with when a
 	 * quorum could not be freed, or {@code null} for none (a lease already lost)
 	 */
-	CompletableFuture<Boolean> releaseEverywhere(String lockKey, String secret, long token, QuorumCall acquisition,
-			Runnable afterQuorum, String warnKey) {
-		return start(new Deletion(Script.RELEASE, new String[] { lockKey },
-				new String[] { secret, String.valueOf(token) }, acquisition, afterQuorum, null, warnKey));
+	CompletableFuture<Boolean> releaseEverywhere(String lockKey, String[] args, QuorumCall acquisition,
+			AfterQuorum afterQuorum, String warnKey) {
+		return start(
+				new Deletion(Script.RELEASE, new String[] { lockKey }, args, acquisition, afterQuorum, null, warnKey));
+	}
+
+	/**
+	 * Queues this registry's line for a key on every node ({@link Script#QUEUE_WAITER}),
+	 * after an attempt was refused by a holder, so that a release names it when its turn
+	 * comes; fire and forget, but for one answer: {@code free} runs when a quorum of
+	 * nodes said that the key was free by then (released between the refusal and this,
+	 * with a hint for nobody in this line).
+	 * @param keys the lock's key and the key's queue on the nodes
+	 * @param args the line's stamp, its id and how long it may wait, in ms
+	 */
+	void queueWaiter(String[] keys, String[] args, Runnable free) {
+		AtomicInteger freeCount = new AtomicInteger();
+		NodeClient.ReplyHandler replies = (index, reply) -> {
+			if (reply.answered() && reply.value() == -2 && freeCount.incrementAndGet() == this.quorum) {
+				free.run();
+			}
+		};
+		for (int i = 0; i < this.nodes.size(); i++) {
+			NodeClient node = this.nodes.get(i);
+			if (!node.isSilent()) {
+				// nothing but deletions goes to a silent node (NodeSilence)
+				node.eval(Script.QUEUE_WAITER, keys, args, i, replies);
+			}
+		}
+	}
+
+	/**
+	 * What a release runs once a quorum of nodes is done with it.
+	 */
+	@FunctionalInterface
+	interface AfterQuorum {
+
+		/**
+		 * @param queuedBehind whether a node of that quorum named another process's line
+		 * in its release hint and queued this registry's line behind it
+		 * ({@link Script#RELEASE}): this registry's next waiter waits its turn
+		 */
+		void done(boolean queuedBehind);
+
 	}
 
 	/**
@@ -373,8 +414,8 @@ final class NodeFleet {
 
 	private CompletableFuture<Boolean> deleteEverywhere(Script script, String[] keys, String secret,
 			QuorumCall acquisition, Runnable afterQuorum, String retentionMillis) {
-		return start(
-				new Deletion(script, keys, new String[] { secret }, acquisition, afterQuorum, retentionMillis, null));
+		return start(new Deletion(script, keys, new String[] { secret }, acquisition, ignoring(afterQuorum),
+				retentionMillis, null));
 	}
 
 	/**
@@ -393,7 +434,11 @@ final class NodeFleet {
 	 */
 	CompletableFuture<Boolean> undoEverywhere(Script script, String[] keys, String[] args, QuorumCall acquisition,
 			Runnable afterQuorum, String warnKey) {
-		return start(new Deletion(script, keys, args, acquisition, afterQuorum, null, warnKey));
+		return start(new Deletion(script, keys, args, acquisition, ignoring(afterQuorum), null, warnKey));
+	}
+
+	private static AfterQuorum ignoring(Runnable afterQuorum) {
+		return (afterQuorum != null) ? (queuedBehind) -> afterQuorum.run() : null;
 	}
 
 	/**
@@ -472,7 +517,13 @@ final class NodeFleet {
 		 */
 		private final String retentionMillis;
 
-		private final Runnable afterQuorum;
+		private final AfterQuorum afterQuorum;
+
+		/**
+		 * Whether a node's release named another process's line and queued this one
+		 * behind it (a reply 2 to {@link Script#RELEASE}).
+		 */
+		private volatile boolean queuedBehind;
 
 		/** Nodes done: answered, failed, timed out or never sent the deletion. */
 		private final AtomicInteger answered = new AtomicInteger();
@@ -506,7 +557,7 @@ final class NodeFleet {
 		 */
 		private Timeout timer;
 
-		Deletion(Script script, String[] keys, String[] args, QuorumCall acquisition, Runnable afterQuorum,
+		Deletion(Script script, String[] keys, String[] args, QuorumCall acquisition, AfterQuorum afterQuorum,
 				String retentionMillis, String warnKey) {
 			this.warnKey = warnKey;
 			this.script = script;
@@ -552,6 +603,11 @@ final class NodeFleet {
 		@Override
 		public void reply(int index, NodeReply reply) {
 			if (done(index)) {
+				if (reply.value() == 2 && reply.answered()) {
+					// written before the count that may reach the quorum: seen by its
+					// thread
+					this.queuedBehind = true;
+				}
 				answered(reply.answered());
 			}
 		}
@@ -614,7 +670,7 @@ final class NodeFleet {
 			}
 			int count = this.answered.incrementAndGet();
 			if (count == NodeFleet.this.quorum && this.afterQuorum != null) {
-				this.afterQuorum.run();
+				this.afterQuorum.done(this.queuedBehind);
 			}
 			if (count == NodeFleet.this.nodes.size()) {
 				// every node is done, so the count of free nodes is final: warned before

@@ -453,7 +453,7 @@ final class RedlockLease implements Lease {
 			endObservation(null);
 		}
 		// the key's line in this registry counts the holder until a quorum deleted it
-		releaseEverywhere(this::holderGone, null).whenComplete((ignored, ex) -> sent.complete(null));
+		releaseEverywhere(this::released, null).whenComplete((ignored, ex) -> sent.complete(null));
 		return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it reached its end"));
 	}
 
@@ -596,7 +596,22 @@ final class RedlockLease implements Lease {
 	 */
 	private void holderGone() {
 		if (this.ops == null) {
-			this.engine.waiting().holderGone(this.key);
+			this.engine.waiting().holderGone(this.key, Waiting.ENDED);
+		}
+		else {
+			this.ops.gone().run();
+		}
+	}
+
+	/**
+	 * Tells whom the release of this lease concerns, once a quorum of nodes is done with
+	 * it: the key's line in this registry, whose next waiter waits its turn when a node
+	 * named another process's line and queued this one behind it.
+	 */
+	private void released(boolean queuedBehind) {
+		if (this.ops == null) {
+			this.engine.waiting()
+				.holderGone(this.key, queuedBehind ? Waiting.RELEASED_QUEUED : Waiting.RELEASED_NOT_QUEUED);
 		}
 		else {
 			this.ops.gone().run();
@@ -607,14 +622,15 @@ final class RedlockLease implements Lease {
 	 * Deletes the lease's value on every node with its release script.
 	 * @param warnKey the key to warn with if no quorum could be freed, or {@code null}
 	 */
-	private CompletableFuture<Boolean> releaseEverywhere(Runnable afterQuorum, String warnKey) {
+	private CompletableFuture<Boolean> releaseEverywhere(NodeFleet.AfterQuorum afterQuorum, String warnKey) {
 		LeaseOps leaseOps = this.ops;
 		if (leaseOps == null) {
-			return this.fleet.releaseEverywhere(this.keys[0], this.secret, this.token, this.acquisition, afterQuorum,
+			return this.fleet.releaseEverywhere(this.keys[0],
+					this.engine.waiting().releaseArgs(this.key, this.secret, this.token), this.acquisition, afterQuorum,
 					warnKey);
 		}
 		return this.fleet.undoEverywhere(leaseOps.release(), leaseOps.releaseKeys(), leaseOps.releaseArgs(this.secret),
-				this.acquisition, afterQuorum, warnKey);
+				this.acquisition, (afterQuorum != null) ? leaseOps.gone() : null, warnKey);
 	}
 
 	/**
@@ -693,7 +709,7 @@ final class RedlockLease implements Lease {
 		// the next waiter of this registry tries once a quorum is free of the lock; a
 		// lost lease told the line when it was lost
 		// a held lease's release warns when it could not free a quorum (NodeFleet)
-		return (previous == HELD) ? releaseEverywhere(this::holderGone, this.key) : releaseEverywhere(null, null);
+		return (previous == HELD) ? releaseEverywhere(this::released, this.key) : releaseEverywhere(null, null);
 	}
 
 	@Override

@@ -121,6 +121,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		this.hints = builder.releaseHints ? new ReleaseHints(this.fleet, keys, this.engine.waiting(), this.permitLines,
 				this.engine.scheduler(), this.engine.callbacks()) : null;
 		this.engine.waiting().useHints((this.hints != null) ? this.hints.locks() : null);
+		this.engine.waiting().hintNodes(this.fleet.size());
 		this.permitLines.useHints((this.hints != null) ? this.hints.permits() : null);
 		this.readWrite = new ReadWriteLocks(this.engine);
 	}

@@ -22,8 +22,8 @@ record Script(String name, String text, String sha) {
 	 * yet trusted after a restart must not run it.
 	 */
 	boolean counts() {
-		return this != RELEASE && this != WITHDRAW && this != INSPECT && this != RELEASE_READ && this != WITHDRAW_READ
-				&& this != RELEASE_WRITE && this != CLEAR_INTENT && this != RELEASE_PERMIT;
+		return this != RELEASE && this != QUEUE_WAITER && this != WITHDRAW && this != INSPECT && this != RELEASE_READ
+				&& this != WITHDRAW_READ && this != RELEASE_WRITE && this != CLEAR_INTENT && this != RELEASE_PERMIT;
 	}
 
 	/**
@@ -88,7 +88,12 @@ record Script(String name, String text, String sha) {
 	// the maximum TTL before it counts, so its new counter starts seconds later. Without
 	// the guard a node can restart empty within the second the counter began and start it
 	// again from the same second, below the last token (FencingTokenIntegrationTests
-	// repeated a token so): it keeps the microseconds.
+	// repeated a token so): it keeps the microseconds. The first token, the clock value
+	// plus one (or the floor), is written with the counter's expiry in one SET
+	// (string.format
+	// writes it whole: a Lua number would be written as 1.79e+15); before issue 27 a new
+	// counter cost SET, INCR and PEXPIRE after the INCR and TIME, and a new key each
+	// cycle is what an `order:<id>` lock does.
 	// Returns the fencing token (> 0) when the lock was set, 0 when the marker is not the
 	// one the client knows (the node lost its data), else, held by another owner,
 	// -(1 + the holder's remaining ms + 2^33 * (1 + the counter's value mod 2^19, or 0
@@ -109,16 +114,15 @@ record Script(String name, String text, String sha) {
 			  local token = redis.call('incr', KEYS[2])
 			  if token == 1 then
 			    local now = redis.call('time')
-			    if KEYS[3] then
-			      redis.call('set', KEYS[2], now[1] .. '000000')
-			    else
-			      redis.call('set', KEYS[2], now[1] .. string.format('%06d', tonumber(now[2])))
-			    end
-			    token = redis.call('incr', KEYS[2])
+			    token = tonumber(now[1]) * 1000000 + 1
+			    if not KEYS[3] then token = token + tonumber(now[2]) end
+			    if ARGV[5] and token < tonumber(ARGV[5]) then token = tonumber(ARGV[5]) end
+			    redis.call('set', KEYS[2], string.format('%d', token), 'PX', ARGV[3])
+			    return token
 			  end
 			  if ARGV[5] and token < tonumber(ARGV[5]) then
-			    redis.call('set', KEYS[2], ARGV[5])
-			    token = tonumber(ARGV[5])
+			    redis.call('set', KEYS[2], ARGV[5], 'PX', ARGV[3])
+			    return tonumber(ARGV[5])
 			  end
 			  redis.call('pexpire', KEYS[2], ARGV[3])
 			  return token
@@ -182,20 +186,121 @@ record Script(String name, String text, String sha) {
 			return { redis.call('get', KEYS[1]), redis.call('pttl', KEYS[1]), redis.call('get', KEYS[2]) }
 			""");
 
-	// KEYS[1] lock key; ARGV[1] lock secret, ARGV[2] the lease's fencing token
-	// (optional).
-	// Deletes the key if it holds the secret, and then publishes the token (or an empty
-	// message) on the channel named as the key: a release hint for registries of other
-	// processes that wait for it (ReleaseHints), who subscribe to that channel only while
-	// they wait. Every node publishes it: the token tells a waiter that the hints of the
-	// other nodes are the same release (Waiting#hint), and is no secret.
-	// The publish is a pcall, so that a node that forbids PUBLISH (an ACL without the
-	// channel, a managed service) still releases; its waiters poll. Returns 1 if deleted,
-	// else 0.
-	static final Script RELEASE = of("release", OURS + """
+	// The queue of processes waiting for a key, kept by each node beside the lock
+	// (<prefix>waiters:<key>) so that a release hands the next turn to one process
+	// instead
+	// of waking the head waiter of every process at once (issue 27's cross-process herd:
+	// with four processes three of four attempts after a release were refused). An entry
+	// is one registry's line for the key: "<stamp>,<line id>,<expiry>;", ordered by the
+	// stamp (the client's wall clock in ms, the same on every node, so that every node
+	// names the same line first) and then the id; the expiry is the node's clock in ms,
+	// after which the entry is dead (its line gave up, or its process died) and dropped
+	// by whichever script meets it. A string, not a sorted set: the exclusive lock's ACL
+	// rules (GET, SET, DEL) cover it. Entries are few (one per waiting process).
+	// entries(list, now, drop): the live entries of a queue's text, without line drop.
+	// enqueue(out, stamp, id, expiry): inserts an entry in order. store(q, out, now):
+	// writes the queue back, expiring with its last entry, or deletes it when empty.
+	private static final String QUEUE = """
+			local function entries(list, now, drop)
+			  local out = {}
+			  if list then
+			    for stamp, id, expiry in string.gmatch(list, '(%d+),([^,;]+),(%d+);') do
+			      if tonumber(expiry) > now and id ~= drop then
+			        out[#out + 1] = { tonumber(stamp), id, tonumber(expiry) }
+			      end
+			    end
+			  end
+			  return out
+			end
+			local function enqueue(out, stamp, id, expiry)
+			  local at = #out + 1
+			  for i = 1, #out do
+			    if out[i][1] > stamp or (out[i][1] == stamp and out[i][2] > id) then
+			      at = i
+			      break
+			    end
+			  end
+			  table.insert(out, at, { stamp, id, expiry })
+			end
+			local function store(q, out, now)
+			  if #out == 0 then
+			    redis.call('del', q)
+			    return
+			  end
+			  local parts = {}
+			  local last = now + 1
+			  for i = 1, #out do
+			    parts[i] = string.format('%d', out[i][1]) .. ',' .. out[i][2] .. ',' .. string.format('%d', out[i][3]) .. ';'
+			    if out[i][3] > last then last = out[i][3] end
+			  end
+			  redis.call('set', q, table.concat(parts), 'PX', string.format('%d', last - now))
+			end
+			""";
+
+	// KEYS[1] lock key; ARGV[1] lock secret, ARGV[2] the lease's fencing token, ARGV[3]
+	// the length of the key prefix, ARGV[4] this registry's line id, ARGV[5] how long its
+	// line for the key may still wait (ms) when it has waiters, else '', ARGV[6] the
+	// client's clock in ms (ARGV[2] on optional, ARGV[3] on all four or none).
+	// Deletes the key if it holds the secret. Then, with the prefix length, it reads the
+	// key's queue of waiting processes (<prefix>waiters:<key>, derived from KEYS[1] as
+	// the
+	// lock's channel is: no key to build and send on every release) and, when another
+	// line is queued, takes the first out and names it in the release hint,
+	// "<token>@<line
+	// id>": that line tries, the others keep waiting (Waiting#hint), and this line, when
+	// it still has waiters, is queued behind (ARGV[5], ARGV[6]) and returns 2, so that
+	// its next waiter waits its turn too instead of racing the one named. Otherwise it
+	// publishes the token alone, which wakes every waiter subscribed (those of registries
+	// that queue nowhere), and returns 1. The token tells a waiter that the hints of the
+	// other nodes are the same release (Waiting#hint); neither it nor a line id is a
+	// secret. The publish is a pcall, so that a node that forbids PUBLISH (an ACL without
+	// the channel, a managed service) still releases; its waiters poll. Returns 0 when
+	// the
+	// key does not hold the secret.
+	static final Script RELEASE = of("release", OURS + QUEUE + """
+			if redis.replicate_commands then redis.replicate_commands() end
 			redis.call('del', KEYS[1])
+			if ARGV[3] then
+			  local n = tonumber(ARGV[3])
+			  local q = string.sub(KEYS[1], 1, n) .. 'waiters:' .. string.sub(KEYS[1], n + 6)
+			  local list = redis.call('get', q)
+			  if list then
+			    local clock = redis.call('time')
+			    local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+			    local out = entries(list, now, ARGV[4])
+			    if #out > 0 then
+			      local named = table.remove(out, 1)[2]
+			      if ARGV[5] ~= '' then enqueue(out, tonumber(ARGV[6]), ARGV[4], now + tonumber(ARGV[5])) end
+			      store(q, out, now)
+			      redis.pcall('publish', KEYS[1], ARGV[2] .. '@' .. named)
+			      return 2
+			    end
+			    redis.call('del', q)
+			  end
+			end
 			redis.pcall('publish', KEYS[1], ARGV[2] or '')
 			return 1
+			""");
+
+	// KEYS[1] lock key, KEYS[2] the key's queue of waiting processes; ARGV[1] the
+	// client's clock in ms, ARGV[2] this registry's line id, ARGV[3] how long the line
+	// may wait at most, ms, or 0 to take it out of the queue (its waiters all left).
+	// Queues the line (again, in its new place, if it was), after an attempt of it was
+	// refused by a holder, so that a release names it when its turn comes. Returns 1
+	// while the key is held, -2 when it is free (a release came between the refusal and
+	// this, and named nobody in this line, which then tries at once), -3 when it writes
+	// nothing (as when NodeClient loads the script). It reads the key with GET, not PTTL:
+	// the herd benchmark counts a node's refused attempts by their PTTL.
+	static final Script QUEUE_WAITER = of("queue-waiter", QUEUE + """
+			if ARGV[1] == '' then return -3 end
+			if redis.replicate_commands then redis.replicate_commands() end
+			local clock = redis.call('time')
+			local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+			local out = entries(redis.call('get', KEYS[2]), now, ARGV[2])
+			if ARGV[3] ~= '0' then enqueue(out, tonumber(ARGV[1]), ARGV[2], now + tonumber(ARGV[3])) end
+			store(KEYS[2], out, now)
+			if redis.call('get', KEYS[1]) then return 1 end
+			return -2
 			""");
 
 	// KEYS[1] lock key, KEYS[2] fencing counter (with ARGV[2] only); ARGV[1] lock secret,
@@ -572,8 +677,8 @@ record Script(String name, String text, String sha) {
 	 * The scripts a lock call may send, loaded on every (re)connect by
 	 * {@link NodeClient}.
 	 */
-	static final List<Script> LOCK_PATH = List.of(ACQUIRE, RAISE_FENCE, RELEASE, WITHDRAW, EXTEND, ACQUIRE_READ,
-			EXTEND_READ, RAISE_READ, RELEASE_READ, WITHDRAW_READ, ACQUIRE_WRITE, EXTEND_WRITE, RELEASE_WRITE,
-			CLEAR_INTENT, ACQUIRE_PERMIT, EXTEND_PERMIT, RAISE_PERMIT, RELEASE_PERMIT);
+	static final List<Script> LOCK_PATH = List.of(ACQUIRE, RAISE_FENCE, RELEASE, QUEUE_WAITER, WITHDRAW, EXTEND,
+			ACQUIRE_READ, EXTEND_READ, RAISE_READ, RELEASE_READ, WITHDRAW_READ, ACQUIRE_WRITE, EXTEND_WRITE,
+			RELEASE_WRITE, CLEAR_INTENT, ACQUIRE_PERMIT, EXTEND_PERMIT, RAISE_PERMIT, RELEASE_PERMIT);
 
 }

@@ -64,6 +64,30 @@ final class Waiting {
 	 */
 	static final long ECHO_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
+	/** {@link #holderGone}: the lease ended without a release (lost, or at its end). */
+	static final int ENDED = 0;
+
+	/**
+	 * {@link #holderGone}: the lease was released, and no node queued this line behind
+	 * another process's: the head tries at once.
+	 */
+	static final int RELEASED_NOT_QUEUED = 1;
+
+	/**
+	 * {@link #holderGone}: the lease was released, and a node named another process's
+	 * line in its release hint and queued this line behind it: the head waits for the
+	 * hint that names this line ({@link Script#RELEASE}).
+	 */
+	static final int RELEASED_QUEUED = 2;
+
+	private static final char[] ID_CHARACTERS = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
+
+	/**
+	 * The longest a line whose turn a release hint named waits for the same hint from the
+	 * other nodes before it tries ({@link #hint}).
+	 */
+	static final long HINTS_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
 	/** Not the head: waits its turn, with only its deadline scheduled. */
 	private static final int QUEUED = 0;
 
@@ -95,10 +119,59 @@ final class Waiting {
 
 	private volatile ReleaseHints.Channels hints;
 
+	/** How many nodes publish each release hint ({@link #hintNodes}). */
+	private volatile int hintNodes = 1;
+
+	/**
+	 * This registry's lines in the nodes' queues of waiting processes: random, so that
+	 * registries of other processes never share it, and no secret (release hints carry
+	 * it).
+	 */
+	private final String lineId;
+
+	/** The length of the key prefix, for the release script ({@link Script#RELEASE}). */
+	private final String prefixLength;
+
 	Waiting(RedlockSettings settings, ScheduledExecutorService scheduler) {
 		this.retryDelayNanos = settings.retryDelay().toNanos();
 		this.retryJitterNanos = settings.retryJitter().toNanos();
 		this.scheduler = scheduler;
+		char[] id = new char[12];
+		for (int i = 0; i < id.length; i++) {
+			id[i] = ID_CHARACTERS[ThreadLocalRandom.current().nextInt(ID_CHARACTERS.length)];
+		}
+		this.lineId = new String(id);
+		this.prefixLength = String.valueOf(settings.keyPrefix().length());
+	}
+
+	/**
+	 * Returns the id of this registry's lines in the nodes' queues.
+	 */
+	String lineId() {
+		return this.lineId;
+	}
+
+	/**
+	 * Returns the release script's arguments for a lease of this registry on {@code key}:
+	 * the secret and the token, then what the script needs to hand the next turn to
+	 * another process's line and to queue this line behind it when it still has waiters
+	 * ({@link Script#RELEASE}).
+	 */
+	String[] releaseArgs(String key, String secret, long token) {
+		String waitFor = "";
+		String stamp = "";
+		Line line = this.lines.get(key);
+		if (line != null) {
+			synchronized (line) {
+				long longest = line.longestWait(System.nanoTime());
+				if (longest > 0) {
+					waitFor = String.valueOf(TimeUnit.NANOSECONDS.toMillis(longest) + 1);
+					stamp = String.valueOf(System.currentTimeMillis());
+					line.queuedFor = longest;
+				}
+			}
+		}
+		return new String[] { secret, String.valueOf(token), this.prefixLength, this.lineId, waitFor, stamp };
 	}
 
 	/**
@@ -121,10 +194,20 @@ final class Waiting {
 	 * it, or a negative value if none did
 	 */
 	long retryDelay(long holderLeftNanos) {
+		return retryDelay(holderLeftNanos, 0);
+	}
+
+	/**
+	 * Returns the delay before a head tries again after a failed attempt, doubled
+	 * {@code doublings} times ({@link Waiter#pollBackoff}) before it is capped by the
+	 * holder's time to live.
+	 */
+	long retryDelay(long holderLeftNanos, int doublings) {
 		long delay = this.retryDelayNanos;
 		if (this.retryJitterNanos > 0) {
 			delay += ThreadLocalRandom.current().nextLong(this.retryJitterNanos);
 		}
+		delay <<= doublings;
 		if (holderLeftNanos >= 0) {
 			// the key expires then: a millisecond later, it is free on that node
 			delay = Math.min(delay, holderLeftNanos + TimeUnit.MILLISECONDS.toNanos(1));
@@ -246,6 +329,20 @@ final class Waiting {
 	 * or released with a minimum hold. Its head tries at once.
 	 */
 	void holderGone(String key) {
+		holderGone(key, ENDED);
+	}
+
+	/**
+	 * Tells the line that a lease of this registry on {@code key} ended. Its head tries
+	 * at once, unless the lease's release queued this line behind another process's,
+	 * which the release hint named ({@link #RELEASED_QUEUED}): then the head waits for
+	 * the hint that names this line when that process releases, or for its poll, should
+	 * that never come (the line named gave up, or its process died). Before, the head
+	 * tried at once beside the line named, and one of the two was refused at every
+	 * release.
+	 * @param how {@link #ENDED}, {@link #RELEASED_NOT_QUEUED} or {@link #RELEASED_QUEUED}
+	 */
+	void holderGone(String key, int how) {
 		Line line = this.lines.get(key);
 		if (line == null) {
 			return;
@@ -256,7 +353,22 @@ final class Waiting {
 				return;
 			}
 			line.holders = Math.max(0, line.holders - 1);
-			woken = startHead((line.holders == 0) ? line.waiters.peekFirst() : null);
+			Waiter head = (line.holders == 0) ? line.waiters.peekFirst() : null;
+			if (how == RELEASED_QUEUED && line.queuedFor > 0) {
+				line.queuedUntil = System.nanoTime() + line.queuedFor;
+			}
+			else if (how == RELEASED_NOT_QUEUED) {
+				line.queuedUntil = 0;
+			}
+			line.queuedFor = 0;
+			if (how == RELEASED_QUEUED && head != null && head.phase == SLEEPING) {
+				// another process's turn: its hint, or this poll should it never come
+				head.cancelTimer();
+				head.schedule(Math.min(retryDelay(-1), head.deadline - System.nanoTime()));
+			}
+			else {
+				woken = startHead(head);
+			}
 			line.retireIfEmpty();
 		}
 		if (woken != null) {
@@ -313,18 +425,71 @@ final class Waiting {
 		synchronized (line) {
 			head = (line.holders == 0) ? line.waiters.peekFirst() : null;
 			if (message != null && !message.isEmpty()) {
-				if (message.equals(line.lastHint)) {
-					if (head != null) {
-						head.echo();
+				// "<token>@<line id>" names the line whose turn it is (Script.RELEASE)
+				int at = message.indexOf('@');
+				String release = (at < 0) ? message : message.substring(0, at);
+				boolean turn = at < 0 || (message.length() - at - 1 == this.lineId.length()
+						&& message.startsWith(this.lineId, at + 1));
+				if (release.equals(line.lastHint)) {
+					line.heard++;
+					if (line.heard > line.expected) {
+						line.expected = line.heard;
 					}
-					return;
+					if (line.gathering && head != null && head.phase == SLEEPING) {
+						if (line.heard < line.expected) {
+							return;
+						}
+						line.gathering = false; // every node is free of the release: try
+					}
+					else {
+						// a node that named this line after another named someone else
+						// (their queues differ) counts as this line's turn heard late
+						if (head != null && (turn || line.lastTurn)) {
+							head.echo();
+						}
+						return;
+					}
 				}
-				line.lastHint = message;
+				else {
+					line.lastHint = release;
+					line.lastTurn = turn;
+					line.heard = 1;
+					line.gathering = false;
+					if (!turn) {
+						return; // another process's turn: it tries, this line waits for
+								// its
+								// own
+					}
+					if (at >= 0) {
+						line.queuedUntil = 0; // named: out of the nodes' queues
+						line.polls = 0;
+						if (head != null && head.phase == SLEEPING && line.expected > 1) {
+							// this line's turn: tried once every node published the
+							// release, so that none of them still holds the released
+							// value
+							// and refuses the attempt, which would leave its fencing
+							// counter behind the others' and cost a later acquisition a
+							// second round; at most HINTS_GRACE_NANOS later
+							line.gathering = true;
+							head.cancelTimer();
+							head.schedule(Math.min(HINTS_GRACE_NANOS, head.deadline - System.nanoTime()));
+							return;
+						}
+					}
+				}
 			}
 		}
 		if (head != null) {
 			head.wake();
 		}
+	}
+
+	/**
+	 * Sets how many nodes publish each release hint: a line whose turn a hint names waits
+	 * for that many hints of the release (or {@link #HINTS_GRACE_NANOS}) before it tries.
+	 */
+	void hintNodes(int nodes) {
+		this.hintNodes = nodes;
 	}
 
 	/**
@@ -430,8 +595,59 @@ final class Waiting {
 		/** Whether release hints for the key are asked for, as the head waits. */
 		private boolean hinted;
 
-		/** The message of the last release hint heard for the key, or {@code null}. */
+		/**
+		 * The release of the last release hint heard for the key (its token), or
+		 * {@code null}.
+		 */
 		private String lastHint;
+
+		/** Whether the last release hint heard was this line's turn. */
+		private boolean lastTurn;
+
+		/** Polls by its head since the nodes queued it ({@link Waiter#pollBackoff}). */
+		private int polls;
+
+		/** How many nodes' hints of the last release were heard. */
+		private int heard;
+
+		/**
+		 * How many nodes' hints of a release this line expects: the nodes, fewer once a
+		 * wait for them ran out (a node down or unsubscribed), more once more came.
+		 */
+		private int expected = Waiting.this.hintNodes;
+
+		/**
+		 * Whether its sleeping head waits for the other nodes' hints of a release that
+		 * named this line ({@link #hint}), until its timer fires.
+		 */
+		private boolean gathering;
+
+		/**
+		 * Until when ({@link System#nanoTime()}) the nodes keep this line queued, as far
+		 * as it knows: set when its release queued it or it queued itself, cleared when a
+		 * hint named it or it acquired. Compared only while {@link #queued}.
+		 */
+		private long queuedUntil;
+
+		/** Whether {@link #queuedUntil} is in the future. */
+		private boolean queued(long now) {
+			return this.queuedUntil != 0 && this.queuedUntil - now > 0;
+		}
+
+		/**
+		 * How long the release on its way would keep this line queued, if a node queues
+		 * it, or 0.
+		 */
+		private long queuedFor;
+
+		/** The longest that a waiter of this line may still wait, or 0 without one. */
+		long longestWait(long now) {
+			long longest = 0;
+			for (Waiter waiter : this.waiters) {
+				longest = Math.max(longest, waiter.deadline - now);
+			}
+			return longest;
+		}
 
 		Line(String key) {
 			this.key = key;
@@ -544,14 +760,37 @@ final class Waiting {
 		}
 
 		/**
+		 * After an attempt that a holder refused: returns the arguments with which to
+		 * queue this line on the nodes ({@link Script#QUEUE_WAITER}: the client's clock
+		 * in ms, the line's id, how long it may wait in ms), or {@code null} when the
+		 * nodes keep it queued already.
+		 */
+		String[] queueArgs() {
+			synchronized (this.line) {
+				long now = System.nanoTime();
+				long longest = this.line.longestWait(now);
+				if (this.phase != ATTEMPTING || this.line.queued(now) || longest <= 0) {
+					return null;
+				}
+				this.line.queuedUntil = now + longest;
+				return new String[] { String.valueOf(System.currentTimeMillis()), Waiting.this.lineId,
+						String.valueOf(TimeUnit.NANOSECONDS.toMillis(longest) + 1) };
+			}
+		}
+
+		/**
 		 * Leaves the line: the acquisition is done. The next waiter becomes the head, and
 		 * tries at once unless a lease of this registry holds the key.
 		 * @param holds whether it acquired the lease, which the line then counts
+		 * @return whether it left the line empty while the nodes keep it queued, so that
+		 * the caller takes it out of their queues (or a release would name a line that
+		 * nobody waits in, and the others would wait for their poll)
 		 */
-		void leave(boolean holds) {
+		boolean leave(boolean holds) {
 			Waiter next = null;
 			boolean nextAttempts = false;
 			boolean countElsewhere = false;
+			boolean unqueue = false;
 			synchronized (this.line) {
 				if (this.phase == GONE) {
 					// gone already (given up), and yet a lease came: counted all the
@@ -566,6 +805,13 @@ final class Waiting {
 					cancelTimer();
 					if (holds) {
 						this.line.holders++;
+						this.line.queuedUntil = 0;
+						this.line.polls = 0;
+					}
+					else if (this.line.waiters.isEmpty() && this.line.holders == 0
+							&& this.line.queued(System.nanoTime())) {
+						this.line.queuedUntil = 0;
+						unqueue = true;
 					}
 					if (wasHead) {
 						next = this.line.waiters.peekFirst();
@@ -587,6 +833,26 @@ final class Waiting {
 			}
 			if (nextAttempts) {
 				run(next.attempt);
+			}
+			return unqueue;
+		}
+
+		/**
+		 * Returns by how many doublings to lengthen the retry delay before this head's
+		 * next poll: 0, unless the nodes keep its line queued, when its turn comes as a
+		 * hint naming it and a poll is only there in case the line named before it is
+		 * gone (or a hint was lost): then one more for each poll since it was queued, up
+		 * to 4 (16 times the retry delay; never past the holder's time to live, which the
+		 * caller caps it by). Before, each queued head polled every retry delay, and
+		 * three processes waiting their turns refused about 40 attempts a second.
+		 */
+		int pollBackoff() {
+			synchronized (this.line) {
+				if (!this.line.queued(System.nanoTime())) {
+					this.line.polls = 0;
+					return 0;
+				}
+				return Math.min(this.line.polls++, 4);
 			}
 		}
 
@@ -638,6 +904,11 @@ final class Waiting {
 					attemptNow = false; // its wait time is spent in line
 				}
 				else if (this.phase == SLEEPING) {
+					if (this.line.gathering) {
+						// not every node's hint came in time: expect as many as came
+						this.line.gathering = false;
+						this.line.expected = Math.max(1, this.line.heard);
+					}
 					this.phase = ATTEMPTING;
 					this.line.updateHints();
 					attemptNow = true;

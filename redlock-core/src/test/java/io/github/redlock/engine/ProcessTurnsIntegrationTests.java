@@ -1,0 +1,288 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.Lease;
+import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.embedded.RedisNode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Processes waiting for one key take turns (issue 27's cross-process herd): each node
+ * keeps a queue of the processes whose attempts a holder refused, and a release names the
+ * first in its hint, so that only that process tries. Each registry here stands for a
+ * process. Their polls are 30 s apart, so every attempt after a release is one that a
+ * hint set off; a node's refused attempts are its acquire scripts' {@code PTTL} calls.
+ * <p>
+ * Before the queue, every release woke the head waiter of every waiting process and of
+ * the releasing one. Run with the engine's release sending no queue arguments (the
+ * release as it was), {@link #aReleaseWakesOnlyTheProcessWhoseTurnItIs} failed with the
+ * turns [D, C, B] and 6 attempts refused on node 0, and
+ * {@link #aProcessThatReleasesWithAWaiterOfItsOwnLetsTheProcessNamedGoFirst} with the
+ * turns [A2, B] (the releasing registry's own waiter first) and 3 attempts refused.
+ */
+class ProcessTurnsIntegrationTests {
+
+	private static final String KEY = "turns";
+
+	private static final Duration TTL = Duration.ofSeconds(30);
+
+	private static final Duration WAIT = Duration.ofSeconds(60);
+
+	@RegisterExtension
+	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
+
+	private final List<RedlockRegistry> registries = new ArrayList<>();
+
+	/** How many registries wait subscribed to the key's hints. */
+	private int subscribed;
+
+	@AfterEach
+	void close() {
+		this.registries.forEach(RedlockRegistry::close);
+		for (int i = 0; i < 3; i++) {
+			fleet.node(i).call("FLUSHALL");
+		}
+	}
+
+	@Test
+	void aReleaseWakesOnlyTheProcessWhoseTurnItIs() throws Exception {
+		RedlockRegistry a = registry(Duration.ofSeconds(30));
+		RedlockRegistry b = registry(Duration.ofSeconds(30));
+		RedlockRegistry c = registry(Duration.ofSeconds(30));
+		RedlockRegistry d = registry(Duration.ofSeconds(30));
+		Lease held = a.acquire(KEY, TTL, WAIT);
+		CompletableFuture<Lease> forB = waitQueued(b);
+		CompletableFuture<Lease> forC = waitQueued(c);
+		CompletableFuture<Lease> forD = waitQueued(d);
+		Thread.sleep(500); // the try each makes once subscribed is over
+		long refusedBefore = NodeStats.calls(fleet.node(0), "pttl");
+		List<String> order = new ArrayList<>();
+		held.release();
+		Lease next = first(order, forB, forC, forD);
+		for (int i = 0; i < 2; i++) {
+			Thread.sleep(300); // time for a woken waiter of another process to try
+			next.release();
+			next = first(order, forB, forC, forD);
+		}
+		Thread.sleep(300);
+		long refused = NodeStats.calls(fleet.node(0), "pttl") - refusedBefore;
+		next.release();
+		System.out.printf("turns: %s, attempts refused on node 0: %d%n", order, refused);
+		assertThat(order).as("who took the lock after each release").containsExactly("B", "C", "D");
+		assertThat(refused).as("attempts refused on node 0 over the three hand-overs").isZero();
+	}
+
+	@Test
+	void aProcessThatReleasesWithAWaiterOfItsOwnLetsTheProcessNamedGoFirst() throws Exception {
+		RedlockRegistry a = registry(Duration.ofSeconds(30));
+		RedlockRegistry b = registry(Duration.ofSeconds(30));
+		RedlockRegistry c = registry(Duration.ofSeconds(30));
+		// C holds; A waits (queued, subscribed), then B: C's release gives A the turn,
+		// and A holds while its subscription lingers (a line that subscribes tries once,
+		// since a release may have been published before: not what is counted here)
+		Lease heldByC = c.acquire(KEY, TTL, WAIT);
+		CompletableFuture<Lease> forA1 = waitQueued(a);
+		CompletableFuture<Lease> forB = waitQueued(b);
+		CompletableFuture<Lease> forA2 = a.acquireAsync(KEY, TTL, WAIT);
+		await().atMost(Duration.ofSeconds(20)).until(() -> a.waiting().waiters() == 2);
+		heldByC.release();
+		Lease heldByA1 = forA1.get(20, TimeUnit.SECONDS);
+		long refusedBefore = NodeStats.calls(fleet.node(0), "pttl");
+		List<String> order = new ArrayList<>();
+		heldByA1.release();
+		Lease next = CompletableFuture.anyOf(forB, forA2).thenApply(Lease.class::cast).get(20, TimeUnit.SECONDS);
+		boolean bFirst = forB.isDone();
+		order.add(bFirst ? "B" : "A2");
+		Thread.sleep(300); // time for the other to try, were it woken
+		long refused = NodeStats.calls(fleet.node(0), "pttl") - refusedBefore;
+		next.release();
+		next = (bFirst ? forA2 : forB).get(20, TimeUnit.SECONDS);
+		order.add(bFirst ? "A2" : "B");
+		next.release();
+		System.out.printf("turns: %s, attempts refused on node 0 after A1's release: %d%n", order, refused);
+		assertThat(order).as("who took the lock after each release").containsExactly("B", "A2");
+		assertThat(refused).as("attempts refused on node 0 after A1's release").isZero();
+	}
+
+	/**
+	 * A turn named for a process that died while it waited (its entry is first in the
+	 * nodes' queues, and nothing takes it out) is lost, and the others, who wait for a
+	 * hint naming them, find the key free at their next poll: the queue costs them a
+	 * poll, never the lock.
+	 */
+	@Test
+	void aTurnNamedForAProcessThatDiedLetsTheOthersInAtTheirPoll() throws Exception {
+		RedlockRegistry a = registry(Duration.ofMillis(200));
+		RedlockRegistry c = registry(Duration.ofMillis(200));
+		Lease held = a.acquire(KEY, TTL, WAIT);
+		for (int i = 0; i < 3; i++) {
+			// queued a second before anyone here, for a minute
+			assertThat(fleet.node(i)
+				.call("EVAL", Script.QUEUE_WAITER.text(), "2", "redlock:lock:" + KEY, "redlock:waiters:" + KEY,
+						String.valueOf(System.currentTimeMillis() - 1000), "died", "60000"))
+				.isEqualTo(1L);
+		}
+		CompletableFuture<Lease> forC = waitQueued(c);
+		CompletableFuture<Lease> forA2 = a.acquireAsync(KEY, TTL, WAIT);
+		await().atMost(Duration.ofSeconds(20)).until(() -> a.waiting().waiters() == 1);
+		held.release();
+		Lease first = CompletableFuture.anyOf(forC, forA2).thenApply(Lease.class::cast).get(20, TimeUnit.SECONDS);
+		boolean cFirst = forC.isDone() && forC.join() == first;
+		first.release();
+		Lease second = (cFirst ? forA2 : forC).get(20, TimeUnit.SECONDS);
+		second.release();
+		assertThat(forC).isCompleted();
+		assertThat(forA2).isCompleted();
+	}
+
+	/**
+	 * A registry whose last waiter for the key gives up takes its line out of the nodes'
+	 * queues, so that no release names it. Before, the entry stayed until the line's wait
+	 * time would have ended, and the next release named a line that nobody waited in:
+	 * this test failed with the line's id still in every node's queue.
+	 */
+	@Test
+	void aLineWhoseWaitersAllGaveUpLeavesTheQueue() throws Exception {
+		RedlockRegistry a = registry(Duration.ofSeconds(30));
+		RedlockRegistry b = registry(Duration.ofSeconds(30));
+		Lease held = a.acquire(KEY, TTL, WAIT);
+		CompletableFuture<Lease> forB = waitQueued(b);
+		forB.cancel(false);
+		String id = b.waiting().lineId();
+		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+			for (int i = 0; i < 3; i++) {
+				assertThat(String.valueOf(fleet.node(i).call("GET", "redlock:waiters:" + KEY))).as("node %d's queue", i)
+					.doesNotContain(id);
+			}
+		});
+		held.release();
+	}
+
+	/**
+	 * The nodes' queue itself: in the order of the stamps the clients send (the same on
+	 * every node, whatever order the scripts arrive in), without dead entries, and a
+	 * release takes out the first live one, names it, and queues the releasing line
+	 * behind the others when it still has waiters.
+	 */
+	@Test
+	void theQueueIsInStampOrderAndDropsDeadEntries() throws Exception {
+		RedisNode node = fleet.node(0);
+		String queue = "redlock:waiters:" + KEY;
+		String lock = "redlock:lock:" + KEY;
+		node.call("SET", lock, "held-by-someone-else-000000000000", "PX", "30000");
+		assertThat(queueWaiter(node, "2000", "late", "60000")).isEqualTo(1L);
+		assertThat(queueWaiter(node, "1000", "early", "60000")).isEqualTo(1L);
+		assertThat(queueWaiter(node, "500", "dying", "1")).isEqualTo(1L);
+		Thread.sleep(20);
+		assertThat(queueWaiter(node, "1500", "middle", "60000")).isEqualTo(1L);
+		assertThat(ids(node.call("GET", queue))).containsExactly("early", "middle", "late");
+		// a line queued again takes its new place
+		assertThat(queueWaiter(node, "3000", "early", "60000")).isEqualTo(1L);
+		assertThat(ids(node.call("GET", queue))).containsExactly("middle", "late", "early");
+		// a release by "early" while it still has a waiter: names "middle", queues itself
+		node.call("SET", lock, "secret-of-early-0000000000000", "PX", "30000");
+		Object released = node.call("EVAL", Script.RELEASE.text(), "1", lock, "secret-of-early-0000000000000", "7", "8",
+				"early", "60000", "4000");
+		assertThat(released).isEqualTo(2L);
+		assertThat(ids(node.call("GET", queue))).containsExactly("late", "early");
+		// without a waiter left, it takes itself out; the key free: a late queuer is told
+		node.call("SET", lock, "secret-of-early-0000000000000", "PX", "30000");
+		assertThat(node.call("EVAL", Script.RELEASE.text(), "1", lock, "secret-of-early-0000000000000", "8", "8",
+				"early", "", ""))
+			.isEqualTo(2L);
+		assertThat(node.call("GET", queue)).isNull();
+		assertThat(queueWaiter(node, "5000", "late", "60000")).isEqualTo(-2L);
+	}
+
+	private static Object queueWaiter(RedisNode node, String stamp, String id, String waitMillis) {
+		return node.call("EVAL", Script.QUEUE_WAITER.text(), "2", "redlock:lock:" + KEY, "redlock:waiters:" + KEY,
+				stamp, id, waitMillis);
+	}
+
+	private static List<String> ids(Object queue) {
+		List<String> ids = new ArrayList<>();
+		for (String entry : String.valueOf(queue).split(";")) {
+			ids.add(entry.split(",")[1]);
+		}
+		return ids;
+	}
+
+	/**
+	 * Starts an acquisition in {@code registry} and waits until a holder refused it, it
+	 * is queued on every node, and it sleeps subscribed to the release hints.
+	 */
+	private CompletableFuture<Lease> waitQueued(RedlockRegistry registry) {
+		CompletableFuture<Lease> future = registry.acquireAsync(KEY, TTL, WAIT);
+		String id = registry.waiting().lineId();
+		int expected = ++this.subscribed;
+		await().atMost(Duration.ofSeconds(20)).until(() -> {
+			for (int i = 0; i < 3; i++) {
+				Object queue = fleet.node(i).call("GET", "redlock:waiters:" + KEY);
+				if (queue == null || !String.valueOf(queue).contains(id)) {
+					return false;
+				}
+			}
+			return registry.waiting().describe(KEY).startsWith("waiters [2]")
+					&& registry.waiting().describe(KEY).endsWith("hinted true") && subscribedEverywhere(expected);
+		});
+		return future;
+	}
+
+	private static boolean subscribedEverywhere(int registries) {
+		for (int i = 0; i < 3; i++) {
+			if (NodeStats.subscribers(fleet.node(i), "redlock:lock:" + KEY) < registries) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Waits for the first of the futures not yet taken, and notes whose it was.
+	 */
+	@SafeVarargs
+	private static Lease first(List<String> order, CompletableFuture<Lease>... futures) throws Exception {
+		await().atMost(Duration.ofSeconds(20)).until(() -> {
+			for (int i = 0; i < futures.length; i++) {
+				if (futures[i].isDone() && !order.contains(String.valueOf((char) ('B' + i)))) {
+					return true;
+				}
+			}
+			return false;
+		});
+		for (int i = 0; i < futures.length; i++) {
+			String name = String.valueOf((char) ('B' + i));
+			if (futures[i].isDone() && !order.contains(name)) {
+				order.add(name);
+				return futures[i].get();
+			}
+		}
+		throw new IllegalStateException("none done");
+	}
+
+	private RedlockRegistry registry(Duration retryDelay) {
+		RedlockRegistry registry = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.restartGuard(false)
+			.releaseHints(true)
+			.retryDelay(retryDelay)
+			.retryJitter(Duration.ZERO)
+			.nodeTimeout(Duration.ofMillis(500))
+			.connectTimeout(Duration.ofSeconds(10))
+			.build()
+			.start();
+		this.registries.add(registry);
+		return registry;
+	}
+
+}
