@@ -283,7 +283,10 @@ final class Acquisition {
 		String value = this.engine.values().next(this.owner);
 		long start = this.engine.clock().nanoTime();
 		String[] args = { value, this.ttlMillis, this.engine.retentionMillis() };
-		QuorumCall before = this.previous;
+		Waiting.Waiter place = this.waiter;
+		// a retry goes after the attempt before; a first attempt after this registry's
+		// last release of the key, on each node
+		QuorumCall before = (this.previous != null || place == null) ? this.previous : place.released();
 		QuorumCall call = this.fleet.quorumCall((reply) -> reply > 0,
 				(before == null) ? (node, index, replies) -> acquireOn(node, args, index, replies)
 						: (node, index, replies) -> before.afterReply(index,

@@ -626,8 +626,8 @@ final class RedlockLease implements Lease {
 		LeaseOps leaseOps = this.ops;
 		if (leaseOps == null) {
 			return this.fleet.releaseEverywhere(this.keys[0],
-					this.engine.waiting().releaseArgs(this.key, this.secret, this.token), this.acquisition, afterQuorum,
-					warnKey);
+					this.engine.waiting().releaseArgs(this.key, this.secret, this.token, this.acquisition),
+					this.acquisition, afterQuorum, warnKey);
 		}
 		return this.fleet.undoEverywhere(leaseOps.release(), leaseOps.releaseKeys(), leaseOps.releaseArgs(this.secret),
 				this.acquisition, (afterQuorum != null) ? leaseOps.gone() : null, warnKey);

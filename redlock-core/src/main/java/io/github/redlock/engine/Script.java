@@ -240,7 +240,10 @@ record Script(String name, String text, String sha) {
 	// KEYS[1] lock key; ARGV[1] lock secret, ARGV[2] the lease's fencing token, ARGV[3]
 	// the length of the key prefix, ARGV[4] this registry's line id, ARGV[5] how long its
 	// line for the key may still wait (ms) when it has waiters, else '', ARGV[6] the
-	// client's clock in ms (ARGV[2] on optional, ARGV[3] on all four or none).
+	// client's clock in ms, ARGV[7] '1' when the line keeps the turn for its own next
+	// waiter (Waiting.TURN_NANOS), else '' (ARGV[2] on optional, ARGV[3] on all five or
+	// none). A line that keeps the turn names itself, so that the lines queued keep
+	// waiting, and leaves the queue as it is.
 	// Deletes the key if it holds the secret. Then, with the prefix length, it reads the
 	// key's queue of waiting processes (<prefix>waiters:<key>, derived from KEYS[1] as
 	// the
@@ -260,6 +263,10 @@ record Script(String name, String text, String sha) {
 	static final Script RELEASE = of("release", OURS + QUEUE + """
 			if redis.replicate_commands then redis.replicate_commands() end
 			redis.call('del', KEYS[1])
+			if ARGV[7] == '1' then
+			  redis.pcall('publish', KEYS[1], ARGV[2] .. '@' .. ARGV[4])
+			  return 1
+			end
 			if ARGV[3] then
 			  local n = tonumber(ARGV[3])
 			  local q = string.sub(KEYS[1], 1, n) .. 'waiters:' .. string.sub(KEYS[1], n + 6)

@@ -85,6 +85,7 @@ class ProcessTurnsIntegrationTests {
 	@Test
 	void aProcessThatReleasesWithAWaiterOfItsOwnLetsTheProcessNamedGoFirst() throws Exception {
 		RedlockRegistry a = registry(Duration.ofSeconds(30));
+		a.waiting().turn(Duration.ZERO); // A's turn ends with each release
 		RedlockRegistry b = registry(Duration.ofSeconds(30));
 		RedlockRegistry c = registry(Duration.ofSeconds(30));
 		// C holds; A waits (queued, subscribed), then B: C's release gives A the turn,
@@ -112,6 +113,35 @@ class ProcessTurnsIntegrationTests {
 		System.out.printf("turns: %s, attempts refused on node 0 after A1's release: %d%n", order, refused);
 		assertThat(order).as("who took the lock after each release").containsExactly("B", "A2");
 		assertThat(refused).as("attempts refused on node 0 after A1's release").isZero();
+	}
+
+	/**
+	 * A process keeps the turn for its own waiters for a while
+	 * ({@link Waiting#TURN_NANOS}, a minute here): its release hands the lock to its next
+	 * waiter, names itself so that the processes queued keep waiting, and leaves the
+	 * queue as it is; once it has no waiter left, the release names the next process.
+	 */
+	@Test
+	void aProcessKeepsTheTurnForItsOwnWaitersForAWhile() throws Exception {
+		RedlockRegistry a = registry(Duration.ofSeconds(30));
+		a.waiting().turn(Duration.ofMinutes(1));
+		RedlockRegistry b = registry(Duration.ofSeconds(30));
+		Lease heldByA1 = a.acquire(KEY, TTL, WAIT);
+		CompletableFuture<Lease> forB = waitQueued(b);
+		CompletableFuture<Lease> forA2 = a.acquireAsync(KEY, TTL, WAIT);
+		await().atMost(Duration.ofSeconds(20)).until(() -> a.waiting().waiters() == 1);
+		Thread.sleep(500); // the try B made once subscribed is over
+		long refusedBefore = NodeStats.calls(fleet.node(0), "pttl");
+		heldByA1.release();
+		Lease heldByA2 = forA2.get(20, TimeUnit.SECONDS);
+		Thread.sleep(300); // time for B to try, were it woken
+		assertThat(forB).isNotDone();
+		String queue = String.valueOf(fleet.node(0).call("GET", "redlock:waiters:" + KEY));
+		heldByA2.release();
+		forB.get(20, TimeUnit.SECONDS).release();
+		long refused = NodeStats.calls(fleet.node(0), "pttl") - refusedBefore;
+		assertThat(queue).as("node 0's queue while A kept the turn").contains(b.waiting().lineId());
+		assertThat(refused).as("attempts refused on node 0").isZero();
 	}
 
 	/**
