@@ -625,9 +625,16 @@ final class RedlockLease implements Lease {
 	private CompletableFuture<Boolean> releaseEverywhere(NodeFleet.AfterQuorum afterQuorum, String warnKey) {
 		LeaseOps leaseOps = this.ops;
 		if (leaseOps == null) {
-			return this.fleet.releaseEverywhere(this.keys[0],
-					this.engine.waiting().releaseArgs(this.key, this.secret, this.token, this.acquisition),
-					this.acquisition, afterQuorum, warnKey);
+			String[] args = this.engine.waiting().releaseArgs(this.key, this.secret, this.token, this.acquisition);
+			if (afterQuorum == null || args[6].isEmpty()) {
+				return this.fleet.releaseEverywhere(this.keys[0], args, this.acquisition, afterQuorum, warnKey);
+			}
+			// this registry keeps the turn: its next waiter tries at once, its attempt
+			// going to each node after this release (one connection per node)
+			CompletableFuture<Boolean> release = this.fleet.releaseEverywhere(this.keys[0], args, this.acquisition,
+					null, warnKey);
+			this.engine.waiting().holderGone(this.key, Waiting.RELEASED_KEPT);
+			return release;
 		}
 		return this.fleet.undoEverywhere(leaseOps.release(), leaseOps.releaseKeys(), leaseOps.releaseArgs(this.secret),
 				this.acquisition, (afterQuorum != null) ? leaseOps.gone() : null, warnKey);

@@ -242,8 +242,9 @@ record Script(String name, String text, String sha) {
 	// line for the key may still wait (ms) when it has waiters, else '', ARGV[6] the
 	// client's clock in ms, ARGV[7] '1' when the line keeps the turn for its own next
 	// waiter (Waiting.TURN_NANOS), else '' (ARGV[2] on optional, ARGV[3] on all five or
-	// none). A line that keeps the turn names itself, so that the lines queued keep
-	// waiting, and leaves the queue as it is.
+	// none). A line that keeps the turn publishes nothing (its own next waiter takes the
+	// lock at once: a hint would only wake others to be refused), leaves the queue as it
+	// is, and returns 3.
 	// Deletes the key if it holds the secret. Then, with the prefix length, it reads the
 	// key's queue of waiting processes (<prefix>waiters:<key>, derived from KEYS[1] as
 	// the
@@ -263,10 +264,7 @@ record Script(String name, String text, String sha) {
 	static final Script RELEASE = of("release", OURS + QUEUE + """
 			if redis.replicate_commands then redis.replicate_commands() end
 			redis.call('del', KEYS[1])
-			if ARGV[7] == '1' then
-			  redis.pcall('publish', KEYS[1], ARGV[2] .. '@' .. ARGV[4])
-			  return 1
-			end
+			if ARGV[7] == '1' then return 3 end
 			if ARGV[3] then
 			  local n = tonumber(ARGV[3])
 			  local q = string.sub(KEYS[1], 1, n) .. 'waiters:' .. string.sub(KEYS[1], n + 6)

@@ -81,6 +81,13 @@ final class Waiting {
 	 */
 	static final int RELEASED_QUEUED = 2;
 
+	/**
+	 * {@link #holderGone}: the lease's release is on its way, and this line keeps the
+	 * turn ({@link #TURN_NANOS}): the head tries at once, its attempt going to each node
+	 * after the release ({@link Waiter#released}), without waiting for a quorum's reply.
+	 */
+	static final int RELEASED_KEPT = 3;
+
 	private static final char[] ID_CHARACTERS = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
 
 	/**
@@ -388,12 +395,16 @@ final class Waiting {
 			if (how == RELEASED_QUEUED && line.queuedFor > 0) {
 				line.queuedUntil = System.nanoTime() + line.queuedFor;
 			}
-			else if (how == RELEASED_NOT_QUEUED) {
+			else if (how == RELEASED_NOT_QUEUED || how == RELEASED_KEPT) {
 				line.queuedUntil = 0;
 			}
 			line.queuedFor = 0;
 			if (how == RELEASED_QUEUED || head == null) {
 				line.inTurn = false; // handed to another process, or nobody here waits
+			}
+			else if (how == RELEASED_NOT_QUEUED && line.inTurn) {
+				// no other process was queued: a new turn, which its next releases keep
+				line.turnSince = System.nanoTime();
 			}
 			if (how == RELEASED_QUEUED && head != null && head.phase == SLEEPING) {
 				// another process's turn: its hint, or this poll should it never come
