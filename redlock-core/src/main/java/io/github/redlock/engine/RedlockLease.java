@@ -626,7 +626,7 @@ final class RedlockLease implements Lease {
 		LeaseOps leaseOps = this.ops;
 		if (leaseOps == null) {
 			String[] args = this.engine.waiting().releaseArgs(this.key, this.secret, this.token, this.acquisition);
-			if (afterQuorum == null || args[6].isEmpty()) {
+			if (afterQuorum == null || !this.engine.waiting().keepsTurn(args)) {
 				return this.fleet.releaseEverywhere(this.keys[0], args, this.acquisition, afterQuorum, warnKey);
 			}
 			// this registry keeps the turn: its next waiter tries at once, its attempt

@@ -238,44 +238,49 @@ record Script(String name, String text, String sha) {
 			""";
 
 	// KEYS[1] lock key; ARGV[1] lock secret, ARGV[2] the lease's fencing token, ARGV[3]
-	// the length of the key prefix, ARGV[4] this registry's line id, ARGV[5] how long its
-	// line for the key may still wait (ms) when it has waiters, else '', ARGV[6] the
-	// client's clock in ms, ARGV[7] '1' when the line keeps the turn for its own next
-	// waiter (Waiting.TURN_NANOS), else '' (ARGV[2] on optional, ARGV[3] on all five or
-	// none). A line that keeps the turn publishes nothing (its own next waiter takes the
-	// lock at once: a hint would only wake others to be refused), leaves the queue as it
-	// is, and returns 3.
+	// "<length of the key prefix>,<this registry's line id>,<how long its line for the
+	// key
+	// may still wait (ms) when it has waiters, else empty>,<the client's clock in ms, or
+	// empty>,<1 when the line keeps the turn for its own next waiter
+	// (Waiting.TURN_NANOS), else empty>" (ARGV[2] and ARGV[3] optional): one argument,
+	// not
+	// five, since each costs the client an encoding per node. A line that keeps the turn
+	// publishes nothing (its own next waiter takes the lock at once: a hint would only
+	// wake
+	// others to be refused), leaves the queue as it is, and returns 3.
 	// Deletes the key if it holds the secret. Then, with the prefix length, it reads the
 	// key's queue of waiting processes (<prefix>waiters:<key>, derived from KEYS[1] as
 	// the
 	// lock's channel is: no key to build and send on every release) and, when another
-	// line is queued, takes the first out and names it in the release hint,
-	// "<token>@<line
-	// id>": that line tries, the others keep waiting (Waiting#hint), and this line, when
-	// it still has waiters, is queued behind (ARGV[5], ARGV[6]) and returns 2, so that
-	// its next waiter waits its turn too instead of racing the one named. Otherwise it
-	// publishes the token alone, which wakes every waiter subscribed (those of registries
-	// that queue nowhere), and returns 1. The token tells a waiter that the hints of the
-	// other nodes are the same release (Waiting#hint); neither it nor a line id is a
-	// secret. The publish is a pcall, so that a node that forbids PUBLISH (an ACL without
-	// the channel, a managed service) still releases; its waiters poll. Returns 0 when
-	// the
-	// key does not hold the secret.
+	// line
+	// is queued, takes the first out and names it in the release hint, "<token>@<line
+	// id>":
+	// that line tries, the others keep waiting (Waiting#hint), and this line, when it
+	// still has waiters, is queued behind it and returns 2, so that its next waiter waits
+	// its turn too instead of racing the one named. Otherwise it publishes the token
+	// alone, which wakes every waiter subscribed (those of registries that queue
+	// nowhere),
+	// and returns 1. The token tells a waiter that the hints of the other nodes are the
+	// same release (Waiting#hint); neither it nor a line id is a secret. The publish is a
+	// pcall, so that a node that forbids PUBLISH (an ACL without the channel, a managed
+	// service) still releases; its waiters poll. Returns 0 when the key does not hold the
+	// secret.
 	static final Script RELEASE = of("release", OURS + QUEUE + """
 			if redis.replicate_commands then redis.replicate_commands() end
 			redis.call('del', KEYS[1])
-			if ARGV[7] == '1' then return 3 end
-			if ARGV[3] then
-			  local n = tonumber(ARGV[3])
+			local n, id, wait, stamp, keep = string.match(ARGV[3] or '', '^(%d+),([^,]*),([^,]*),([^,]*),([^,]*)$')
+			if keep == '1' then return 3 end
+			if n then
+			  n = tonumber(n)
 			  local q = string.sub(KEYS[1], 1, n) .. 'waiters:' .. string.sub(KEYS[1], n + 6)
 			  local list = redis.call('get', q)
 			  if list then
 			    local clock = redis.call('time')
 			    local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-			    local out = entries(list, now, ARGV[4])
+			    local out = entries(list, now, id)
 			    if #out > 0 then
 			      local named = table.remove(out, 1)[2]
-			      if ARGV[5] ~= '' then enqueue(out, tonumber(ARGV[6]), ARGV[4], now + tonumber(ARGV[5])) end
+			      if wait ~= '' then enqueue(out, tonumber(stamp), id, now + tonumber(wait)) end
 			      store(q, out, now)
 			      redis.pcall('publish', KEYS[1], ARGV[2] .. '@' .. named)
 			      return 2

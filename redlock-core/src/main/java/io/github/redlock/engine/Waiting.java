@@ -155,6 +155,16 @@ final class Waiting {
 	/** The length of the key prefix, for the release script ({@link Script#RELEASE}). */
 	private final String prefixLength;
 
+	/**
+	 * The release script's queue argument of a line without waiters, made once: one
+	 * argument rather than five, each of which costs the client a length's text and
+	 * encoding per node.
+	 */
+	private final String idleSpec;
+
+	/** The same, of a line that keeps the turn. */
+	private final String keepSpec;
+
 	Waiting(RedlockSettings settings, ScheduledExecutorService scheduler) {
 		this.retryDelayNanos = settings.retryDelay().toNanos();
 		this.retryJitterNanos = settings.retryJitter().toNanos();
@@ -165,6 +175,8 @@ final class Waiting {
 		}
 		this.lineId = new String(id);
 		this.prefixLength = String.valueOf(settings.keyPrefix().length());
+		this.idleSpec = this.prefixLength + "," + this.lineId + ",,,";
+		this.keepSpec = this.prefixLength + "," + this.lineId + ",,,1";
 	}
 
 	/**
@@ -190,9 +202,7 @@ final class Waiting {
 	 * attempt goes to each node after the release ({@link Waiter#released}).
 	 */
 	String[] releaseArgs(String key, String secret, long token, QuorumCall acquisition) {
-		String waitFor = "";
-		String stamp = "";
-		String keep = "";
+		String spec = this.idleSpec;
 		Line line = this.lines.get(key);
 		if (line != null) {
 			synchronized (line) {
@@ -200,16 +210,24 @@ final class Waiting {
 				long now = System.nanoTime();
 				long longest = line.longestWait(now);
 				if (longest > 0 && line.inTurn && now - line.turnSince < this.turnNanos) {
-					keep = "1";
+					spec = this.keepSpec;
 				}
 				else if (longest > 0) {
-					waitFor = String.valueOf(TimeUnit.NANOSECONDS.toMillis(longest) + 1);
-					stamp = String.valueOf(System.currentTimeMillis());
+					spec = this.prefixLength + "," + this.lineId + "," + (TimeUnit.NANOSECONDS.toMillis(longest) + 1)
+							+ "," + System.currentTimeMillis() + ",";
 					line.queuedFor = longest;
 				}
 			}
 		}
-		return new String[] { secret, String.valueOf(token), this.prefixLength, this.lineId, waitFor, stamp, keep };
+		return new String[] { secret, String.valueOf(token), spec };
+	}
+
+	/**
+	 * Returns whether release arguments from {@link #releaseArgs} keep the turn for the
+	 * line's next waiter.
+	 */
+	boolean keepsTurn(String[] releaseArgs) {
+		return releaseArgs[2] == this.keepSpec;
 	}
 
 	/**
