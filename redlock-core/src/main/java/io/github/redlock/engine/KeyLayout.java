@@ -43,8 +43,7 @@ final class KeyLayout {
 
 	/**
 	 * Returns the key of the nodes' queue of processes waiting for {@code key} (prefix,
-	 * {@code waiters:}, key), which {@link Script#RELEASE} derives from the lock's key by
-	 * the prefix's length.
+	 * {@code waiters:}, key).
 	 */
 	String waitersKey(String key) {
 		return this.prefix + "waiters:" + key;

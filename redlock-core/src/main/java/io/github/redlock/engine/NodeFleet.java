@@ -335,7 +335,7 @@ final class NodeFleet {
 	 * caller that reads every node right after a release (as tests do) must wait for
 	 * them. Waiting for every node (as before issue 27) added the slowest node's reply to
 	 * every uncontended cycle.
-	 * @param lockKey the lock's key on the nodes
+	 * @param keys the lock's key and the key's queue of waiting processes on the nodes
 	 * @param args the release script's arguments: the lock value's secret part
 	 * ({@link LockValues#secret}), the lease's fencing token (published with the release
 	 * hint) and the line's queue arguments ({@link Waiting#releaseArgs})
@@ -353,10 +353,9 @@ final class NodeFleet {
 	 * @param warnKey the lock's key as the caller named it, to log a warning with when a
 	 * quorum could not be freed, or {@code null} for none (a lease already lost)
 	 */
-	CompletableFuture<Boolean> releaseEverywhere(String lockKey, String[] args, QuorumCall acquisition,
+	CompletableFuture<Boolean> releaseEverywhere(String[] keys, String[] args, QuorumCall acquisition,
 			AfterQuorum afterQuorum, String warnKey) {
-		return start(
-				new Deletion(Script.RELEASE, new String[] { lockKey }, args, acquisition, afterQuorum, null, warnKey));
+		return start(new Deletion(Script.RELEASE, keys, args, acquisition, afterQuorum, null, warnKey));
 	}
 
 	/**

@@ -626,13 +626,14 @@ final class RedlockLease implements Lease {
 		LeaseOps leaseOps = this.ops;
 		if (leaseOps == null) {
 			String[] args = this.engine.waiting().releaseArgs(this.key, this.secret, this.token, this.acquisition);
+			String[] releaseKeys = { this.keys[0], this.engine.keys().waitersKey(this.key) };
 			if (afterQuorum == null || !this.engine.waiting().keepsTurn(args)) {
-				return this.fleet.releaseEverywhere(this.keys[0], args, this.acquisition, afterQuorum, warnKey);
+				return this.fleet.releaseEverywhere(releaseKeys, args, this.acquisition, afterQuorum, warnKey);
 			}
 			// this registry keeps the turn: its next waiter tries at once, its attempt
 			// going to each node after this release (one connection per node)
-			CompletableFuture<Boolean> release = this.fleet.releaseEverywhere(this.keys[0], args, this.acquisition,
-					null, warnKey);
+			CompletableFuture<Boolean> release = this.fleet.releaseEverywhere(releaseKeys, args, this.acquisition, null,
+					warnKey);
 			this.engine.waiting().holderGone(this.key, Waiting.RELEASED_KEPT);
 			return release;
 		}

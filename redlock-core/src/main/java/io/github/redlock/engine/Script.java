@@ -237,42 +237,39 @@ record Script(String name, String text, String sha) {
 			end
 			""";
 
-	// KEYS[1] lock key; ARGV[1] lock secret, ARGV[2] the lease's fencing token, ARGV[3]
-	// "<length of the key prefix>,<this registry's line id>,<how long its line for the
-	// key
-	// may still wait (ms) when it has waiters, else empty>,<the client's clock in ms, or
+	// KEYS[1] lock key, KEYS[2] the key's queue of waiting processes
+	// (<prefix>waiters:<key>,
+	// declared as every key a script touches must be); ARGV[1] lock secret, ARGV[2] the
+	// lease's
+	// fencing token, ARGV[3] "<this registry's line id>,<how long its line for the key
+	// may
+	// still wait (ms) when it has waiters, else empty>,<the client's clock in ms, or
 	// empty>,<1 when the line keeps the turn for its own next waiter
-	// (Waiting.TURN_NANOS), else empty>" (ARGV[2] and ARGV[3] optional): one argument,
-	// not
-	// five, since each costs the client an encoding per node. A line that keeps the turn
-	// publishes nothing (its own next waiter takes the lock at once: a hint would only
-	// wake
-	// others to be refused), leaves the queue as it is, and returns 3.
-	// Deletes the key if it holds the secret. Then, with the prefix length, it reads the
-	// key's queue of waiting processes (<prefix>waiters:<key>, derived from KEYS[1] as
+	// (Waiting.TURN_NANOS),
+	// else empty>" (KEYS[2], ARGV[2] and ARGV[3] optional): one argument, not four, since
+	// each costs the client an encoding per node. A line that keeps the turn publishes
+	// nothing (its own next waiter takes the lock at once: a hint would only wake others
+	// to be refused), leaves the queue as it is, and returns 3.
+	// Deletes the key if it holds the secret. Then it reads the key's queue and, when
+	// another line is queued, takes the first out and names it in the release hint,
+	// "<token>@<line id>": that line tries, the others keep waiting (Waiting#hint), and
+	// this line, when it still has waiters, is queued behind it and returns 2, so that
+	// its
+	// next waiter waits its turn too instead of racing the one named. Otherwise it
+	// publishes the token alone, which wakes every waiter subscribed (those of registries
+	// that queue nowhere), and returns 1. The token tells a waiter that the hints of the
+	// other nodes are the same release (Waiting#hint); neither it nor a line id is a
+	// secret. The publish is a pcall, so that a node that forbids PUBLISH (an ACL without
+	// the channel, a managed service) still releases; its waiters poll. Returns 0 when
 	// the
-	// lock's channel is: no key to build and send on every release) and, when another
-	// line
-	// is queued, takes the first out and names it in the release hint, "<token>@<line
-	// id>":
-	// that line tries, the others keep waiting (Waiting#hint), and this line, when it
-	// still has waiters, is queued behind it and returns 2, so that its next waiter waits
-	// its turn too instead of racing the one named. Otherwise it publishes the token
-	// alone, which wakes every waiter subscribed (those of registries that queue
-	// nowhere),
-	// and returns 1. The token tells a waiter that the hints of the other nodes are the
-	// same release (Waiting#hint); neither it nor a line id is a secret. The publish is a
-	// pcall, so that a node that forbids PUBLISH (an ACL without the channel, a managed
-	// service) still releases; its waiters poll. Returns 0 when the key does not hold the
-	// secret.
+	// key does not hold the secret.
 	static final Script RELEASE = of("release", OURS + QUEUE + """
 			if redis.replicate_commands then redis.replicate_commands() end
 			redis.call('del', KEYS[1])
-			local n, id, wait, stamp, keep = string.match(ARGV[3] or '', '^(%d+),([^,]*),([^,]*),([^,]*),([^,]*)$')
+			local id, wait, stamp, keep = string.match(ARGV[3] or '', '^([^,]*),([^,]*),([^,]*),([^,]*)$')
 			if keep == '1' then return 3 end
-			if n then
-			  n = tonumber(n)
-			  local q = string.sub(KEYS[1], 1, n) .. 'waiters:' .. string.sub(KEYS[1], n + 6)
+			if id and KEYS[2] then
+			  local q = KEYS[2]
 			  local list = redis.call('get', q)
 			  if list then
 			    local clock = redis.call('time')

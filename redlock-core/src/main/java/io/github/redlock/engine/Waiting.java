@@ -152,9 +152,6 @@ final class Waiting {
 	 */
 	private final String lineId;
 
-	/** The length of the key prefix, for the release script ({@link Script#RELEASE}). */
-	private final String prefixLength;
-
 	/**
 	 * The release script's queue argument of a line without waiters, made once: one
 	 * argument rather than five, each of which costs the client a length's text and
@@ -174,9 +171,8 @@ final class Waiting {
 			id[i] = ID_CHARACTERS[ThreadLocalRandom.current().nextInt(ID_CHARACTERS.length)];
 		}
 		this.lineId = new String(id);
-		this.prefixLength = String.valueOf(settings.keyPrefix().length());
-		this.idleSpec = this.prefixLength + "," + this.lineId + ",,,";
-		this.keepSpec = this.prefixLength + "," + this.lineId + ",,,1";
+		this.idleSpec = this.lineId + ",,,";
+		this.keepSpec = this.lineId + ",,,1";
 	}
 
 	/**
@@ -213,8 +209,8 @@ final class Waiting {
 					spec = this.keepSpec;
 				}
 				else if (longest > 0) {
-					spec = this.prefixLength + "," + this.lineId + "," + (TimeUnit.NANOSECONDS.toMillis(longest) + 1)
-							+ "," + System.currentTimeMillis() + ",";
+					spec = this.lineId + "," + (TimeUnit.NANOSECONDS.toMillis(longest) + 1) + ","
+							+ System.currentTimeMillis() + ",";
 					line.queuedFor = longest;
 				}
 			}

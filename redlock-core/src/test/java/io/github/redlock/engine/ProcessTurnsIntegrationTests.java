@@ -221,14 +221,14 @@ class ProcessTurnsIntegrationTests {
 		assertThat(ids(node.call("GET", queue))).containsExactly("middle", "late", "early");
 		// a release by "early" while it still has a waiter: names "middle", queues itself
 		node.call("SET", lock, "secret-of-early-0000000000000", "PX", "30000");
-		Object released = node.call("EVAL", Script.RELEASE.text(), "1", lock, "secret-of-early-0000000000000", "7",
-				"8,early,60000,4000,");
+		Object released = node.call("EVAL", Script.RELEASE.text(), "2", lock, queue, "secret-of-early-0000000000000",
+				"7", "early,60000,4000,");
 		assertThat(released).isEqualTo(2L);
 		assertThat(ids(node.call("GET", queue))).containsExactly("late", "early");
 		// without a waiter left, it takes itself out; the key free: a late queuer is told
 		node.call("SET", lock, "secret-of-early-0000000000000", "PX", "30000");
-		assertThat(
-				node.call("EVAL", Script.RELEASE.text(), "1", lock, "secret-of-early-0000000000000", "8", "8,early,,,"))
+		assertThat(node.call("EVAL", Script.RELEASE.text(), "2", lock, queue, "secret-of-early-0000000000000", "8",
+				"early,,,"))
 			.isEqualTo(2L);
 		assertThat(node.call("GET", queue)).isNull();
 		assertThat(queueWaiter(node, "5000", "late", "60000")).isEqualTo(-2L);
