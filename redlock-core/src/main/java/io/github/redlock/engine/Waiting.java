@@ -32,6 +32,17 @@ import java.util.function.Function;
  * key, wakes it at once; a wake-up that comes while an attempt is on its way makes it try
  * again as soon as that attempt failed.
  * <p>
+ * <b>Processes take turns.</b> A line whose attempt a holder refused queues itself on the
+ * nodes ({@link Script#QUEUE_WAITER}); a release names the first line queued in its hint
+ * ({@link Script#RELEASE}), and only that line tries, once every node's hint of the
+ * release came or {@link #HINTS_GRACE_NANOS} passed. A line hears other lines' turns and
+ * keeps waiting, polling ever less often ({@link Waiter#pollBackoff}) in case the line
+ * named is gone. A line with waiters of its own keeps the turn for {@link #TURN_NANOS}
+ * ({@link #RELEASED_KEPT}: its next waiter tries as the release is sent); after that its
+ * release names the next process and queues this line behind it
+ * ({@link #RELEASED_QUEUED}). A line that the nodes keep queued and whose waiters all
+ * left takes itself out of the queues.
+ * <p>
  * A waiter that spends its wait time in the line behind others fails without an attempt
  * of its own; an acquisition that may not wait ({@code waitTime} zero, as
  * {@code tryAcquire}) never stands in line: it tries once, at once.
@@ -52,6 +63,10 @@ import java.util.function.Function;
  * <li>A line leaves the map only when it has no waiter, no holder and no own permit.</li>
  * <li>An attempt or timeout runs through {@link #run}, never nested on another's
  * stack.</li>
+ * <li>{@code Line.queuedUntil} is non-zero only while the line believes the nodes keep it
+ * queued: set when it queued itself or its release queued it, cleared when a hint named
+ * it, when it acquired, or when its release queued nothing. Believing it queued when it
+ * is not costs at most polls, never the lock.</li>
  * </ul>
  *
  * @author redlock contributors
@@ -154,7 +169,7 @@ final class Waiting {
 
 	/**
 	 * The release script's queue argument of a line without waiters, made once: one
-	 * argument rather than five, each of which costs the client a length's text and
+	 * argument rather than four, each of which costs the client a length's text and
 	 * encoding per node.
 	 */
 	private final String idleSpec;
