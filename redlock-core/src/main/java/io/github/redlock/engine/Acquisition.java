@@ -437,10 +437,11 @@ final class Acquisition {
 					LockAcquisitionException.Reason.NO_QUORUM);
 		}
 		else {
-			if (call.countAnswered((reply) -> reply < 0) > 0) {
+			int held = call.countAnswered((reply) -> reply < 0);
+			if (held > 0) {
 				queue(place);
 			}
-			if (!place.retry(Math.min(left, nextDelay(call)))) {
+			if (!place.retry(Math.min(left, nextDelay(call, held)))) {
 				abandonOnClose();
 			}
 		}
@@ -457,9 +458,13 @@ final class Acquisition {
 	private void queue(Waiting.Waiter place) {
 		String[] args = place.queueArgs();
 		if (args != null) {
-			this.fleet.queueWaiter(new String[] { this.keys[0], this.engine.keys().waitersKey(this.key) }, args,
-					() -> this.engine.waiting().hint(this.key, null));
+			this.fleet.queueWaiter(queueKeys(), args, () -> this.engine.waiting().hint(this.key, null));
 		}
+	}
+
+	/** The lock's key and the key's queue of waiting processes on the nodes. */
+	private String[] queueKeys() {
+		return new String[] { this.keys[0], this.engine.keys().waitersKey(this.key) };
 	}
 
 	/**
@@ -467,10 +472,8 @@ final class Acquisition {
 	 * without the lock (gave up, was cancelled, or the registry closed).
 	 */
 	private void unqueue() {
-		this.fleet.queueWaiter(new String[] { this.keys[0], this.engine.keys().waitersKey(this.key) },
-				new String[] { String.valueOf(System.currentTimeMillis()), this.engine.waiting().lineId(), "0" },
-				() -> {
-				});
+		this.fleet.queueWaiter(queueKeys(),
+				new String[] { String.valueOf(System.currentTimeMillis()), this.engine.waiting().lineId(), "0" }, null);
 	}
 
 	/**
@@ -480,9 +483,9 @@ final class Acquisition {
 	 * next attempt goes after a random delay up to 1ms, doubling with each split in a row
 	 * up to the retry delay, so that one of them wins soon. Otherwise
 	 * {@link Waiting#retryDelay}.
+	 * @param held how many nodes answered "held by another owner"
 	 */
-	private long nextDelay(QuorumCall call) {
-		int held = call.countAnswered((reply) -> reply < 0);
+	private long nextDelay(QuorumCall call, int held) {
 		if (call.agreedCount() > 0 && held > 0 && held < this.fleet.quorum()) {
 			long bound = Math.min(this.engine.waiting().retryDelayNanos(),
 					TimeUnit.MILLISECONDS.toNanos(1) << Math.min(this.splits++, 10));

@@ -366,11 +366,12 @@ final class NodeFleet {
 	 * with a hint for nobody in this line).
 	 * @param keys the lock's key and the key's queue on the nodes
 	 * @param args the line's stamp, its id and how long it may wait, in ms
+	 * @param free what to run when a quorum found the key free, or {@code null}
 	 */
 	void queueWaiter(String[] keys, String[] args, Runnable free) {
 		AtomicInteger freeCount = new AtomicInteger();
 		NodeClient.ReplyHandler replies = (index, reply) -> {
-			if (reply.answered() && reply.value() == -2 && freeCount.incrementAndGet() == this.quorum) {
+			if (free != null && reply.answered() && reply.value() == -2 && freeCount.incrementAndGet() == this.quorum) {
 				free.run();
 			}
 		};

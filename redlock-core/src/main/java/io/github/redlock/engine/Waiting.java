@@ -407,7 +407,8 @@ final class Waiting {
 	 * that never come (the line named gave up, or its process died). Before, the head
 	 * tried at once beside the line named, and one of the two was refused at every
 	 * release.
-	 * @param how {@link #ENDED}, {@link #RELEASED_NOT_QUEUED} or {@link #RELEASED_QUEUED}
+	 * @param how {@link #ENDED}, {@link #RELEASED_NOT_QUEUED}, {@link #RELEASED_QUEUED}
+	 * or {@link #RELEASED_KEPT}
 	 */
 	void holderGone(String key, int how) {
 		Line line = this.lines.get(key);
@@ -683,7 +684,7 @@ final class Waiting {
 		 * The acquisition of the lease of this registry on the key released last, or
 		 * {@code null}.
 		 */
-		private QuorumCall released;
+		private volatile QuorumCall released;
 
 		/** Polls by its head since the nodes queued it ({@link Waiter#pollBackoff}). */
 		private int polls;
@@ -946,9 +947,8 @@ final class Waiting {
 		 * key, once a line kept the turn for its own waiters).
 		 */
 		QuorumCall released() {
-			synchronized (this.line) {
-				return this.line.released;
-			}
+			return this.line.released; // volatile: read on every attempt, without the
+										// lock
 		}
 
 		/**
