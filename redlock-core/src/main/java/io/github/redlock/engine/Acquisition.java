@@ -448,12 +448,14 @@ final class Acquisition {
 	}
 
 	/**
-	 * Queues this registry's line on the nodes after a holder refused an attempt, unless
-	 * they keep it queued already, so that a release hands it the turn when its turn
-	 * comes ({@link Script#RELEASE}): until then it waits for that hint or its poll, and
-	 * a release wakes one process instead of every process's head waiter. When a quorum
-	 * of nodes found the key free meanwhile, the release came between the refusal and the
-	 * queueing and named nobody in this line: it tries at once.
+	 * Queues this registry's line on the nodes after a holder refused an attempt (again,
+	 * in its place, when they keep it queued already), so that a release hands it the
+	 * turn when its turn comes ({@link Script#RELEASE}): until then it waits for that
+	 * hint or its poll, and a release wakes one process instead of every process's head
+	 * waiter. Queueing marks the holder's value, without which its release would not look
+	 * at the queue. When a quorum of nodes found the key free meanwhile, the release came
+	 * between the refusal and the queueing and named nobody in this line: it tries at
+	 * once.
 	 */
 	private void queue(Waiting.Waiter place) {
 		String[] args = place.queueArgs();

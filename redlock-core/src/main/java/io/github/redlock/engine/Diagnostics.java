@@ -49,6 +49,11 @@ final class Diagnostics {
 		String owner = (separator >= 0) ? value.substring(separator + 1)
 				: Script.READERS.equals(value) ? "readers (a read-write lock's read locks)" : "unknown owner";
 		String secret = (separator >= 0) ? value.substring(0, separator) : value;
+		if (separator == LockValues.SECRET_LENGTH + 1 && secret.charAt(LockValues.SECRET_LENGTH) == '+') {
+			// marked by a waiting process that queued while it held the key
+			// (Script.QUEUE_WAITER)
+			secret = secret.substring(0, LockValues.SECRET_LENGTH);
+		}
 		return new LockInfo.NodeState(node.toString(), owner, LockValues.fingerprint(secret),
 				Duration.ofMillis(Math.max(0, pttl)), counter, null);
 	}

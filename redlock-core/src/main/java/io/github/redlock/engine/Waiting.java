@@ -43,6 +43,11 @@ import java.util.function.Function;
  * ({@link #RELEASED_QUEUED}). A line that the nodes keep queued and whose waiters all
  * left takes itself out of the queues.
  * <p>
+ * A release looks at the queue only when someone may be in it, so that an uncontended
+ * cycle costs the nodes no queue read and no publish: when a line queued while the
+ * released value held the key (queueing marks the value), when a hint named this line
+ * with others queued behind it, or when this line kept the turn ({@code Line.look}).
+ * <p>
  * A waiter that spends its wait time in the line behind others fails without an attempt
  * of its own; an acquisition that may not wait ({@code waitTime} zero, as
  * {@code tryAcquire}) never stands in line: it tries once, at once.
@@ -169,10 +174,13 @@ final class Waiting {
 
 	/**
 	 * The release script's queue argument of a line without waiters, made once: one
-	 * argument rather than four, each of which costs the client a length's text and
+	 * argument rather than five, each of which costs the client a length's text and
 	 * encoding per node.
 	 */
 	private final String idleSpec;
+
+	/** The same, of a line without waiters whose release looks at the queues. */
+	private final String lookSpec;
 
 	/** The same, of a line that keeps the turn. */
 	private final String keepSpec;
@@ -186,8 +194,9 @@ final class Waiting {
 			id[i] = ID_CHARACTERS[ThreadLocalRandom.current().nextInt(ID_CHARACTERS.length)];
 		}
 		this.lineId = new String(id);
-		this.idleSpec = this.lineId + ",,,";
-		this.keepSpec = this.lineId + ",,,1";
+		this.idleSpec = this.lineId + ",,,,";
+		this.lookSpec = this.lineId + ",,,,1";
+		this.keepSpec = this.lineId + ",,,1,";
 	}
 
 	/**
@@ -222,11 +231,19 @@ final class Waiting {
 				long longest = line.longestWait(now);
 				if (longest > 0 && line.inTurn && now - line.turnSince < this.turnNanos) {
 					spec = this.keepSpec;
+					// the queue stays as it is: the release that ends the turn looks
+					line.look = true;
 				}
-				else if (longest > 0) {
-					spec = this.lineId + "," + (TimeUnit.NANOSECONDS.toMillis(longest) + 1) + ","
-							+ System.currentTimeMillis() + ",";
-					line.queuedFor = longest;
+				else {
+					if (longest > 0) {
+						spec = this.lineId + "," + (TimeUnit.NANOSECONDS.toMillis(longest) + 1) + ","
+								+ System.currentTimeMillis() + ",," + (line.look ? "1" : "");
+						line.queuedFor = longest;
+					}
+					else if (line.look) {
+						spec = this.lookSpec;
+					}
+					line.look = false; // this release looks, and names the next if any
 				}
 			}
 		}
@@ -500,11 +517,17 @@ final class Waiting {
 		synchronized (line) {
 			head = (line.holders == 0) ? line.waiters.peekFirst() : null;
 			if (message != null && !message.isEmpty()) {
-				// "<token>@<line id>" names the line whose turn it is (Script.RELEASE)
+				// "<token>@<line id>" names the line whose turn it is, with "+" after it
+				// when other lines stay queued behind (Script.RELEASE)
 				int at = message.indexOf('@');
 				String release = (at < 0) ? message : message.substring(0, at);
-				boolean turn = at < 0 || (message.length() - at - 1 == this.lineId.length()
-						&& message.startsWith(this.lineId, at + 1));
+				boolean more = at >= 0 && message.endsWith("+");
+				int end = more ? message.length() - 1 : message.length();
+				boolean turn = at < 0
+						|| (end - at - 1 == this.lineId.length() && message.startsWith(this.lineId, at + 1));
+				if (turn && more) {
+					line.look = true; // its release must name the next: see releaseArgs
+				}
 				if (release.equals(line.lastHint)) {
 					line.heard++;
 					if (line.heard > line.expected) {
@@ -723,6 +746,21 @@ final class Waiting {
 		 */
 		private long queuedUntil;
 
+		/**
+		 * The stamp its entry in the nodes' queues was given ({@link Waiter#queueArgs}),
+		 * while {@link #queued}: queueing again keeps its place.
+		 */
+		private long queueStamp;
+
+		/**
+		 * Whether other processes may be queued for the key although no waiter marked
+		 * this line's value on the nodes: a hint named this line with others queued
+		 * behind it, or a release of this line kept the turn. Its next release that does
+		 * not keep the turn looks at the nodes' queues ({@link Script#RELEASE}), and
+		 * clears it.
+		 */
+		private boolean look;
+
 		/** Whether {@link #queuedUntil} is in the future. */
 		private boolean queued(long now) {
 			return this.queuedUntil != 0 && this.queuedUntil - now > 0;
@@ -856,18 +894,27 @@ final class Waiting {
 		/**
 		 * After an attempt that a holder refused: returns the arguments with which to
 		 * queue this line on the nodes ({@link Script#QUEUE_WAITER}: the client's clock
-		 * in ms, the line's id, how long it may wait in ms), or {@code null} when the
-		 * nodes keep it queued already.
+		 * in ms, the line's id, how long it may wait in ms), or {@code null} when it has
+		 * no wait time left or is not attempting. A line the nodes keep queued already is
+		 * queued again with its stamp, keeping its place.
 		 */
 		String[] queueArgs() {
 			synchronized (this.line) {
 				long now = System.nanoTime();
 				long longest = this.line.longestWait(now);
-				if (this.phase != ATTEMPTING || this.line.queued(now) || longest <= 0) {
+				if (this.phase != ATTEMPTING || longest <= 0) {
 					return null;
 				}
+				// queued again when the nodes keep it queued already, in its place: so
+				// that
+				// it marks the holder's value, whose release then names the next line
+				// (Script.QUEUE_WAITER), and is queued where the last queueing found the
+				// key free and queued nothing
+				if (!this.line.queued(now)) {
+					this.line.queueStamp = System.currentTimeMillis();
+				}
 				this.line.queuedUntil = now + longest;
-				return new String[] { String.valueOf(System.currentTimeMillis()), Waiting.this.lineId,
+				return new String[] { String.valueOf(this.line.queueStamp), Waiting.this.lineId,
 						String.valueOf(TimeUnit.NANOSECONDS.toMillis(longest) + 1) };
 			}
 		}

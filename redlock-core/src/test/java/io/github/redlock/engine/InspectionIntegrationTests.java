@@ -70,6 +70,34 @@ class InspectionIntegrationTests {
 		assertThat(after.isHeldAnywhere()).isFalse();
 	}
 
+	/**
+	 * A process that queues for the key marks the holder's value on the nodes where it
+	 * queued (Script.QUEUE_WAITER): the holder stays the same, on every node. Before the
+	 * inspection knew the mark, the marked nodes' fingerprint differed from the others',
+	 * and this test failed.
+	 */
+	@Test
+	void aValueMarkedByAQueuedWaiterShowsTheSameHolder() throws Exception {
+		try (Lease lease = this.registry.acquire("marked", Duration.ofSeconds(10), Duration.ZERO)) {
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> this.registry.inspect("marked").nodes().stream().allMatch((node) -> node.owner() != null));
+			for (int i = 0; i < 2; i++) {
+				assertThat(fleet.node(i)
+					.call("EVAL", Script.QUEUE_WAITER.text(), "2", "redlock:lock:marked", "redlock:waiters:marked",
+							String.valueOf(System.currentTimeMillis()), "elsewhere", "60000"))
+					.isEqualTo(1L);
+			}
+			assertThat((String) fleet.node(0).call("GET", "redlock:lock:marked")).contains("+:");
+			LockInfo info = this.registry.inspect("marked");
+			String owner = ":" + ProcessHandle.current().pid() + ":" + Thread.currentThread().getName();
+			assertThat(info.holder()).hasValueSatisfying((holder) -> assertThat(holder).endsWith(owner));
+			assertThat(info.nodes()).allSatisfy((node) -> assertThat(node.owner()).endsWith(owner));
+			assertThat(info.nodes()).extracting(LockInfo.NodeState::holding)
+				.containsOnly(info.nodes().get(4).holding());
+			assertThat(lease.isHeld()).isTrue();
+		}
+	}
+
 	@Test
 	void aMinorityOfStrayKeysIsNoHolder() {
 		fleet.node(0).call("SET", "redlock:lock:stray", "secret:somehost:42:worker", "PX", "60000");

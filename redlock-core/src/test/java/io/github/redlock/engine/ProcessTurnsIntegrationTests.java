@@ -4,11 +4,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -116,6 +120,23 @@ class ProcessTurnsIntegrationTests {
 	}
 
 	/**
+	 * A release that nobody waited for publishes nothing (and reads no queue:
+	 * {@link #theQueueIsInStampOrderAndDropsDeadEntries}): an uncontended cycle runs 2
+	 * commands fewer on each node (issue 27). Before, every release published its token:
+	 * this test failed with 20 publishes on node 0 for 20 cycles.
+	 */
+	@Test
+	void aReleaseThatNobodyWaitedForPublishesNothing() throws Exception {
+		RedlockRegistry a = registry(Duration.ofSeconds(30));
+		long published = NodeStats.calls(fleet.node(0), "publish");
+		for (int i = 0; i < 20; i++) {
+			a.acquire(KEY + i, TTL, WAIT).release();
+		}
+		a.close(); // every node's release answered
+		assertThat(NodeStats.calls(fleet.node(0), "publish") - published).as("publishes on node 0").isZero();
+	}
+
+	/**
 	 * A process keeps the turn for its own waiters for a while
 	 * ({@link Waiting#TURN_NANOS}, a minute here): its release hands the lock to its next
 	 * waiter, names itself so that the processes queued keep waiting, and leaves the
@@ -200,38 +221,94 @@ class ProcessTurnsIntegrationTests {
 
 	/**
 	 * The nodes' queue itself: in the order of the stamps the clients send (the same on
-	 * every node, whatever order the scripts arrive in), without dead entries, and a
-	 * release takes out the first live one, names it, and queues the releasing line
-	 * behind the others when it still has waiters.
+	 * every node, whatever order the scripts arrive in), without dead entries; queueing
+	 * marks the holder's value after its secret, and a release of a marked value (or one
+	 * the client asks to look) takes out the first live entry, names it, with "+" when
+	 * others stay queued, and queues the releasing line behind the others when it still
+	 * has waiters.
 	 */
 	@Test
 	void theQueueIsInStampOrderAndDropsDeadEntries() throws Exception {
 		RedisNode node = fleet.node(0);
 		String queue = "redlock:waiters:" + KEY;
 		String lock = "redlock:lock:" + KEY;
-		node.call("SET", lock, "held-by-someone-else-000000000000", "PX", "30000");
+		String someoneElse = "held-by-someone-else-000000";
+		node.call("SET", lock, someoneElse + ":host:1:main", "PX", "30000");
 		assertThat(queueWaiter(node, "2000", "late", "60000")).isEqualTo(1L);
+		assertThat(node.call("GET", lock)).isEqualTo(someoneElse + "+:host:1:main");
+		assertThat((Long) node.call("PTTL", lock)).as("the mark keeps the holder's ttl").isPositive();
 		assertThat(queueWaiter(node, "1000", "early", "60000")).isEqualTo(1L);
 		assertThat(queueWaiter(node, "500", "dying", "1")).isEqualTo(1L);
+		assertThat(node.call("GET", lock)).as("marked once").isEqualTo(someoneElse + "+:host:1:main");
 		Thread.sleep(20);
 		assertThat(queueWaiter(node, "1500", "middle", "60000")).isEqualTo(1L);
 		assertThat(ids(node.call("GET", queue))).containsExactly("early", "middle", "late");
 		// a line queued again takes its new place
 		assertThat(queueWaiter(node, "3000", "early", "60000")).isEqualTo(1L);
 		assertThat(ids(node.call("GET", queue))).containsExactly("middle", "late", "early");
-		// a release by "early" while it still has a waiter: names "middle", queues itself
-		node.call("SET", lock, "secret-of-early-0000000000000", "PX", "30000");
-		Object released = node.call("EVAL", Script.RELEASE.text(), "2", lock, queue, "secret-of-early-0000000000000",
-				"7", "early,60000,4000,");
-		assertThat(released).isEqualTo(2L);
+		// a release by "early" of a marked value while it still has a waiter: names
+		// "middle", with others behind it, and queues itself
+		String early = "secret-of-early-00000000000";
+		node.call("SET", lock, early + "+:host:2:main", "PX", "30000");
+		long published = NodeStats.calls(node, "publish");
+		assertThat(release(node, early, "7", "early,60000,4000,,")).isEqualTo(2L);
 		assertThat(ids(node.call("GET", queue))).containsExactly("late", "early");
-		// without a waiter left, it takes itself out; the key free: a late queuer is told
-		node.call("SET", lock, "secret-of-early-0000000000000", "PX", "30000");
-		assertThat(node.call("EVAL", Script.RELEASE.text(), "2", lock, queue, "secret-of-early-0000000000000", "8",
-				"early,,,"))
-			.isEqualTo(2L);
+		assertThat(NodeStats.calls(node, "publish")).isEqualTo(published + 1);
+		// an unmarked value, the client not asking to look: released, the queue unread,
+		// nothing published
+		node.call("SET", lock, early + ":host:2:main", "PX", "30000");
+		assertThat(release(node, early, "8", "early,,,,")).isEqualTo(1L);
+		assertThat(node.call("EXISTS", lock)).isEqualTo(0L);
+		assertThat(ids(node.call("GET", queue))).containsExactly("late", "early");
+		assertThat(NodeStats.calls(node, "publish")).isEqualTo(published + 1);
+		// the client asking to look, without a waiter left: names "late", takes itself
+		// out, and nobody stays queued (no "+")
+		node.call("SET", lock, early + ":host:2:main", "PX", "30000");
+		assertThat(release(node, early, "9", "early,,,,1")).isEqualTo(2L);
 		assertThat(node.call("GET", queue)).isNull();
+		assertThat(NodeStats.calls(node, "publish")).isEqualTo(published + 2);
+		// the key free: a late queuer is told, and queued nowhere
 		assertThat(queueWaiter(node, "5000", "late", "60000")).isEqualTo(-2L);
+		assertThat(node.call("GET", queue)).isNull();
+	}
+
+	/**
+	 * The hint a release publishes: "+" after the line named when other lines stay queued
+	 * behind it, so that the named line's own release looks at the queue.
+	 */
+	@Test
+	void aHintSaysWhetherOthersStayQueuedBehindTheLineNamed() throws Exception {
+		RedisNode node = fleet.node(0);
+		String queue = "redlock:waiters:" + KEY;
+		String lock = "redlock:lock:" + KEY;
+		String holder = "secret-of-holder-0000000000";
+		node.call("SET", lock, holder + ":host:1:main", "PX", "30000");
+		queueWaiter(node, "1000", "first", "60000");
+		queueWaiter(node, "2000", "second", "60000");
+		List<String> hints = new CopyOnWriteArrayList<>();
+		RedisClient client = RedisClient.create("redis://127.0.0.1:" + node.port());
+		try (StatefulRedisPubSubConnection<String, String> subscriber = client.connectPubSub()) {
+			subscriber.addListener(new RedisPubSubAdapter<>() {
+				@Override
+				public void message(String channel, String message) {
+					hints.add(message);
+				}
+			});
+			subscriber.sync().subscribe(lock);
+			assertThat(release(node, holder, "11", "holder,,,,")).isEqualTo(2L);
+			node.call("SET", lock, "secret-of-first-00000000000:host:2:main", "PX", "30000");
+			assertThat(release(node, "secret-of-first-00000000000", "12", "first,,,,1")).isEqualTo(2L);
+			await().atMost(Duration.ofSeconds(10)).until(() -> hints.size() == 2);
+		}
+		finally {
+			client.shutdown();
+		}
+		assertThat(hints).containsExactly("11@first+", "12@second");
+	}
+
+	private static Object release(RedisNode node, String secret, String token, String spec) {
+		return node.call("EVAL", Script.RELEASE.text(), "2", "redlock:lock:" + KEY, "redlock:waiters:" + KEY, secret,
+				token, spec);
 	}
 
 	private static Object queueWaiter(RedisNode node, String stamp, String id, String waitMillis) {
