@@ -25,6 +25,9 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.NestedMultiOutput;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -598,27 +601,29 @@ final class NodeClient {
 			Timeouts.deleting(true);
 		}
 		try {
-			connection.async().<T>evalsha(script.sha(), type, keys, args).whenComplete((value, ex) -> {
-				if (ex != null && NodeErrors.isNoScript(ex)) {
-					if (deletes) {
-						Timeouts.deleting(true);
+			connection.async()
+				.<T>dispatch(CommandType.EVALSHA, output(type), new ScriptArgs(script, keys, args))
+				.whenComplete((value, ex) -> {
+					if (ex != null && NodeErrors.isNoScript(ex)) {
+						if (deletes) {
+							Timeouts.deleting(true);
+						}
+						try {
+							connection.async()
+								.<T>eval(script.text(), type, keys, args)
+								.whenComplete((retried, retryEx) -> settle(done, retried, retryEx, epoch));
+						}
+						catch (RuntimeException retryEx) {
+							settle(done, null, retryEx, epoch);
+						}
+						finally {
+							Timeouts.deleting(false);
+						}
 					}
-					try {
-						connection.async()
-							.<T>eval(script.text(), type, keys, args)
-							.whenComplete((retried, retryEx) -> settle(done, retried, retryEx, epoch));
+					else {
+						settle(done, value, ex, epoch);
 					}
-					catch (RuntimeException retryEx) {
-						settle(done, null, retryEx, epoch);
-					}
-					finally {
-						Timeouts.deleting(false);
-					}
-				}
-				else {
-					settle(done, value, ex, epoch);
-				}
-			});
+				});
 		}
 		catch (RuntimeException ex) {
 			settle();
@@ -629,6 +634,19 @@ final class NodeClient {
 				Timeouts.deleting(false);
 			}
 		}
+	}
+
+	/**
+	 * Returns the output of a script's reply of {@code type}, as Lettuce's
+	 * {@code evalsha} makes it.
+	 */
+	@SuppressWarnings("unchecked")
+	private static <T> CommandOutput<String, String, T> output(ScriptOutputType type) {
+		return (CommandOutput<String, String, T>) switch (type) {
+			case INTEGER -> new IntegerOutput<>(StringCodec.UTF8);
+			case MULTI -> new NestedMultiOutput<>(StringCodec.UTF8);
+			default -> throw new IllegalArgumentException("no script of the engine replies " + type);
+		};
 	}
 
 	private <T> void settle(BiConsumer<T, Throwable> done, T value, Throwable ex, int epoch) {
