@@ -87,6 +87,9 @@ public final class ComparisonBenchmark {
 			Map<Contender, Figures> figures = new LinkedHashMap<>();
 			contenders.forEach((contender) -> figures.put(contender, new Figures()));
 			Scenarios scenarios = new Scenarios(settings.hold(), settings.section());
+			if (!settings.costWarmup().isZero()) {
+				warmUpCycles(scenarios, contenders, settings.costWarmup());
+			}
 			if (!settings.warmup().isZero()) {
 				Map<Contender, Figures> discarded = new LinkedHashMap<>();
 				contenders.forEach((contender) -> discarded.put(contender, new Figures()));
@@ -228,6 +231,23 @@ public final class ComparisonBenchmark {
 					() -> twoJvms.oneKey(contenders.indexOf(contender), contender, CONTENDING_THREADS_PER_JVM, duration,
 							key(contender, rep, "x8"), figures.get(contender).twoJvmOneKey));
 		}
+	}
+
+	/**
+	 * Loops each contender's acquire+release cycles, on 1 thread and then on 16, and
+	 * discards what they did: the cost of a cycle is measured in steady state, once the
+	 * JIT compiler has compiled each contender's code (the cost table prints what the
+	 * compiler threads still took).
+	 */
+	private static void warmUpCycles(Scenarios scenarios, List<Contender> contenders, Duration duration)
+			throws Exception {
+		long started = System.nanoTime();
+		for (Contender contender : contenders) {
+			scenarios.cycles(contender, 1, duration, key(contender, "warmup", "cw1:"), new Figures.Rate());
+			scenarios.cycles(contender, 16, duration.dividedBy(3), key(contender, "warmup", "cw16:"),
+					new Figures.Rate());
+		}
+		System.out.printf(Locale.ROOT, "cycles warmed up: %.0f s%n", (System.nanoTime() - started) / 1e9);
 	}
 
 	private static String key(Contender contender, String rep, String scenario) {
@@ -372,22 +392,23 @@ public final class ComparisonBenchmark {
 
 	private static void printCosts(List<Contender> contenders, Map<Contender, Figures> figures) {
 		System.out.println();
-		System.out.println("CPU per acquire+release cycle, µs (JVM: this whole process; nodes: all of them together;"
-				+ " node commands count those the scripts run; a node reads once per wake-up):");
+		System.out.println("CPU per acquire+release cycle, µs (JVM: this whole process, of which JIT: its compiler"
+				+ " threads; nodes: all of them together; node commands count those the scripts run; a node reads"
+				+ " once per wake-up):");
 		System.out.println();
-		System.out
-			.println("| contender | threads | cycles/s | JVM user | JVM system | nodes user | nodes system | in all"
-					+ " | node commands | node reads | JVM bytes allocated |");
-		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+		System.out.println(
+				"| contender | threads | cycles/s | JVM user | JVM system | of which JIT | nodes user | nodes system"
+						+ " | in all | node commands | node reads | JVM bytes allocated |");
+		System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
 		for (int threads : new int[] { 1, 16 }) {
 			for (Contender contender : contenders) {
 				Figures figure = figures.get(contender);
 				CycleCost cost = (threads == 1) ? figure.oneThreadCost : figure.sixteenThreadsCost;
 				double rate = (threads == 1) ? figure.oneThread.perSecond() : figure.sixteenThreads.perSecond();
-				System.out.printf(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %s |%n",
+				System.out.printf(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %s |%n",
 						contender.name(), threads, format(rate), format(cost.jvmUser()), format(cost.jvmSystem()),
-						format(cost.nodesUser()), format(cost.nodesSystem()), format(cost.total()), cost.nodeCommands(),
-						cost.nodeReads(), format(cost.jvmAllocated()));
+						format(cost.jvmCompiler()), format(cost.nodesUser()), format(cost.nodesSystem()),
+						format(cost.total()), cost.nodeCommands(), cost.nodeReads(), format(cost.jvmAllocated()));
 			}
 		}
 	}

@@ -3,9 +3,12 @@ package io.github.redlock.benchmarks;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.redlock.embedded.RedisNode;
@@ -51,6 +54,10 @@ final class CycleCost {
 		for (int i = 0; i < Reading.FIELDS; i++) {
 			this.sums[i] += end.values[i] - start.values[i];
 		}
+		// by thread: a compiler thread that ended between the readings is missed, one
+		// that started counts from zero
+		end.compilerTicks.forEach((task,
+				ticks) -> this.sums[7] += (ticks - start.compilerTicks.getOrDefault(task, 0L)) * MICROS_PER_TICK);
 		this.jvmMeasured &= start.jvmMeasured && end.jvmMeasured;
 	}
 
@@ -84,6 +91,14 @@ final class CycleCost {
 		return perCycle(5);
 	}
 
+	/**
+	 * The JIT compiler threads' CPU µs per cycle (user and system: part of
+	 * {@link #jvm()}), or NaN.
+	 */
+	double jvmCompiler() {
+		return this.jvmMeasured ? perCycle(7) : Double.NaN;
+	}
+
 	/** The bytes this JVM allocated per cycle, or NaN where that cannot be read. */
 	double jvmAllocated() {
 		return this.jvmMeasured ? perCycle(6) : Double.NaN;
@@ -113,11 +128,14 @@ final class CycleCost {
 	 */
 	private static final class Reading {
 
-		static final int FIELDS = 7;
+		static final int FIELDS = 8; // the last, the compilers', summed by thread
 
 		final double[] values = new double[FIELDS];
 
 		boolean jvmMeasured;
+
+		/** CPU ticks by thread id of the JIT compiler threads alive at the reading. */
+		Map<String, Long> compilerTicks = Map.of();
 
 		static Reading take(List<RedisNode> nodes) {
 			Reading reading = new Reading();
@@ -129,6 +147,7 @@ final class CycleCost {
 				reading.values[0] = Long.parseLong(fields[11]) * MICROS_PER_TICK;
 				reading.values[1] = Long.parseLong(fields[12]) * MICROS_PER_TICK;
 				reading.values[6] = allocated();
+				reading.compilerTicks = compilerTicks();
 				reading.jvmMeasured = reading.values[6] >= 0;
 			}
 			catch (IOException | RuntimeException ex) {
@@ -165,6 +184,33 @@ final class CycleCost {
 				}
 			}
 			return sum;
+		}
+
+		/**
+		 * Returns the CPU ticks (user and system) of this JVM's JIT compiler threads
+		 * ({@code C1 CompilerThread}, {@code C2 CompilerThread}: {@code /proc} truncates
+		 * their names) alive now, by thread id. They come and go as the JVM needs them.
+		 */
+		private static Map<String, Long> compilerTicks() throws IOException {
+			Map<String, Long> ticks = new HashMap<>();
+			try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+				for (Path task : tasks) {
+					String stat;
+					try {
+						stat = Files.readString(task.resolve("stat"));
+					}
+					catch (IOException ex) {
+						continue; // the thread ended
+					}
+					String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+					if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
+						String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+						ticks.put(task.getFileName().toString(),
+								Long.parseLong(fields[11]) + Long.parseLong(fields[12]));
+					}
+				}
+			}
+			return ticks;
 		}
 
 		private static double field(String info, String name) {

@@ -30,6 +30,7 @@ class CycleCostTests {
 			assertThat(cost.nodesUser() + cost.nodesSystem()).isPositive();
 			assertThat(cost.jvmUser()).isNotNaN().isNotNegative();
 			assertThat(cost.jvmSystem()).isNotNaN().isNotNegative();
+			assertThat(cost.jvmCompiler()).isNotNaN().isNotNegative();
 			assertThat(cost.total()).isGreaterThanOrEqualTo(cost.nodesUser() + cost.nodesSystem());
 		}
 	}
