@@ -13,7 +13,7 @@ import java.util.Locale;
  * @param measure how long each scenario runs for each contender in a repetition
  * @param warmup how long each runs in the discarded warm-up repetition (zero: none)
  * @param costWarmup how long each contender loops acquire+release cycles on 1 thread
- * before anything is measured (and a third of it on 16 threads), discarded: so that the
+ * after the warm-up repetition (and half of it on 16 threads), discarded: so that the
  * cost of a cycle is measured once the JIT compiler has compiled the contender's code,
  * rather than while it does so (with the 1 s warm-up alone, the compiler threads took 59
  * to 82 µs of this registry's cycle on 1 thread, 8 to 20 µs of the bare quorum's)
