@@ -905,11 +905,10 @@ final class Waiting {
 				if (this.phase != ATTEMPTING || longest <= 0) {
 					return null;
 				}
-				// queued again when the nodes keep it queued already, in its place: so
-				// that
-				// it marks the holder's value, whose release then names the next line
-				// (Script.QUEUE_WAITER), and is queued where the last queueing found the
-				// key free and queued nothing
+				// queued again, in its place, when the nodes keep it queued already:
+				// this marks the holder's value, whose release then names the next line,
+				// and queues it where the last queueing found the key free and queued
+				// nothing (Script.QUEUE_WAITER)
 				if (!this.line.queued(now)) {
 					this.line.queueStamp = System.currentTimeMillis();
 				}
