@@ -38,6 +38,10 @@ class ProcessTurnsIntegrationTests {
 
 	private static final String KEY = "turns";
 
+	private static final String LOCK = "redlock:lock:" + KEY;
+
+	private static final String QUEUE = "redlock:waiters:" + KEY;
+
 	private static final Duration TTL = Duration.ofSeconds(30);
 
 	private static final Duration WAIT = Duration.ofSeconds(60);
@@ -230,46 +234,44 @@ class ProcessTurnsIntegrationTests {
 	@Test
 	void theQueueIsInStampOrderAndDropsDeadEntries() throws Exception {
 		RedisNode node = fleet.node(0);
-		String queue = "redlock:waiters:" + KEY;
-		String lock = "redlock:lock:" + KEY;
 		String someoneElse = "held-by-someone-else-000000";
-		node.call("SET", lock, someoneElse + ":host:1:main", "PX", "30000");
+		hold(node, someoneElse);
 		assertThat(queueWaiter(node, "2000", "late", "60000")).isEqualTo(1L);
-		assertThat(node.call("GET", lock)).isEqualTo(someoneElse + "+:host:1:main");
-		assertThat((Long) node.call("PTTL", lock)).as("the mark keeps the holder's ttl").isPositive();
+		assertThat(node.call("GET", LOCK)).isEqualTo(someoneElse + "+:host:1:main");
+		assertThat((Long) node.call("PTTL", LOCK)).as("the mark keeps the holder's ttl").isPositive();
 		assertThat(queueWaiter(node, "1000", "early", "60000")).isEqualTo(1L);
 		assertThat(queueWaiter(node, "500", "dying", "1")).isEqualTo(1L);
-		assertThat(node.call("GET", lock)).as("marked once").isEqualTo(someoneElse + "+:host:1:main");
+		assertThat(node.call("GET", LOCK)).as("marked once").isEqualTo(someoneElse + "+:host:1:main");
 		Thread.sleep(20);
 		assertThat(queueWaiter(node, "1500", "middle", "60000")).isEqualTo(1L);
-		assertThat(ids(node.call("GET", queue))).containsExactly("early", "middle", "late");
+		assertThat(ids(node.call("GET", QUEUE))).containsExactly("early", "middle", "late");
 		// a line queued again takes its new place
 		assertThat(queueWaiter(node, "3000", "early", "60000")).isEqualTo(1L);
-		assertThat(ids(node.call("GET", queue))).containsExactly("middle", "late", "early");
+		assertThat(ids(node.call("GET", QUEUE))).containsExactly("middle", "late", "early");
 		// a release by "early" of a marked value while it still has a waiter: names
 		// "middle", with others behind it, and queues itself
 		String early = "secret-of-early-00000000000";
-		node.call("SET", lock, early + "+:host:2:main", "PX", "30000");
+		node.call("SET", LOCK, early + "+:host:1:main", "PX", "30000");
 		long published = NodeStats.calls(node, "publish");
 		assertThat(release(node, early, "7", "early,60000,4000,,")).isEqualTo(2L);
-		assertThat(ids(node.call("GET", queue))).containsExactly("late", "early");
+		assertThat(ids(node.call("GET", QUEUE))).containsExactly("late", "early");
 		assertThat(NodeStats.calls(node, "publish")).isEqualTo(published + 1);
 		// an unmarked value, the client not asking to look: released, the queue unread,
 		// nothing published
-		node.call("SET", lock, early + ":host:2:main", "PX", "30000");
+		hold(node, early);
 		assertThat(release(node, early, "8", "early,,,,")).isEqualTo(1L);
-		assertThat(node.call("EXISTS", lock)).isEqualTo(0L);
-		assertThat(ids(node.call("GET", queue))).containsExactly("late", "early");
+		assertThat(node.call("EXISTS", LOCK)).isEqualTo(0L);
+		assertThat(ids(node.call("GET", QUEUE))).containsExactly("late", "early");
 		assertThat(NodeStats.calls(node, "publish")).isEqualTo(published + 1);
 		// the client asking to look, without a waiter left: names "late", takes itself
 		// out, and nobody stays queued (no "+")
-		node.call("SET", lock, early + ":host:2:main", "PX", "30000");
+		hold(node, early);
 		assertThat(release(node, early, "9", "early,,,,1")).isEqualTo(2L);
-		assertThat(node.call("GET", queue)).isNull();
+		assertThat(node.call("GET", QUEUE)).isNull();
 		assertThat(NodeStats.calls(node, "publish")).isEqualTo(published + 2);
 		// the key free: a late queuer is told, and queued nowhere
 		assertThat(queueWaiter(node, "5000", "late", "60000")).isEqualTo(-2L);
-		assertThat(node.call("GET", queue)).isNull();
+		assertThat(node.call("GET", QUEUE)).isNull();
 	}
 
 	/**
@@ -279,10 +281,8 @@ class ProcessTurnsIntegrationTests {
 	@Test
 	void aHintSaysWhetherOthersStayQueuedBehindTheLineNamed() throws Exception {
 		RedisNode node = fleet.node(0);
-		String queue = "redlock:waiters:" + KEY;
-		String lock = "redlock:lock:" + KEY;
 		String holder = "secret-of-holder-0000000000";
-		node.call("SET", lock, holder + ":host:1:main", "PX", "30000");
+		hold(node, holder);
 		queueWaiter(node, "1000", "first", "60000");
 		queueWaiter(node, "2000", "second", "60000");
 		List<String> hints = new CopyOnWriteArrayList<>();
@@ -294,9 +294,9 @@ class ProcessTurnsIntegrationTests {
 					hints.add(message);
 				}
 			});
-			subscriber.sync().subscribe(lock);
+			subscriber.sync().subscribe(LOCK);
 			assertThat(release(node, holder, "11", "holder,,,,")).isEqualTo(2L);
-			node.call("SET", lock, "secret-of-first-00000000000:host:2:main", "PX", "30000");
+			hold(node, "secret-of-first-00000000000");
 			assertThat(release(node, "secret-of-first-00000000000", "12", "first,,,,1")).isEqualTo(2L);
 			await().atMost(Duration.ofSeconds(10)).until(() -> hints.size() == 2);
 		}
@@ -306,9 +306,13 @@ class ProcessTurnsIntegrationTests {
 		assertThat(hints).containsExactly("11@first+", "12@second");
 	}
 
+	/** Sets the lock's key on the node as a holder's value: its secret, then an owner. */
+	private static void hold(RedisNode node, String secret) {
+		node.call("SET", LOCK, secret + ":host:1:main", "PX", "30000");
+	}
+
 	private static Object release(RedisNode node, String secret, String token, String spec) {
-		return node.call("EVAL", Script.RELEASE.text(), "2", "redlock:lock:" + KEY, "redlock:waiters:" + KEY, secret,
-				token, spec);
+		return node.call("EVAL", Script.RELEASE.text(), "2", LOCK, QUEUE, secret, token, spec);
 	}
 
 	private static Object queueWaiter(RedisNode node, String stamp, String id, String waitMillis) {
