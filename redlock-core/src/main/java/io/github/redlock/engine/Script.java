@@ -238,38 +238,34 @@ record Script(String name, String text, String sha) {
 			""";
 
 	// KEYS[1] lock key, KEYS[2] the key's queue of waiting processes
-	// (<prefix>waiters:<key>,
-	// declared as every key a script touches must be); ARGV[1] lock secret, ARGV[2] the
-	// lease's fencing token, ARGV[3] "<this registry's line id>,<how long its line for
-	// the key may still wait (ms) when it has waiters, else empty>,<the client's clock in
-	// ms, or empty>,<1 when the line keeps the turn for its own next waiter
-	// (Waiting.TURN_NANOS), else empty>,<1 when the line has reason to think other
-	// processes are queued, else empty>" (KEYS[2], ARGV[2] and ARGV[3] optional): one
-	// argument, not five, since each costs the client an encoding per node.
-	// Deletes the key if it holds the secret; returns 0 when it does not.
-	// A line that keeps the turn publishes nothing (its own next waiter takes the lock at
-	// once: a hint would only wake others to be refused), leaves the queue as it is, and
-	// returns 3.
-	// Otherwise it looks at the key's queue only when someone may be in it: the value it
-	// deleted was marked by a line queueing while it held the key (QUEUE_WAITER), or the
-	// client says so (a hint named its line with others queued behind, or its line kept
-	// the turn: Waiting#releaseArgs). When nobody may be, it publishes nothing and
-	// returns
-	// 1: an uncontended cycle costs the node no queue read and no PUBLISH (issue 27: 2 of
-	// the 11 commands a cycle ran on each node, about 8 % of the nodes' CPU per cycle).
-	// Looking, when another line is queued it takes the first out and names it in the
-	// release hint, "<token>@<line id>", followed by "+" when lines remain queued after
-	// it
-	// (the named line's own release must then look: its value is not marked): that line
-	// tries, the others keep waiting (Waiting#hint), and this line, when it still has
-	// waiters, is queued behind it; it returns 2, so that its next waiter waits its turn
-	// too instead of racing the one named. When the queue is empty it publishes the token
-	// alone, which wakes every waiter subscribed, and returns 1. The token tells a waiter
-	// that the hints of the other nodes are the same release (Waiting#hint); neither it
-	// nor
-	// a line id is a secret. The publish is a pcall, so that a node that forbids PUBLISH
-	// (an ACL without the channel, a managed service) still releases; its waiters poll.
-	// A call without ARGV[3] publishes the token (or nothing: '') as before the queue.
+	// (<prefix>waiters:<key>, declared as every key a script touches must be); ARGV[1]
+	// lock secret, ARGV[2] the lease's fencing token, ARGV[3] "<this registry's line
+	// id>,<how long its line for the key may still wait (ms) when it has waiters, else
+	// empty>,<the client's clock in ms, or empty>,<1 when the line keeps the turn for
+	// its own next waiter (Waiting.TURN_NANOS), else empty>,<1 when the line has reason
+	// to think other processes are queued, else empty>" (KEYS[2], ARGV[2] and ARGV[3]
+	// optional): one argument, not five, since each costs the client an encoding per
+	// node. Deletes the key if it holds the secret; returns 0 when it does not. A line
+	// that keeps the turn publishes nothing (its own next waiter takes the lock at once:
+	// a hint would only wake others to be refused), leaves the queue as it is, and
+	// returns 3. Otherwise it looks at the key's queue only when someone may be in it:
+	// the value it deleted was marked by a line queueing while it held the key
+	// (QUEUE_WAITER), or the client says so (a hint named its line with others queued
+	// behind, or its line kept the turn: Waiting#releaseArgs). When nobody may be, it
+	// publishes nothing and returns 1: an uncontended cycle costs the node no queue read
+	// and no PUBLISH (issue 27: 2 of the 11 commands a cycle ran on each node, about 8 %
+	// of the nodes' CPU per cycle). Looking, when another line is queued it takes the
+	// first out and names it in the release hint, "<token>@<line id>", followed by "+"
+	// when lines remain queued after it (the named line's own release must then look:
+	// its value is not marked): that line tries, the others keep waiting (Waiting#hint),
+	// and this line, when it still has waiters, is queued behind it; it returns 2, so
+	// that its next waiter waits its turn too instead of racing the one named. When the
+	// queue is empty it publishes the token alone, which wakes every waiter subscribed,
+	// and returns 1. The token tells a waiter that the hints of the other nodes are the
+	// same release (Waiting#hint); neither it nor a line id is a secret. The publish is
+	// a pcall, so that a node that forbids PUBLISH (an ACL without the channel, a
+	// managed service) still releases; its waiters poll. A call without ARGV[3]
+	// publishes the token (or nothing: '') as before the queue.
 	static final Script RELEASE = of("release", OURS + QUEUE + """
 			if redis.replicate_commands then redis.replicate_commands() end
 			redis.call('del', KEYS[1])
@@ -310,9 +306,8 @@ record Script(String name, String text, String sha) {
 	// reads the owner past the mark. Returns 1 while the key is held; -2 when it is free
 	// (a release came between the refusal and this, and named nobody in this line, which
 	// then tries at once), queueing nothing; -3 when it writes nothing (as when
-	// NodeClient
-	// loads the script). It reads the key with GET, not PTTL: the herd benchmark counts a
-	// node's refused attempts by their PTTL.
+	// NodeClient loads the script). It reads the key with GET, not PTTL: the herd
+	// benchmark counts a node's refused attempts by their PTTL.
 	static final Script QUEUE_WAITER = of("queue-waiter", QUEUE + """
 			if ARGV[1] == '' then return -3 end
 			local held = redis.call('get', KEYS[1])
