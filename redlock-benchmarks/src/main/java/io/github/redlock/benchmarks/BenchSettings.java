@@ -15,8 +15,8 @@ import java.util.Locale;
  * @param costWarmup how long each contender loops acquire+release cycles on 1 thread
  * after the warm-up repetition (and half of it on 16 threads), discarded: so that the
  * cost of a cycle is measured once the JIT compiler has compiled the contender's code,
- * rather than while it does so (with the 1 s warm-up alone, the compiler threads took 59
- * to 82 µs of this registry's cycle on 1 thread, 8 to 20 µs of the bare quorum's)
+ * rather than while it does so (with the 1 s warm-up alone, the compiler threads took
+ * several times as much of this registry's cycle as of the bare quorum's)
  * @param nodes how many local nodes
  * @param ttl the lease time of every acquisition, and the registry's {@code maxTtl}
  * @param hold how long a holder keeps the key after the other said it waits, in the

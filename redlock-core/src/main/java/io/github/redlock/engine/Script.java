@@ -253,8 +253,8 @@ record Script(String name, String text, String sha) {
 	// (QUEUE_WAITER), or the client says so (a hint named its line with others queued
 	// behind, or its line kept the turn: Waiting#releaseArgs). When nobody may be, it
 	// publishes nothing and returns 1: an uncontended cycle costs the node no queue read
-	// and no PUBLISH (issue 27: 2 of the 11 commands a cycle ran on each node, about 8 %
-	// of the nodes' CPU per cycle). Looking, when another line is queued it takes the
+	// and no PUBLISH (issue 27: 2 of the 11 commands a cycle ran on each node). Looking,
+	// when another line is queued it takes the
 	// first out and names it in the release hint, "<token>@<line id>", followed by "+"
 	// when lines remain queued after it (the named line's own release must then look:
 	// its value is not marked): that line tries, the others keep waiting (Waiting#hint),
