@@ -141,6 +141,35 @@ class ProcessTurnsIntegrationTests {
 	}
 
 	/**
+	 * A process that the nodes keep queued and whose poll a holder refuses queues again,
+	 * in its place, which marks the holder's value: the release then looks at the queue
+	 * and names it. Here the nodes forget both the entry and the mark while it waits.
+	 * Before, a line that believed itself queued did not queue again: the mark stayed off
+	 * and this test failed, the holder's value unmarked after every poll.
+	 */
+	@Test
+	void aQueuedProcessThatAHolderRefusesQueuesAgainAndMarksTheHoldersValue() throws Exception {
+		RedlockRegistry a = registry(Duration.ofSeconds(30));
+		RedlockRegistry b = registry(Duration.ofMillis(200));
+		Lease held = a.acquire(KEY, TTL, WAIT);
+		CompletableFuture<Lease> forB = waitQueued(b);
+		for (int i = 0; i < 3; i++) {
+			fleet.node(i).call("DEL", QUEUE);
+			String value = (String) fleet.node(i).call("GET", LOCK);
+			fleet.node(i).call("SET", LOCK, value.replace("+:", ":"), "KEEPTTL");
+		}
+		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+			for (int i = 0; i < 3; i++) {
+				assertThat((String) fleet.node(i).call("GET", LOCK)).as("node %d's value", i).contains("+:");
+				assertThat(String.valueOf(fleet.node(i).call("GET", QUEUE))).as("node %d's queue", i)
+					.contains(b.waiting().lineId());
+			}
+		});
+		held.release();
+		forB.get(20, TimeUnit.SECONDS).release();
+	}
+
+	/**
 	 * A process keeps the turn for its own waiters for a while
 	 * ({@link Waiting#TURN_NANOS}, a minute here): its release hands the lock to its next
 	 * waiter, names itself so that the processes queued keep waiting, and leaves the
