@@ -189,16 +189,16 @@ final class NodeClient {
 	}
 
 	/**
-	 * The node timeout for every command but a {@code PING}, which only
-	 * {@link NodeSilence} sends: it waits as long as {@link NodeSilence#probeTimeout}, so
-	 * that a node that answers late on a busy machine is not taken for silent again; and
-	 * but a deletion ({@link Script#deletes()}), which Lettuce keeps for as long as any
-	 * entry it deletes can live (the maximum TTL). Lettuce never writes a command that
-	 * timed out before its turn: with the node timeout, a release handed to an I/O thread
-	 * that a loaded machine did not run for longer than that was dropped, and the lock
-	 * stayed on the node until its TTL ({@code StarvedClientReleaseIntegrationTests}).
-	 * Whoever waits for a deletion still hears of it within the node timeout
-	 * ({@link DeletionReply}).
+	 * The node timeout for every command but a {@code TIME}, which only
+	 * {@link NodeSilence} sends as its probe: it waits as long as
+	 * {@link NodeSilence#probeTimeout}, so that a node that answers late on a busy
+	 * machine is not taken for silent again; and but a deletion
+	 * ({@link Script#deletes()}), which Lettuce keeps for as long as any entry it deletes
+	 * can live (the maximum TTL). Lettuce never writes a command that timed out before
+	 * its turn: with the node timeout, a release handed to an I/O thread that a loaded
+	 * machine did not run for longer than that was dropped, and the lock stayed on the
+	 * node until its TTL ({@code StarvedClientReleaseIntegrationTests}). Whoever waits
+	 * for a deletion still hears of it within the node timeout ({@link DeletionReply}).
 	 */
 	private static final class Timeouts extends TimeoutOptions.TimeoutSource {
 
@@ -234,7 +234,7 @@ final class NodeClient {
 			if (DELETING.get()[0]) {
 				return this.deletionTimeoutNanos;
 			}
-			return (command != null && command.getType() == CommandType.PING) ? this.probeTimeoutNanos
+			return (command != null && command.getType() == CommandType.TIME) ? this.probeTimeoutNanos
 					: this.nodeTimeoutNanos;
 		}
 
@@ -513,7 +513,7 @@ final class NodeClient {
 
 	/**
 	 * Says whether this node counts toward a quorum now, running a script that reads the
-	 * node marker: what locking needs of the ACL user, unlike a {@code PING}.
+	 * node marker: what locking needs of the ACL user.
 	 * @return a future that completes, never exceptionally, within the node timeout
 	 */
 	CompletableFuture<NodeStatus> check() {
@@ -537,8 +537,7 @@ final class NodeClient {
 		CompletableFuture<NodeStatus> result = new CompletableFuture<>();
 		long start = System.nanoTime();
 		try {
-			// what locking needs, not a PING: a script, by SHA, reading keys under the
-			// prefix
+			// what locking needs: a script, by SHA, reading keys under the prefix
 			String marker = this.trust.markerKey();
 			this.<List<Object>>run(current, Script.INSPECT, ScriptOutputType.MULTI, new String[] { marker, marker },
 					new String[0], (reply, ex) -> {

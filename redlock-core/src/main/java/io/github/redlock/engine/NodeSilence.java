@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 
 import io.github.redlock.Durations;
 import io.github.redlock.NodeFailure;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
 import org.apache.commons.logging.Log;
@@ -17,25 +18,30 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Whether one node has gone silent, as when the network drops its packets without
  * resetting the connection (a black hole) or the server is frozen: its commands timed out
- * several times in a row, it has sent nothing for as many node timeouts, and a
- * {@code PING} sent then went unanswered within the {@link #probeTimeout probe timeout}.
- * A silent node counts toward no quorum and is sent no lock command (the caller hears
+ * several times in a row, it has sent nothing for as many node timeouts, and a probe sent
+ * then went unanswered within the {@link #probeTimeout probe timeout}. A silent node
+ * counts toward no quorum and is sent no lock command (the caller hears
  * {@link #failure()} at once), except the deletions of values that were sent to it
- * before; a {@code PING} probes it every probe interval, and the first that answers ends
- * the silence.
+ * before; it is probed every probe interval, and the first probe that answers ends the
+ * silence.
  * <p>
- * Without this, such a node got every command, and every command, timed out, stayed in
- * Lettuce's command stack (and past what the kernel buffers, in Netty's outbound buffer)
- * until the kernel gave up on the connection: about 15 minutes with Linux's default
- * {@code tcp_retries2}, millions of commands at full load. Now what is pending toward it
- * is what was sent in the second or so before it fell silent, and one probe.
+ * The probe is a {@code TIME}, which the least-privilege ACL user of the docs may run,
+ * and an error reply counts as an answer: the node must be let back in by whatever proves
+ * it answers, not by what its ACL allows. A node left silent for good would take a vote
+ * out of every quorum.
  * <p>
- * Invariants: {@link #silent} is set only after a suspicion's {@code PING} failed
+ * Such a node would otherwise get every command, and every command, timed out, would stay
+ * in Lettuce's command stack (and past what the kernel buffers, in Netty's outbound
+ * buffer) until the kernel gave up on the connection: about 15 minutes with Linux's
+ * default {@code tcp_retries2}. What is pending toward a silent node is what was sent in
+ * the second or so before it fell silent, and one probe.
+ * <p>
+ * Invariants: {@link #silent} is set only after a suspicion's probe failed
  * ({@link #timedOut}), and cleared only by a probe that answered, which moves the
  * {@link #epoch} on; a reply or timeout of a command sent in an earlier epoch changes
- * nothing. At most one {@code PING} is in flight ({@link #probing}), and while nothing is
- * read from the node, at most one waits in its connection: the probes add nothing to what
- * is pending however long the silence lasts. Silence says nothing of a restart: a server
+ * nothing. At most one probe is in flight ({@link #probing}), and while nothing is read
+ * from the node, at most one waits in its connection: the probes add nothing to what is
+ * pending however long the silence lasts. Silence says nothing of a restart: a server
  * that restarted closed the connection, which {@link NodeTrust} checks again on the next
  * one, as it always does.
  *
@@ -81,7 +87,7 @@ final class NodeSilence {
 
 	private volatile boolean closed;
 
-	/** When the last {@code PING} went on the current connection; 0 for none. */
+	/** When the last probe went on the current connection; 0 for none. */
 	private volatile long probeSentNanos;
 
 	/**
@@ -158,15 +164,15 @@ final class NodeSilence {
 	 * Notes that a command sent in {@code sentIn} timed out. When that makes
 	 * {@link #threshold} in a row and the node has sent nothing for as many node timeouts
 	 * (no reply, not even one to a command that had timed out already, which Lettuce
-	 * drops but {@link WriteCoalescing} sees read), the node is suspected: a {@code PING}
-	 * goes to it, and only if that is not answered within the probe timeout does the node
-	 * fall silent. Until then it gets commands as before.
+	 * drops but {@link WriteCoalescing} sees read), the node is suspected: a probe goes
+	 * to it, and only if that is not answered within the probe timeout does the node fall
+	 * silent. Until then it gets commands as before.
 	 * <p>
 	 * Both conditions keep a healthy node in on a busy machine. A stall of this process
 	 * times out every command in flight at once, hundreds in a row at full load, and no
 	 * read happens during it; a burst of thousands of commands (every lease's extension
 	 * at once) keeps a server busy, answering nothing, for longer than a node timeout.
-	 * Either way the node answers the {@code PING} soon after.
+	 * Either way the node answers the probe soon after.
 	 */
 	void timedOut(int sentIn) {
 		if (sentIn != this.epoch || this.silent != null) {
@@ -195,11 +201,21 @@ final class NodeSilence {
 		try {
 			// within the probe timeout (NodeClient's Timeouts)
 			this.probeSentNanos = System.nanoTime();
-			current.async().ping().whenComplete((pong, ex) -> suspicionChecked(ex == null && "PONG".equals(pong)));
+			current.async().time().whenComplete((time, ex) -> suspicionChecked(answered(ex)));
 		}
 		catch (RuntimeException ex) {
 			this.probing.set(false);
 		}
+	}
+
+	/**
+	 * Says whether a probe was answered: with its reply, or with an error reply, which a
+	 * frozen server or a black hole never sends either. An ACL that denies the probe's
+	 * command must not keep a node that answers out of every quorum.
+	 */
+	private static boolean answered(Throwable ex) {
+		return ex == null || ex instanceof RedisCommandExecutionException
+				|| ex.getCause() instanceof RedisCommandExecutionException;
 	}
 
 	private void suspicionChecked(boolean answered) {
@@ -217,7 +233,7 @@ final class NodeSilence {
 	private void fallSilent() {
 		NodeFailure failure = new NodeFailure(this.node, NodeFailure.Kind.TIMEOUT, "silent: " + this.threshold
 				+ " timeouts in a row, nothing sent for " + Durations.format(Duration.ofNanos(this.spanNanos))
-				+ " and no answer to a PING within " + Durations.format(this.probeTimeout)
+				+ " and no answer to a probe (TIME) within " + Durations.format(this.probeTimeout)
 				+ "; sent no lock command until it answers one, tried every " + Durations.format(this.probeInterval));
 		synchronized (this) {
 			if (this.silent != null || this.closed) {
@@ -227,10 +243,10 @@ final class NodeSilence {
 			this.silent = failure;
 		}
 		logger.warn("Redlock node " + this.node + " timed out " + this.threshold + " times in a row, sent nothing for "
-				+ Durations.format(Duration.ofNanos(this.spanNanos)) + " and did not answer a PING within "
+				+ Durations.format(Duration.ofNanos(this.spanNanos)) + " and did not answer a probe within "
 				+ Durations.format(this.probeTimeout)
 				+ " (packets dropped, or the server frozen): it counts toward no quorum and is sent no lock command"
-				+ " until it answers a PING, tried every " + Durations.format(this.probeInterval));
+				+ " until it answers a probe, tried every " + Durations.format(this.probeInterval));
 		this.changed.run();
 	}
 
@@ -266,7 +282,7 @@ final class NodeSilence {
 		try {
 			// within the probe timeout (NodeClient's Timeouts)
 			this.probeSentNanos = System.nanoTime();
-			current.async().ping().whenComplete((pong, ex) -> probed(ex == null && "PONG".equals(pong)));
+			current.async().time().whenComplete((time, ex) -> probed(answered(ex)));
 		}
 		catch (RuntimeException ex) {
 			probed(false);

@@ -8,8 +8,8 @@ import java.time.Duration;
  * @param node the node, as a URI without credentials
  * @param usable whether it counts toward a quorum now: connected, answering, and not kept
  * out by the restart guard
- * @param latency how long it took to answer a {@code PING}, or {@code null} if it did not
- * answer
+ * @param latency how long it took to answer the check (a script reading the node marker),
+ * or {@code null} if it did not answer
  * @param problem why it does not count, or {@code null} when it does
  * @param warning what weakens the node's connection though it counts, such as TLS that
  * does not verify the host name, or {@code null}

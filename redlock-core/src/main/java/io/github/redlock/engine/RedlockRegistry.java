@@ -694,10 +694,10 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	/**
 	 * Asks every node, in parallel, whether it counts toward a quorum now: it must be
-	 * connected, answer a {@code PING} within the node timeout, and not be kept out by
-	 * the restart guard. Takes at most about the node timeout; never throws for a node's
-	 * failure. For health checks: locks can be acquired while at least {@link #quorum()}
-	 * nodes are usable.
+	 * connected, answer a script reading the node marker within the node timeout, and not
+	 * be kept out by the restart guard. Takes at most about the node timeout; never
+	 * throws for a node's failure. For health checks: locks can be acquired while at
+	 * least {@link #quorum()} nodes are usable.
 	 * @return the state of each node, in configuration order
 	 */
 	public List<NodeStatus> checkNodes() {
@@ -1068,13 +1068,13 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		/**
 		 * Sets how many timeouts in a row make a node suspected of silence (default 3),
 		 * when it has also sent nothing for as many {@link #nodeTimeout node timeouts}
-		 * (300ms by default); a suspected node is sent a {@code PING} and falls silent if
-		 * that goes unanswered within the {@link #silentNodeProbeInterval probe
+		 * (300ms by default); a suspected node is sent a probe ({@code TIME}) and falls
+		 * silent if that goes unanswered within the {@link #silentNodeProbeInterval probe
 		 * interval}. A silent node counts toward no quorum and is sent no lock command
-		 * until it answers a {@code PING}, so that a node whose packets are dropped
-		 * without a reset (a black hole) or whose server is frozen does not pile up
-		 * commands that will never be answered. At full load a silent node is found in
-		 * about 1.5s with the defaults.
+		 * until it answers a probe (an error reply counts), so that a node whose packets
+		 * are dropped without a reset (a black hole) or whose server is frozen does not
+		 * pile up commands that will never be answered. At full load a silent node is
+		 * found in about 1.5s with the defaults.
 		 * @param silentNodeTimeouts the number of timeouts in a row, at least 1
 		 * @return this builder
 		 */
@@ -1084,12 +1084,12 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		}
 
 		/**
-		 * Sets how often a silent node is probed with a {@code PING} (default 1s, at most
-		 * 1 minute): it is probed at once when it falls silent, then this long after each
-		 * probe that got no answer. A probe waits this long for its answer too (at least
-		 * the {@link #nodeTimeout node timeout}), so that a node that is only slow is
-		 * told from one that does not answer. The first answer ends the silence, and the
-		 * node counts again if its trust allows (see {@link #restartGuard}).
+		 * Sets how often a silent node is probed (default 1s, at most 1 minute): it is
+		 * probed at once when it falls silent, then this long after each probe that got
+		 * no answer. A probe waits this long for its answer too (at least the
+		 * {@link #nodeTimeout node timeout}), so that a node that is only slow is told
+		 * from one that does not answer. The first answer ends the silence, and the node
+		 * counts again if its trust allows (see {@link #restartGuard}).
 		 * @param silentNodeProbeInterval the probe interval
 		 * @return this builder
 		 */

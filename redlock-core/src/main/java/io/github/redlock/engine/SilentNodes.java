@@ -18,9 +18,9 @@ record SilentNodes(int timeouts, Duration probeInterval) {
 	/**
 	 * Three: one or two timeouts happen to a healthy node on a busy machine; three in a
 	 * row, with nothing read from the node for three node timeouts (300ms by default),
-	 * are rarer, and a node suspected so is sent a {@code PING} before it falls silent. A
-	 * stall of this process or a burst of thousands of commands makes a healthy node look
-	 * so, and it answers the {@code PING}. At full load a black-holed node is found
+	 * are rarer, and a node suspected so is sent a probe ({@code TIME}) before it falls
+	 * silent. A stall of this process or a burst of thousands of commands makes a healthy
+	 * node look so, and it answers the probe. At full load a black-holed node is found
 	 * within about those three node timeouts plus one, plus the probe timeout.
 	 */
 	static final int DEFAULT_TIMEOUTS = 3;
@@ -28,8 +28,8 @@ record SilentNodes(int timeouts, Duration probeInterval) {
 	/**
 	 * One second: a node back from a freeze or a healed link rejoins within about that
 	 * (the probe after it sends again), and a suspected node that is only busy has that
-	 * long to answer its {@code PING}. Probes cost nothing while the node sends nothing:
-	 * one waits in the connection at most.
+	 * long to answer its probe. Probes cost nothing while the node sends nothing: one
+	 * waits in the connection at most.
 	 */
 	static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(1);
 

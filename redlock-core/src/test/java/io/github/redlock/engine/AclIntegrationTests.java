@@ -104,6 +104,35 @@ class AclIntegrationTests {
 	}
 
 	/**
+	 * A node that fell silent rejoins when it answers again, for the least-privilege user
+	 * the README lists, which may not run {@code PING}. Failed before the fix: the probe
+	 * was a {@code PING}, refused with NOPERM, and a refusal was taken for no answer, so
+	 * the resumed node was still out when the wait ended.
+	 */
+	@Test
+	void aNodeThatFellSilentRejoinsForTheReadmesLeastPrivilegeUser() throws Exception {
+		RedlockRegistry registry = registryAs("leastsilent", "~redlock:*", "resetchannels", "&redlock:lock:*", "+eval",
+				"+evalsha", "+get", "+set", "+incr", "+pexpire", "+pttl", "+del", "+time", "+info", "+publish",
+				"+subscribe", "+unsubscribe");
+		awaitUsable(registry);
+		RedisNode frozen = fleet.fleet().nodes().get(2);
+		frozen.pause();
+		try {
+			for (int i = 0; i < 100 && registry.usableNodes() == 3; i++) {
+				try (Lease lease = registry.acquire("acl-silent-" + i, Duration.ofSeconds(1), Duration.ofSeconds(5))) {
+					assertThat(lease.isHeld()).isTrue();
+				}
+			}
+			await().atMost(Duration.ofSeconds(15)).until(() -> registry.usableNodes() == 2);
+		}
+		finally {
+			frozen.resume();
+		}
+		await().atMost(Duration.ofSeconds(30)).until(() -> registry.usableNodes() == 3);
+		assertThat(registry.checkNodes()).allSatisfy((status) -> assertThat(status.usable()).isTrue());
+	}
+
+	/**
 	 * Read-write locks and semaphores need more than the mutex: their scripts keep
 	 * readers, writers and permits in sorted sets and a hash. This is the rule
 	 * docs/production.md lists for them.

@@ -111,7 +111,7 @@ class BlackHoledNodeIntegrationTests {
 				await().atMost(Duration.ofSeconds(10)).until(() -> registry.usableNodes() == 4);
 				NodeStatus status = registry.checkNodes().get(4);
 				assertThat(status.usable()).isFalse();
-				assertThat(status.problem()).contains("silent: 3 timeouts in a row", "no answer to a PING");
+				assertThat(status.problem()).contains("silent: 3 timeouts in a row", "no answer to a probe");
 			}
 			finally {
 				link.heal();

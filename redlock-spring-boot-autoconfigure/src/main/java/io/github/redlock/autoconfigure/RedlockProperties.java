@@ -115,14 +115,14 @@ public class RedlockProperties {
 
 	/**
 	 * Node timeouts in a row, with nothing read from the node meanwhile, after which a
-	 * node is probed with a PING; if that goes unanswered within the probe interval, the
-	 * node counts toward no quorum and gets no lock commands until it answers (a black
-	 * hole or a frozen server).
+	 * node is probed with a TIME; if that goes unanswered (an error reply is an answer)
+	 * within the probe interval, the node counts toward no quorum and gets no lock
+	 * commands until it answers (a black hole or a frozen server).
 	 */
 	private int silentNodeTimeouts = 3;
 
 	/**
-	 * How often a silent node is probed with a PING, and how long each probe waits for
+	 * How often a silent node is probed with a TIME, and how long each probe waits for
 	 * its answer (at least the node timeout); at most 1 minute.
 	 */
 	private Duration silentNodeProbeInterval = Duration.ofSeconds(1);

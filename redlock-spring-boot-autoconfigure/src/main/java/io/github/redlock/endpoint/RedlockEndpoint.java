@@ -97,7 +97,7 @@ public class RedlockEndpoint {
 	 *
 	 * @param address the node's URI, without credentials
 	 * @param state {@code UP} if it counts toward a quorum now, else {@code DOWN}
-	 * @param latency how long it took to answer a {@code PING}, or {@code null}
+	 * @param latency how long the node took to answer the check, or {@code null}
 	 * @param reason why it does not count, or {@code null} when it does
 	 * @param warning what weakens its connection though it counts (such as TLS that does
 	 * not verify the host name), or {@code null}
