@@ -184,8 +184,8 @@ abstract class LeaseAcquisition {
 	}
 
 	void abandonOnClose() {
-		this.result.completeExceptionally(new IllegalStateException("The LockRegistry was closed while acquiring '"
-				+ LockKeys.printable(this.key) + "': nothing is held; acquire through an open registry"));
+		this.result.completeExceptionally(
+				new IllegalStateException(this.engine.leases().refusal(LockKeys.printable(this.key))));
 	}
 
 	private void attempt() {

@@ -137,12 +137,12 @@ final class PermitSemaphore implements LockSemaphore {
 
 	@Override
 	public Lease acquire(Duration ttl, Duration waitTime, boolean autoExtend) {
+		checkAcquisition(ttl, waitTime);
 		return this.registry.observed(this.key, ttl, waitTime, LockObserver.Kind.PERMIT, null,
 				() -> acquirePermit(ttl, waitTime, autoExtend));
 	}
 
 	private Lease acquirePermit(Duration ttl, Duration waitTime, boolean autoExtend) {
-		checkAcquisition(ttl, waitTime);
 		RedlockLease lease;
 		try {
 			lease = Acquisition.await(new PermitAcquisition(ttl, waitTime).start(), this.key,

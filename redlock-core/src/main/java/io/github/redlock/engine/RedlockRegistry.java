@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -427,11 +428,13 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 				? observer.acquisitionStarted(key, ttl, waitTime, LockObserver.Mode.ASYNC, false, kind) : null;
 		CompletableFuture<RedlockLease> lease = start.get();
 		CompletableFuture<Lease> result = new CompletableFuture<>();
+		// the observer hears of one end: the grant, or the first failure
+		AtomicBoolean ended = new AtomicBoolean();
 		// completed off the I/O threads, so that the caller's continuations cannot stall
 		// the replies of every node
 		lease.whenCompleteAsync((held, ex) -> {
 			if (ex != null) {
-				if (acquiring != null) {
+				if (acquiring != null && ended.compareAndSet(false, true)) {
 					failed(acquiring, key, ex);
 				}
 				result.completeExceptionally(ex);
@@ -440,7 +443,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			if (autoExtend) {
 				held.autoExtend(ttl);
 			}
-			if (acquiring != null && !result.isDone()) {
+			if (acquiring != null && !result.isDone() && ended.compareAndSet(false, true)) {
 				observeHold(acquiring, held, held); // told before the caller's
 													// continuations run
 			}
@@ -452,8 +455,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		result.whenComplete((held, ex) -> {
 			if (ex != null) {
 				lease.cancel(false);
-				if (acquiring != null) {
-					failed(acquiring, key, ex); // ignored if told already
+				if (acquiring != null && ended.compareAndSet(false, true)) {
+					failed(acquiring, key, ex);
 				}
 			}
 		});
@@ -527,6 +530,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	@Override
 	public Lease acquireRead(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
+		checkAcquisition(key, ttl, waitTime);
 		return observed(key, ttl, waitTime, LockObserver.Kind.READ, this.readHolds,
 				() -> uninterrupted(key, () -> readLease(key, ttl, waitTime, autoExtend)));
 	}
@@ -549,6 +553,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	@Override
 	public Lease acquireWrite(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
+		checkAcquisition(key, ttl, waitTime);
 		return observed(key, ttl, waitTime, LockObserver.Kind.WRITE, this.writeHolds,
 				() -> uninterrupted(key, () -> writeLease(key, ttl, waitTime, autoExtend)));
 	}
