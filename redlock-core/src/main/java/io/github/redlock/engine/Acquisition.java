@@ -17,6 +17,11 @@ import io.github.redlock.NodeFailure;
 import io.github.redlock.RedlockException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import io.github.redlock.engine.node.HeldReply;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.NodeReply;
+import io.github.redlock.engine.node.NodeTrust;
+import io.github.redlock.engine.node.Script;
 
 /**
  * One call to acquire a lock: attempts on every node at once, retried when

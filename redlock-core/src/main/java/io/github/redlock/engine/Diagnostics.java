@@ -5,6 +5,9 @@ import java.util.List;
 
 import io.github.redlock.LockKeys;
 import io.github.redlock.LockInfo;
+import io.github.redlock.engine.node.KeyLayout;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.Script;
 
 /**
  * What operators and health checks ask of the nodes: who holds a lock where

@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import io.github.redlock.engine.node.KeyLayout;
 
 /**
  * What an {@link Acquisition} and a {@link RedlockLease} work with, built once per

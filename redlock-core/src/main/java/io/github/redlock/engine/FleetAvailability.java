@@ -7,6 +7,8 @@ import java.util.List;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.NodeTrust;
 
 /**
  * Says, once per change, what the fleet as a whole can do: a node going down or coming

@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockKeys;
 import io.github.redlock.NodeFailure;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.NodeReply;
 
 /**
  * One call to acquire a read lock, a write lock or a permit: the same flow as

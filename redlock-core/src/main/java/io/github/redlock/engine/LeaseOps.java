@@ -1,6 +1,7 @@
 package io.github.redlock.engine;
 
 import java.util.Arrays;
+import io.github.redlock.engine.node.Script;
 
 /**
  * How a read lock, a write lock or a permit acts on the nodes once held: the scripts that

@@ -7,6 +7,7 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HexFormat;
+import io.github.redlock.engine.node.Script;
 
 /**
  * Makes lock values: 20 bytes from {@link SecureRandom}, unique per acquisition, followed

@@ -24,6 +24,15 @@ import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import io.github.redlock.engine.node.NodeAddress;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.NodeReply;
+import io.github.redlock.engine.node.NodeSilence;
+import io.github.redlock.engine.node.RestartGuard;
+import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.node.ServerIdentities;
+import io.github.redlock.engine.node.SilentNodes;
+import io.github.redlock.engine.node.WriteCoalescing;
 
 /**
  * The N nodes of a registry: their clients on shared Lettuce resources, the quorum

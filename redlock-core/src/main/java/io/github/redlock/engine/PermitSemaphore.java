@@ -13,6 +13,9 @@ import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockKeys;
 import io.github.redlock.LockSemaphore;
+import io.github.redlock.engine.node.KeyLayout;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.Script;
 
 /**
  * A {@link LockSemaphore} on the quorum: {@code permits} slots, each an exclusive lock of

@@ -8,6 +8,10 @@ import java.util.function.IntConsumer;
 import java.util.function.LongPredicate;
 
 import io.github.redlock.NodeFailure;
+import io.github.redlock.engine.node.HeldReply;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.NodeReply;
+import io.github.redlock.engine.node.Script;
 
 /**
  * One script sent to every node at once, decided as soon as the outcome is known: when a

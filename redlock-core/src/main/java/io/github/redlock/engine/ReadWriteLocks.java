@@ -2,6 +2,9 @@ package io.github.redlock.engine;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import io.github.redlock.engine.node.KeyLayout;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.Script;
 
 /**
  * Read-write locks on the quorum: any number of readers or one writer per key, each a

@@ -21,6 +21,7 @@ import io.github.redlock.NodeFailure;
 import io.github.redlock.RedlockException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import io.github.redlock.engine.node.Script;
 
 /**
  * A lock held on a quorum: its value, fencing token and validity, its extension and

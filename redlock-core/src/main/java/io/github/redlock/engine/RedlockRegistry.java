@@ -27,6 +27,10 @@ import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import io.github.redlock.engine.node.KeyLayout;
+import io.github.redlock.engine.node.NodeAddress;
+import io.github.redlock.engine.node.RestartGuard;
+import io.github.redlock.engine.node.SilentNodes;
 
 /**
  * A {@link LockRegistry} over N independent Redis-protocol masters, following the Redlock
@@ -55,7 +59,7 @@ import org.apache.commons.logging.LogFactory;
 public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	/** Longest key accepted, in characters, before the prefix is added. */
-	public static final int MAX_KEY_LENGTH = 1024;
+	public static final int MAX_KEY_LENGTH = KeyLayout.MAX_KEY_LENGTH;
 
 	private final EngineContext engine;
 

@@ -3,6 +3,7 @@ package io.github.redlock.engine;
 import io.github.redlock.Durations;
 
 import java.time.Duration;
+import io.github.redlock.engine.node.NodeTrust;
 
 /**
  * The tuning of a {@link RedlockRegistry}, checked when it is made: every option must be

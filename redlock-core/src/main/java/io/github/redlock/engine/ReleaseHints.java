@@ -17,6 +17,9 @@ import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import io.github.redlock.engine.node.KeyLayout;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.Script;
 
 /**
  * Wake-ups across processes: the release script publishes the lease's token on a channel

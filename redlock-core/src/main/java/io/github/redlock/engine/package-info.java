@@ -15,10 +15,11 @@
  * node for every answer (inspection, node checks), under one bound; a release goes to
  * every node and returns once a quorum is free of the lock, the rest landing in the
  * background (closing waits for them).</li>
- * <li>{@code NodeClient}: one node's connection and script calls, which never fail but
- * answer a {@code NodeReply}; {@code NodeTrust}: whether that node counts toward a quorum
- * now (the restart guard); {@code NodeErrors}: what a failed call means; {@code Script}:
- * the Lua scripts; {@code WriteCoalescing}: concurrent commands to one node go out in one
+ * <li>In {@link io.github.redlock.engine.node}, the lowest layer (one master):
+ * {@code NodeClient}: one node's connection and script calls, which never fail but answer
+ * a {@code NodeReply}; {@code NodeTrust}: whether that node counts toward a quorum now
+ * (the restart guard); {@code NodeErrors}: what a failed call means; {@code Script}: the
+ * Lua scripts; {@code WriteCoalescing}: concurrent commands to one node go out in one
  * write.</li>
  * <li>{@code EngineContext}: what acquisitions and leases work with, built once per
  * registry: settings, fleet, {@code KeyLayout} (the keys on the nodes), clock and

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.node.NodeTrust;
 
 /**
  * ACL users that lack a permission locking needs, and users that lack only what it does

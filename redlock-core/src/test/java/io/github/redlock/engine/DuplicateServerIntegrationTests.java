@@ -15,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import io.github.redlock.engine.node.NodeTrust;
 
 /**
  * One server listed under two names counts once (issue 11, item 6). Failed before the

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.node.NodeTrust;
 
 /**
  * What operators read when nodes are new, go down or come back (issue 12, items 3 and 5).

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.node.Script;
 
 /**
  * Read-write locks against five real nodes: exclusion between readers, writers and the

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.node.NodeTrust;
 
 /**
  * A node whose restart check fails for a reason other than a permission (issue 23, item

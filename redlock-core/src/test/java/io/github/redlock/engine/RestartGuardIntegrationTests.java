@@ -18,6 +18,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.node.NodeTrust;
+import io.github.redlock.engine.node.Script;
 
 /**
  * The restart-aware quorum: a node that restarted, or lost its data, counts toward no

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.node.NodeClient;
 
 /**
  * A node that restarts between the restart guard's check and the send of a script must

@@ -15,6 +15,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.node.ScriptArgs;
 
 /**
  * {@link ScriptArgs} writes the bytes Lettuce's {@code evalsha} writes, for keys and

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.node.Script;
 
 /**
  * Release hints for semaphores (issue 28: permits keep every promise the mutex keeps): a

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.node.NodeClient;
 
 /**
  * Fencing tokens never go back when nodes come back from an older snapshot (a periodic

@@ -34,6 +34,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.NodeReply;
+import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.node.WriteCoalescing;
 
 /**
  * Concurrent callers' commands to one node go out in one write (issue 15, item 4), and

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import java.util.HashMap;
 import java.util.List;
@@ -13,7 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  *
  * @author redlock contributors
  */
-final class ServerIdentities {
+public final class ServerIdentities {
 
 	private final List<NodeTrust> nodes = new CopyOnWriteArrayList<>();
 

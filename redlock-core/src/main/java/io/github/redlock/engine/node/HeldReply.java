@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 /**
  * Reads the acquire script's reply "held by another owner" ({@link Script#ACQUIRE}): a
@@ -7,7 +7,7 @@ package io.github.redlock.engine;
  *
  * @author redlock contributors
  */
-final class HeldReply {
+public final class HeldReply {
 
 	private static final int MILLIS_BITS = 33;
 
@@ -21,7 +21,7 @@ final class HeldReply {
 	/**
 	 * Returns the holder's remaining milliseconds from a negative reply.
 	 */
-	static long millis(long reply) {
+	public static long millis(long reply) {
 		return (-reply - 1) & MILLIS_MASK;
 	}
 
@@ -29,7 +29,7 @@ final class HeldReply {
 	 * Returns the node's fencing counter modulo 2^19 from a negative reply, or {@code -1}
 	 * when the node had no counter.
 	 */
-	static long counterLow(long reply) {
+	public static long counterLow(long reply) {
 		return ((-reply - 1) >>> MILLIS_BITS) - 1;
 	}
 
@@ -38,7 +38,7 @@ final class HeldReply {
 	 * {@code counterLow}, assuming the two are less than 2^18 apart (one key's counters
 	 * on different nodes differ by the acquisitions some nodes missed).
 	 */
-	static boolean above(long token, long counterLow) {
+	public static boolean above(long token, long counterLow) {
 		long difference = Math.floorMod(token - counterLow, COUNTER_MODULUS);
 		return difference > 0 && difference < COUNTER_MODULUS / 2;
 	}

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -15,7 +15,7 @@ import java.util.List;
  * @param sha the SHA-1 of the script, as the server computes it
  * @author redlock contributors
  */
-record Script(String name, String text, String sha) {
+public record Script(String name, String text, String sha) {
 
 	/**
 	 * Returns whether a reply to this script counts toward a quorum, so that a node not
@@ -49,7 +49,7 @@ record Script(String name, String text, String sha) {
 	 * exclusive lock's: their readers, writers and permits live in sorted sets and a
 	 * hash.
 	 */
-	static final String SHARED_LOCK_RULES = "+exists +hget +hset +hdel +zadd +zcard +zrange +zrangebyscore +zrem"
+	public static final String SHARED_LOCK_RULES = "+exists +hget +hset +hdel +zadd +zcard +zrange +zrangebyscore +zrem"
 			+ " +zremrangebyscore +zscore";
 
 	/**
@@ -107,7 +107,7 @@ record Script(String name, String text, String sha) {
 	// plus the owner (":host:pid:thread") plus 6, the ttl 8 to 11, the retention 14 (a
 	// day: "86400000"; seconds would save 3 but need EXPIRE in the ACL), the marker 36 (a
 	// 16-character id, ':' and the creation ms).
-	static final Script ACQUIRE = of("acquire", """
+	public static final Script ACQUIRE = of("acquire", """
 			if KEYS[3] and redis.call('get', KEYS[3]) ~= ARGV[4] then return 0 end
 			if redis.replicate_commands then redis.replicate_commands() end
 			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
@@ -154,7 +154,7 @@ record Script(String name, String text, String sha) {
 	// ARGV[3] counter retention ms.
 	// Raises the counter to the token while the lock is ours. Returns 1, or 0 when the
 	// lock is not ours.
-	static final Script RAISE_FENCE = of("raise-fence", OURS + """
+	public static final Script RAISE_FENCE = of("raise-fence", OURS + """
 			local current = redis.call('get', KEYS[2])
 			if (not current) or tonumber(current) < tonumber(ARGV[2]) then
 			  redis.call('set', KEYS[2], ARGV[2])
@@ -182,7 +182,7 @@ record Script(String name, String text, String sha) {
 
 	// KEYS[1] lock key, KEYS[2] fencing counter.
 	// Returns {value, pttl, counter} of the lock: value and counter false when absent.
-	static final Script INSPECT = of("inspect", """
+	public static final Script INSPECT = of("inspect", """
 			return { redis.call('get', KEYS[1]), redis.call('pttl', KEYS[1]), redis.call('get', KEYS[2]) }
 			""");
 
@@ -266,7 +266,7 @@ record Script(String name, String text, String sha) {
 	// a pcall, so that a node that forbids PUBLISH (an ACL without the channel, a
 	// managed service) still releases; its waiters poll. A call without ARGV[3]
 	// publishes the token (or nothing: '') as before the queue.
-	static final Script RELEASE = of("release", OURS + QUEUE + """
+	public static final Script RELEASE = of("release", OURS + QUEUE + """
 			if redis.replicate_commands then redis.replicate_commands() end
 			redis.call('del', KEYS[1])
 			local id, wait, stamp, keep, look = string.match(ARGV[3] or '', '^([^,]*),([^,]*),([^,]*),([^,]*),([^,]*)$')
@@ -308,7 +308,7 @@ record Script(String name, String text, String sha) {
 	// then tries at once), queueing nothing; -3 when it writes nothing (as when
 	// NodeClient loads the script). It reads the key with GET, not PTTL: the herd
 	// benchmark counts a node's refused attempts by their PTTL.
-	static final Script QUEUE_WAITER = of("queue-waiter", QUEUE + """
+	public static final Script QUEUE_WAITER = of("queue-waiter", QUEUE + """
 			if ARGV[1] == '' then return -3 end
 			local held = redis.call('get', KEYS[1])
 			if not held and ARGV[3] ~= '0' then return -2 end
@@ -342,7 +342,7 @@ record Script(String name, String text, String sha) {
 	// down, and withdraw again: a loop of thousands of attempts a second, as
 	// RedlockRegistryIntegrationTests saw with three of five nodes down. Returns 1 if
 	// deleted, else 0.
-	static final Script WITHDRAW = of("withdraw", OURS + """
+	public static final Script WITHDRAW = of("withdraw", OURS + """
 			redis.call('del', KEYS[1])
 			if ARGV[2] and redis.call('get', KEYS[2]) == ARGV[2] then
 			  redis.call('set', KEYS[2], ARGV[3], 'PX', ARGV[4])
@@ -353,7 +353,7 @@ record Script(String name, String text, String sha) {
 	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock secret, ARGV[2] ttl ms,
 	// ARGV[3] counter retention ms.
 	// Sets the key's ttl if it holds the secret. Returns 1 if extended, else 0.
-	static final Script EXTEND = of("extend", OURS + """
+	public static final Script EXTEND = of("extend", OURS + """
 			redis.call('pexpire', KEYS[2], ARGV[3])
 			return redis.call('pexpire', KEYS[1], ARGV[2])
 			""");
@@ -366,7 +366,7 @@ record Script(String name, String text, String sha) {
 	// expiry is at or before now is dead and is purged by whichever script meets it.
 
 	/** The value of a lock key while readers hold it: never a prefix of a secret. */
-	static final String READERS = "(readers)";
+	public static final String READERS = "(readers)";
 
 	// The node's clock in ms; after replicate_commands, as the scripts write after TIME.
 	private static final String NOW = """
@@ -431,7 +431,7 @@ record Script(String name, String text, String sha) {
 	// READERS until the latest reader's expiry, so that a writer's or a mutex's SET NX
 	// fails while readers hold. Returns the fencing token (> 0), 0 when the marker is not
 	// the one the client knows, else -(1 + ms until the holder's or the mark's expiry).
-	static final Script ACQUIRE_READ = of("acquire-read", fence("""
+	public static final Script ACQUIRE_READ = of("acquire-read", fence("""
 			if ARGV[1] == '' then return 0 end
 			if KEYS[5] and redis.call('get', KEYS[5]) ~= ARGV[5] then return 0 end
 			local v = redis.call('get', KEYS[1])
@@ -462,7 +462,7 @@ record Script(String name, String text, String sha) {
 	// lock key's READERS to the latest reader's expiry (the lock key outlives every live
 	// reader: a downgrading writer's value is kept that long too, so that an exclusive
 	// lock's SET NX can never succeed beside a reader). Returns 1 if extended, else 0.
-	static final Script EXTEND_READ = of("extend-read", """
+	public static final Script EXTEND_READ = of("extend-read", """
 			if ARGV[1] == '' then return 0 end
 			if #ARGV[1] < 16 then return 0 end
 			""" + NOW + """
@@ -485,7 +485,7 @@ record Script(String name, String text, String sha) {
 	// ARGV[3] counter retention ms.
 	// Raises the counter to the token while the reader is live. Returns 1, or 0 when it
 	// is not.
-	static final Script RAISE_READ = of("raise-read", """
+	public static final Script RAISE_READ = of("raise-read", """
 			if ARGV[1] == '' then return 0 end
 			if #ARGV[1] < 16 then return 0 end
 			""" + NOW + """
@@ -516,11 +516,11 @@ record Script(String name, String text, String sha) {
 			return removed
 			""";
 
-	static final Script RELEASE_READ = of("release-read",
+	public static final Script RELEASE_READ = of("release-read",
 			LEAVE_READ.replace("$PUBLISH", "redis.pcall('publish', KEYS[1], '')"));
 
 	// As RELEASE_READ, without the hint: for a failed attempt (see WITHDRAW).
-	static final Script WITHDRAW_READ = of("withdraw-read", LEAVE_READ.replace("$PUBLISH", ""));
+	public static final Script WITHDRAW_READ = of("withdraw-read", LEAVE_READ.replace("$PUBLISH", ""));
 
 	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] readers, KEYS[4] writer's mark,
 	// KEYS[5] node marker (only when the client knows one); ARGV[1] lock value, ARGV[2]
@@ -532,7 +532,7 @@ record Script(String name, String text, String sha) {
 	// writer's mark to ARGV[5] for ARGV[4] ms, which keeps new readers out; acquired, it
 	// deletes the mark if the mark is its own. Returns the fencing token (> 0), 0 when
 	// the marker is not the one the client knows, else -(1 + the holders' remaining ms).
-	static final Script ACQUIRE_WRITE = of("acquire-write", fence("""
+	public static final Script ACQUIRE_WRITE = of("acquire-write", fence("""
 			if ARGV[1] == '' then return 0 end
 			if KEYS[5] and redis.call('get', KEYS[5]) ~= ARGV[6] then return 0 end
 			""" + NOW + """
@@ -557,7 +557,7 @@ record Script(String name, String text, String sha) {
 	// Extends a write lock as EXTEND does, but never below the latest live reader's
 	// expiry (this thread's downgrade), for the lock key must outlive every reader.
 	// Returns 1 if extended, else 0.
-	static final Script EXTEND_WRITE = of("extend-write", OURS + NOW + LAST_READER.replace("$R", "3") + """
+	public static final Script EXTEND_WRITE = of("extend-write", OURS + NOW + LAST_READER.replace("$R", "3") + """
 			local ttl = tonumber(ARGV[2])
 			if last and last - now > ttl then ttl = last - now end
 			redis.call('pexpire', KEYS[2], ARGV[3])
@@ -568,7 +568,7 @@ record Script(String name, String text, String sha) {
 	// Releases a write lock: if the key holds the secret, it holds READERS afterwards
 	// while live readers are left (this thread's downgrade), else it is deleted; then a
 	// release hint is published. Returns 1, or 0 when the lock is not ours.
-	static final Script RELEASE_WRITE = of("release-write", OURS + NOW + LAST_READER.replace("$R", "2") + """
+	public static final Script RELEASE_WRITE = of("release-write", OURS + NOW + LAST_READER.replace("$R", "2") + """
 			if last then
 			  redis.call('set', KEYS[1], '(readers)', 'PX', last - now)
 			else
@@ -581,7 +581,7 @@ record Script(String name, String text, String sha) {
 	// KEYS[1] writer's mark; ARGV[1] the acquisition's mark.
 	// Deletes the mark if it is this writer's: for a writer that stopped waiting.
 	// Returns 1 if deleted, else 0.
-	static final Script CLEAR_INTENT = of("clear-intent", """
+	public static final Script CLEAR_INTENT = of("clear-intent", """
 			if ARGV[1] == '' then return 0 end
 			if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
 			return 0
@@ -591,7 +591,7 @@ record Script(String name, String text, String sha) {
 	 * What a semaphore's refusal multiplies the holder's remaining ms by, to add a free
 	 * permit's slot (plus one, or 0 for none) below it.
 	 */
-	static final long PERMIT_HINT_RANGE = 16384;
+	public static final long PERMIT_HINT_RANGE = 16384;
 
 	// Purges the dead permits of KEYS[1] (slot -> holder value) and KEYS[2] (sorted set:
 	// slot -> expiry ms). Needs NOW.
@@ -611,7 +611,7 @@ record Script(String name, String text, String sha) {
 	// token (> 0), 0 when the marker is not the one the client knows, else -(1 + ms *
 	// PERMIT_HINT_RANGE + hint): ms until the slot (or, when all are taken, the first
 	// permit) expires, hint the lowest free slot + 1, or 0 if none is free.
-	static final Script ACQUIRE_PERMIT = of("acquire-permit", fence("""
+	public static final Script ACQUIRE_PERMIT = of("acquire-permit", fence("""
 			if ARGV[1] == '' then return 0 end
 			if KEYS[4] and redis.call('get', KEYS[4]) ~= ARGV[6] then return 0 end
 			""" + NOW + PURGE_PERMITS + """
@@ -650,7 +650,7 @@ record Script(String name, String text, String sha) {
 	// holder secret, ARGV[2] ttl ms, ARGV[3] counter retention ms, ARGV[4] slot.
 	// Sets the permit's expiry to ttl from now if it is ours and live. Returns 1 if
 	// extended, else 0.
-	static final Script EXTEND_PERMIT = of("extend-permit", OUR_PERMIT.replace("$S", "4") + NOW + """
+	public static final Script EXTEND_PERMIT = of("extend-permit", OUR_PERMIT.replace("$S", "4") + NOW + """
 			local score = redis.call('zscore', KEYS[2], ARGV[4])
 			if (not score) or tonumber(score) <= now then return 0 end
 			redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[4])
@@ -664,7 +664,7 @@ record Script(String name, String text, String sha) {
 	// KEYS[1] permit holders, KEYS[2] permit expiries, KEYS[3] fencing counter; ARGV[1]
 	// holder secret, ARGV[2] token, ARGV[3] counter retention ms, ARGV[4] slot.
 	// Raises the counter to the token while the permit is ours and live. Returns 1, or 0.
-	static final Script RAISE_PERMIT = of("raise-permit", OUR_PERMIT.replace("$S", "4") + NOW + """
+	public static final Script RAISE_PERMIT = of("raise-permit", OUR_PERMIT.replace("$S", "4") + NOW + """
 			local score = redis.call('zscore', KEYS[2], ARGV[4])
 			if (not score) or tonumber(score) <= now then return 0 end
 			""" + RAISE.replace("$F", "3"));
@@ -680,7 +680,7 @@ record Script(String name, String text, String sha) {
 	// waiter hears each release once (Waiting#hint). A failed attempt's withdrawal sends
 	// no channel and publishes nothing (see WITHDRAW). The publish is a pcall, so that a
 	// node that forbids it still releases. Returns 1 if freed, else 0.
-	static final Script RELEASE_PERMIT = of("release-permit", OUR_PERMIT.replace("$S", "2") + """
+	public static final Script RELEASE_PERMIT = of("release-permit", OUR_PERMIT.replace("$S", "2") + """
 			redis.call('hdel', KEYS[1], ARGV[2])
 			redis.call('zrem', KEYS[2], ARGV[2])
 			if ARGV[3] then redis.pcall('publish', ARGV[3], ARGV[4]) end
@@ -689,7 +689,7 @@ record Script(String name, String text, String sha) {
 
 	// KEYS[1] permit expiries.
 	// Returns the slots of the live permits, changing nothing.
-	static final Script LIVE_PERMITS = of("live-permits", """
+	public static final Script LIVE_PERMITS = of("live-permits", """
 			local clock = redis.call('time')
 			local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 			return redis.call('zrangebyscore', KEYS[1], '(' .. now, '+inf')

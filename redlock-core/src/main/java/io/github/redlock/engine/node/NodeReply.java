@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import io.github.redlock.NodeFailure;
 
@@ -11,7 +11,7 @@ import io.github.redlock.NodeFailure;
  * ({@link NodeSilence}): then nothing is to be undone there
  * @author redlock contributors
  */
-record NodeReply(long value, NodeFailure failure, boolean unsent) {
+public record NodeReply(long value, NodeFailure failure, boolean unsent) {
 
 	/** The replies of releases, withdrawals, raises and extensions: shared. */
 	private static final NodeReply ZERO = new NodeReply(0, null, false);
@@ -29,11 +29,11 @@ record NodeReply(long value, NodeFailure failure, boolean unsent) {
 	/**
 	 * Returns the reply to a call that a silent node was not sent.
 	 */
-	static NodeReply unsent(NodeFailure failure) {
+	public static NodeReply unsent(NodeFailure failure) {
 		return new NodeReply(0, failure, true);
 	}
 
-	boolean answered() {
+	public boolean answered() {
 		return this.failure == null;
 	}
 

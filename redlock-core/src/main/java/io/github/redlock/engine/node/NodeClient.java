@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -36,6 +36,7 @@ import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import io.github.redlock.engine.NodeStatus;
 
 /**
  * One node: a Lettuce client with one multiplexed connection, and script calls that never
@@ -56,7 +57,7 @@ import org.apache.commons.logging.LogFactory;
  *
  * @author redlock contributors
  */
-final class NodeClient {
+public final class NodeClient {
 
 	private static final Log logger = LogFactory.getLog(NodeClient.class);
 
@@ -132,7 +133,7 @@ final class NodeClient {
 
 	private volatile CompletableFuture<Void> drained;
 
-	NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration deletionTimeout,
+	public NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration deletionTimeout,
 			Duration connectTimeout, RestartGuard guard, ServerIdentities identities, boolean acceptEviction,
 			SilentNodes silentNodes, Consumer<ClientOptions.Builder> customizer, Runnable changed) {
 		this.changed = changed;
@@ -295,7 +296,7 @@ final class NodeClient {
 	 * Starts connecting, unless connected or connecting already.
 	 * @return a future that completes, never exceptionally, when this attempt ends
 	 */
-	CompletableFuture<Void> connect() {
+	public CompletableFuture<Void> connect() {
 		if (this.connection != null || this.closed || !this.connecting.compareAndSet(false, true)) {
 			return CompletableFuture.completedFuture(null);
 		}
@@ -387,7 +388,7 @@ final class NodeClient {
 	 * @return a future that completes, never exceptionally, with the reply or why there
 	 * is none
 	 */
-	CompletableFuture<NodeReply> eval(Script script, String[] keys, String... args) {
+	public CompletableFuture<NodeReply> eval(Script script, String[] keys, String... args) {
 		CompletableFuture<NodeReply> result = new CompletableFuture<>();
 		eval(script, keys, args, 0, (index, reply) -> result.complete(reply));
 		return result;
@@ -398,7 +399,7 @@ final class NodeClient {
 	 * {@code replies}, once, with {@code index}: on the hot path a quorum call or a
 	 * release hears its nodes so, without a future per node.
 	 */
-	void eval(Script script, String[] keys, String[] args, int index, ReplyHandler replies) {
+	public void eval(Script script, String[] keys, String[] args, int index, ReplyHandler replies) {
 		StatefulRedisConnection<String, String> current = this.connection;
 		if (current == null) {
 			if (!this.closed && System.nanoTime() - this.lastAttemptNanos > RECONNECT_INTERVAL_NANOS) {
@@ -507,7 +508,7 @@ final class NodeClient {
 	 * Runs {@code action} between the trust check and the send of every later script: a
 	 * seam for tests of what happens when the connection drops just then.
 	 */
-	void afterTrustCheck(Runnable action) {
+	public void afterTrustCheck(Runnable action) {
 		this.afterTrustCheck = action;
 	}
 
@@ -516,7 +517,7 @@ final class NodeClient {
 	 * node marker: what locking needs of the ACL user.
 	 * @return a future that completes, never exceptionally, within the node timeout
 	 */
-	CompletableFuture<NodeStatus> check() {
+	public CompletableFuture<NodeStatus> check() {
 		StatefulRedisConnection<String, String> current = this.connection;
 		if (this.closed) {
 			return CompletableFuture.completedFuture(
@@ -570,7 +571,7 @@ final class NodeClient {
 	 * Runs a script whose reply is a list, such as {@link Script#INSPECT}. Nothing on the
 	 * lock path uses it.
 	 */
-	CompletableFuture<List<Object>> evalList(Script script, String[] keys, String... args) {
+	public CompletableFuture<List<Object>> evalList(Script script, String[] keys, String... args) {
 		StatefulRedisConnection<String, String> current = this.connection;
 		if (current == null) {
 			return CompletableFuture.failedFuture(new RedisConnectionException(notConnected().detail()));
@@ -704,7 +705,7 @@ final class NodeClient {
 				"the connection dropped while the command was in flight");
 	}
 
-	NodeFailure classify(Throwable ex) {
+	public NodeFailure classify(Throwable ex) {
 		return this.errors.classify(ex);
 	}
 
@@ -712,7 +713,7 @@ final class NodeClient {
 	 * Returns whether the connection is open at this instant (unlike {@link #isUp()},
 	 * which follows connection events).
 	 */
-	boolean isConnected() {
+	public boolean isConnected() {
 		StatefulRedisConnection<String, String> current = this.connection;
 		return current != null && current.isOpen();
 	}
@@ -738,7 +739,7 @@ final class NodeClient {
 	/**
 	 * Closes the connection and the client.
 	 */
-	CompletableFuture<Void> closeAsync() {
+	public CompletableFuture<Void> closeAsync() {
 		return drainAndClose().thenCompose((ignored) -> this.client.shutdownAsync(0, 2, TimeUnit.SECONDS))
 			.exceptionally((ex) -> null);
 	}
@@ -748,14 +749,14 @@ final class NodeClient {
 	 * again. The connection's generation moves on, so that the trust vouches for no later
 	 * connection before it checked it: the server may restart while stopped.
 	 */
-	CompletableFuture<Void> stopAsync() {
+	public CompletableFuture<Void> stopAsync() {
 		return drainAndClose().thenRun(this.generation::incrementAndGet);
 	}
 
 	/**
 	 * Lets a stopped client connect again, on the next {@link #connect()}.
 	 */
-	void reopen() {
+	public void reopen() {
 		this.drained = null;
 		this.disconnectedSince = 0;
 		this.lastAttemptNanos = 0;
@@ -790,7 +791,7 @@ final class NodeClient {
 	 * Returns the marker this client last saw on the node, which the acquire script
 	 * checks; empty when the guard is off.
 	 */
-	String marker() {
+	public String marker() {
 		return this.trust.marker();
 	}
 
@@ -798,7 +799,7 @@ final class NodeClient {
 	 * Returns the least fencing token the node may hand out, sent with the marker: see
 	 * {@link NodeTrust#floor()}.
 	 */
-	String floor() {
+	public String floor() {
 		return this.trust.floor();
 	}
 
@@ -808,7 +809,7 @@ final class NodeClient {
 	 * node that refused the first connection, or has been down for a while, is not
 	 * expected back), and its trust does not rule it out until after then.
 	 */
-	boolean mayCountBy(long deadline) {
+	public boolean mayCountBy(long deadline) {
 		if (this.closed || this.connection == null) {
 			return false;
 		}
@@ -819,7 +820,7 @@ final class NodeClient {
 	/**
 	 * Returns whether the node's connection is up now, as the last connection event said.
 	 */
-	boolean isUp() {
+	public boolean isUp() {
 		return !this.closed && this.connection != null && this.disconnectedSince == 0;
 	}
 
@@ -827,11 +828,11 @@ final class NodeClient {
 	 * Returns when this node will count again ({@link NodeTrust#countsFrom()}), or
 	 * {@link Long#MAX_VALUE} while it is down.
 	 */
-	long countsFrom() {
+	public long countsFrom() {
 		return (isUp() && !this.silence.isSilent()) ? this.trust.countsFrom() : Long.MAX_VALUE;
 	}
 
-	NodeTrust.GuardCause guardCause() {
+	public NodeTrust.GuardCause guardCause() {
 		return this.trust.guardCause();
 	}
 
@@ -839,7 +840,7 @@ final class NodeClient {
 	 * Returns whether this node counts toward quorums now: its trust says so and it is
 	 * not silent.
 	 */
-	boolean isTrusted() {
+	public boolean isTrusted() {
 		return !this.silence.isSilent() && this.trust.isTrusted();
 	}
 
@@ -847,7 +848,7 @@ final class NodeClient {
 	 * Returns whether this node is silent ({@link NodeSilence}): it timed out again and
 	 * again and has not answered a probe since.
 	 */
-	boolean isSilent() {
+	public boolean isSilent() {
 		return this.silence.isSilent();
 	}
 
@@ -861,7 +862,7 @@ final class NodeClient {
 	 * sent with.
 	 */
 	@FunctionalInterface
-	interface ReplyHandler {
+	public interface ReplyHandler {
 
 		void reply(int index, NodeReply reply);
 
@@ -872,7 +873,7 @@ final class NodeClient {
 	 * the node timeout of sending, so that no {@link DeletionReply} (and its timer) is
 	 * made per node: NodeFleet's deletions keep one timer for every node.
 	 */
-	interface DeletionDeadline extends ReplyHandler {
+	public interface DeletionDeadline extends ReplyHandler {
 
 		/**
 		 * The deletion is about to be handed to Lettuce for the node at {@code index}:
@@ -888,7 +889,7 @@ final class NodeClient {
 	 * of its own, since a subscribed connection runs no other command. Lettuce subscribes
 	 * it again after a reconnect.
 	 */
-	CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
+	public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
 		try {
 			return this.client.connectPubSubAsync(StringCodec.UTF8, this.uri).toCompletableFuture();
 		}

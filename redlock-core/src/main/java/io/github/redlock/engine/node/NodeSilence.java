@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +47,7 @@ import org.apache.commons.logging.LogFactory;
  *
  * @author redlock contributors
  */
-final class NodeSilence {
+public final class NodeSilence {
 
 	private static final Log logger = LogFactory.getLog(NodeSilence.class);
 

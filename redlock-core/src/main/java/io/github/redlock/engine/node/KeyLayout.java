@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 /**
  * Where a lock lives on the nodes, and which keys are acceptable. For a key {@code k} and
@@ -16,7 +16,10 @@ package io.github.redlock.engine;
  *
  * @author redlock contributors
  */
-final class KeyLayout {
+public final class KeyLayout {
+
+	/** The longest lock key accepted, in characters. */
+	public static final int MAX_KEY_LENGTH = 1024;
 
 	private final String lockPrefix;
 
@@ -26,7 +29,7 @@ final class KeyLayout {
 
 	private final String prefix;
 
-	KeyLayout(String keyPrefix) {
+	public KeyLayout(String keyPrefix) {
 		this.prefix = keyPrefix;
 		this.lockPrefix = keyPrefix + "lock:";
 		this.fencePrefix = keyPrefix + "fence:";
@@ -37,7 +40,7 @@ final class KeyLayout {
 	 * Returns the keys every lock script takes: the lock, its fencing counter, and the
 	 * node marker.
 	 */
-	String[] nodeKeys(String key) {
+	public String[] nodeKeys(String key) {
 		return new String[] { this.lockPrefix + key, this.fencePrefix + key, this.markerKey };
 	}
 
@@ -45,7 +48,7 @@ final class KeyLayout {
 	 * Returns the key of the nodes' queue of processes waiting for {@code key} (prefix,
 	 * {@code waiters:}, key).
 	 */
-	String waitersKey(String key) {
+	public String waitersKey(String key) {
 		return this.prefix + "waiters:" + key;
 	}
 
@@ -55,7 +58,7 @@ final class KeyLayout {
 	 * too), the readers and their expiries (prefix, {@code readers:}, key) and the mark
 	 * of a waiting writer (prefix, {@code writer:}, key).
 	 */
-	String[] readWriteKeys(String key) {
+	public String[] readWriteKeys(String key) {
 		return new String[] { this.lockPrefix + key, this.fencePrefix + key, this.prefix + "readers:" + key,
 				this.prefix + "writer:" + key };
 	}
@@ -70,7 +73,7 @@ final class KeyLayout {
 	 * is held, whatever holds the lock key, and could have relied on the very value the
 	 * withdrawal takes back.
 	 */
-	String[] permitKeys(String key) {
+	public String[] permitKeys(String key) {
 		return new String[] { this.prefix + "permits:" + key, this.prefix + "permit-expiries:" + key,
 				this.prefix + "permit-fence:" + key };
 	}
@@ -79,14 +82,14 @@ final class KeyLayout {
 	 * What follows {@link #lockPrefix()} in the name of a semaphore's release hint
 	 * channel, before its key.
 	 */
-	static final String PERMIT_CHANNEL = "permits:";
+	public static final String PERMIT_CHANNEL = "permits:";
 
 	/**
 	 * Returns the channel on which a semaphore's releases are published:
 	 * {@code <lockPrefix>permits:<key>}, under the lock prefix so that the ACL channel
 	 * pattern of the exclusive lock's hints ({@code &<prefix>lock:*}) allows it too.
 	 */
-	String permitChannel(String key) {
+	public String permitChannel(String key) {
 		return this.lockPrefix + PERMIT_CHANNEL + key;
 	}
 
@@ -94,14 +97,14 @@ final class KeyLayout {
 	 * Returns what precedes a key in its lock's key on the nodes: also the start of the
 	 * release hint channels' names, the exclusive lock's and the semaphores'.
 	 */
-	String lockPrefix() {
+	public String lockPrefix() {
 		return this.lockPrefix;
 	}
 
 	/**
 	 * Returns the key of the marker by which a node shows that it kept its data.
 	 */
-	String markerKey() {
+	public String markerKey() {
 		return this.markerKey;
 	}
 
@@ -109,17 +112,16 @@ final class KeyLayout {
 	 * Refuses a key that cannot name a lock.
 	 * @throws IllegalArgumentException naming what is wrong with it
 	 */
-	static void check(String key) {
+	public static void check(String key) {
 		if (key == null) {
 			throw new IllegalArgumentException("Lock key must not be null");
 		}
 		if (key.isEmpty()) {
 			throw new IllegalArgumentException("Lock key must not be empty");
 		}
-		if (key.length() > RedlockRegistry.MAX_KEY_LENGTH) {
-			throw new IllegalArgumentException(
-					"Lock key is " + key.length() + " characters long; the limit is " + RedlockRegistry.MAX_KEY_LENGTH
-							+ ": lock on a shorter name, such as an id or a hash of the resource");
+		if (key.length() > MAX_KEY_LENGTH) {
+			throw new IllegalArgumentException("Lock key is " + key.length() + " characters long; the limit is "
+					+ MAX_KEY_LENGTH + ": lock on a shorter name, such as an id or a hash of the resource");
 		}
 	}
 

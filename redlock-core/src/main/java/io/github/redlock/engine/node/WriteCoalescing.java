@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import java.net.SocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
@@ -51,7 +51,7 @@ import io.netty.channel.ChannelPromise;
  *
  * @author redlock contributors
  */
-final class WriteCoalescing implements NettyCustomizer {
+public final class WriteCoalescing implements NettyCustomizer {
 
 	/** The handler's name in a node channel's pipeline. */
 	static final String HANDLER_NAME = "redlockWriteCoalescing";
@@ -71,7 +71,7 @@ final class WriteCoalescing implements NettyCustomizer {
 	/**
 	 * Returns a customizer that adds the handler to every node channel.
 	 */
-	static WriteCoalescing create() {
+	public static WriteCoalescing create() {
 		return new WriteCoalescing(null);
 	}
 
@@ -84,7 +84,7 @@ final class WriteCoalescing implements NettyCustomizer {
 	 * application's timer, so each shared part is set again here, which marks it shared.
 	 * @param resources the application's resources, which the copy never shuts down
 	 */
-	static ClientResources sharing(ClientResources resources) {
+	public static ClientResources sharing(ClientResources resources) {
 		WriteCoalescing customizer = new WriteCoalescing(resources.nettyCustomizer());
 		return resources.mutate()
 			.eventLoopGroupProvider(resources.eventLoopGroupProvider())
@@ -100,7 +100,7 @@ final class WriteCoalescing implements NettyCustomizer {
 	/**
 	 * Returns the customizer of resources made by {@link #sharing}, or {@code null}.
 	 */
-	static WriteCoalescing of(ClientResources resources) {
+	public static WriteCoalescing of(ClientResources resources) {
 		return (resources.nettyCustomizer() instanceof WriteCoalescing coalescing) ? coalescing : null;
 	}
 
@@ -154,7 +154,7 @@ final class WriteCoalescing implements NettyCustomizer {
 	/**
 	 * Returns how many channels got the handler so far.
 	 */
-	long channels() {
+	public long channels() {
 		return this.channels.sum();
 	}
 

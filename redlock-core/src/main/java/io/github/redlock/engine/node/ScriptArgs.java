@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import java.nio.charset.StandardCharsets;
 
@@ -25,7 +25,7 @@ import io.netty.buffer.ByteBufUtil;
  *
  * @author redlock contributors
  */
-final class ScriptArgs extends CommandArgs<String, String> {
+public final class ScriptArgs extends CommandArgs<String, String> {
 
 	private static final byte[] CRLF = { '\r', '\n' };
 
@@ -35,7 +35,7 @@ final class ScriptArgs extends CommandArgs<String, String> {
 
 	private final String[] values;
 
-	ScriptArgs(Script script, String[] keys, String[] values) {
+	public ScriptArgs(Script script, String[] keys, String[] values) {
 		super(StringCodec.UTF8);
 		this.script = script;
 		this.keys = keys;

@@ -1,8 +1,9 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import java.time.Duration;
 
 import io.github.redlock.Durations;
+import io.github.redlock.engine.InvalidOptionException;
 
 /**
  * When a node counts as silent ({@link NodeSilence}) and how often a silent node is
@@ -13,7 +14,7 @@ import io.github.redlock.Durations;
  * @param probeInterval how long after a probe that failed the next one goes
  * @author redlock contributors
  */
-record SilentNodes(int timeouts, Duration probeInterval) {
+public record SilentNodes(int timeouts, Duration probeInterval) {
 
 	/**
 	 * Three: one or two timeouts happen to a healthy node on a busy machine; three in a
@@ -23,7 +24,7 @@ record SilentNodes(int timeouts, Duration probeInterval) {
 	 * node look so, and it answers the probe. At full load a black-holed node is found
 	 * within about those three node timeouts plus one, plus the probe timeout.
 	 */
-	static final int DEFAULT_TIMEOUTS = 3;
+	public static final int DEFAULT_TIMEOUTS = 3;
 
 	/**
 	 * One second: a node back from a freeze or a healed link rejoins within about that
@@ -31,7 +32,7 @@ record SilentNodes(int timeouts, Duration probeInterval) {
 	 * long to answer its probe. Probes cost nothing while the node sends nothing: one
 	 * waits in the connection at most.
 	 */
-	static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(1);
+	public static final Duration DEFAULT_PROBE_INTERVAL = Duration.ofSeconds(1);
 
 	/**
 	 * Longest probe interval accepted: past it a node that came back sits out too long.
@@ -42,7 +43,7 @@ record SilentNodes(int timeouts, Duration probeInterval) {
 	 * Checks the settings.
 	 * @throws InvalidOptionException naming the option and the fix if one is invalid
 	 */
-	SilentNodes {
+	public SilentNodes {
 		if (timeouts < 1) {
 			throw new InvalidOptionException("silentNodeTimeouts must be at least 1, was " + timeouts,
 					"give how many timeouts in a row make a node silent; the default is " + DEFAULT_TIMEOUTS);

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import java.io.IOException;
 import java.util.concurrent.CompletionException;
@@ -18,7 +18,7 @@ import io.lettuce.core.RedisNoScriptException;
  *
  * @author redlock contributors
  */
-final class NodeErrors {
+public final class NodeErrors {
 
 	private final String node;
 

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 /**
  * How nodes that restarted are kept out of quorums: the spec's "delayed restart", done by
@@ -10,7 +10,7 @@ package io.github.redlock.engine;
  * @param markerKey the key each node keeps while it keeps its data
  * @author redlock contributors
  */
-record RestartGuard(boolean enabled, long guardNanos, String markerKey) {
+public record RestartGuard(boolean enabled, long guardNanos, String markerKey) {
 
 	static final RestartGuard DISABLED = new RestartGuard(false, 0, null);
 

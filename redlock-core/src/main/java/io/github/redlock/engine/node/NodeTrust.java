@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import java.util.List;
 import java.security.SecureRandom;
@@ -40,7 +40,7 @@ import org.apache.commons.logging.LogFactory;
  *
  * @author redlock contributors
  */
-final class NodeTrust {
+public final class NodeTrust {
 
 	private static final Log logger = LogFactory.getLog(NodeTrust.class);
 
@@ -259,7 +259,7 @@ final class NodeTrust {
 	 * What happened to a node that the restart guard keeps out, worded for operators: a
 	 * brand-new node is not said to have lost data.
 	 */
-	enum GuardCause {
+	public enum GuardCause {
 
 		/** Its uptime is below the guard time. */
 		RESTARTED,
@@ -541,7 +541,7 @@ final class NodeTrust {
 	 * monotonic clock, so the floor, taken on the node's clock, is at least
 	 * {@code t + guard - s}. A token at or above the floor is therefore above every
 	 * earlier token when {@code guard > 2s}: a maximum TTL well above twice the clock
-	 * skew, which {@link RedlockSettings} asks for. The acquire script lifts a counter
+	 * skew, which {@code RedlockSettings} asks for. The acquire script lifts a counter
 	 * below the floor to it, so a stale counter never decides a token; a counter written
 	 * since the node came back is above the floor already and is not touched, so in a
 	 * steady fleet the floor costs nothing but its argument. Each client derives it from

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -11,13 +11,14 @@ import java.util.Locale;
 import java.util.Set;
 
 import io.lettuce.core.RedisURI;
+import io.github.redlock.engine.InvalidOptionException;
 
 /**
  * A node's connection URI and a display form that never shows its password.
  *
  * @author redlock contributors
  */
-final class NodeAddress {
+public final class NodeAddress {
 
 	private static final String MASK = "******";
 
@@ -47,7 +48,7 @@ final class NodeAddress {
 	 * {@code null}
 	 * @param ssl whether every node uses TLS
 	 */
-	record Defaults(String username, char[] password, boolean ssl) {
+	public record Defaults(String username, char[] password, boolean ssl) {
 
 	}
 
@@ -59,7 +60,7 @@ final class NodeAddress {
 	 * @return the addresses, in the same order
 	 * @throws InvalidOptionException naming the node and the fix
 	 */
-	static List<NodeAddress> parseAll(List<String> uris, Defaults defaults) {
+	public static List<NodeAddress> parseAll(List<String> uris, Defaults defaults) {
 		if (uris.isEmpty()) {
 			throw new InvalidOptionException("No nodes",
 					"give the URIs of independent masters, such as redis://10.0.0.1:6379 (3 or 5 of them)");
@@ -190,7 +191,7 @@ final class NodeAddress {
 	/**
 	 * Returns why this node's TLS is weaker than full verification, or {@code null}.
 	 */
-	String tlsWarning() {
+	public String tlsWarning() {
 		return this.tlsWarning;
 	}
 

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

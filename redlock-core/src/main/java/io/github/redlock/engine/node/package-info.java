@@ -1,0 +1,21 @@
+/**
+ * One master: the engine's lowest layer. What a single Redis, Valkey or KeyDB server is
+ * asked and what its answers mean, knowing nothing of quorums, waiting or leases.
+ * <ul>
+ * <li>{@code NodeClient}: one node's connection and script calls, which never fail their
+ * future but answer a {@code NodeReply} within the node timeout;</li>
+ * <li>{@code NodeTrust}: whether that node counts toward a quorum now (the restart guard,
+ * its {@code RestartGuard} settings, duplicate servers by {@code ServerIdentities}, the
+ * memory policy); {@code NodeSilence}: whether it went silent; {@code NodeErrors} and
+ * {@code Permissions}: what a failure means, and which ACL rule is missing;</li>
+ * <li>{@code Script}: the Lua scripts, {@code ScriptArgs}: their arguments written
+ * straight into the channel's buffer, {@code HeldReply}: the acquire script's "held"
+ * reply; {@code KeyLayout}: where a lock key's state lives on a node;</li>
+ * <li>{@code NodeAddress}: a node's URI and a display without secrets;
+ * {@code WriteCoalescing}: concurrent commands to one node go out in one write.</li>
+ * </ul>
+ * Depends on nothing of the engine but the public types of
+ * {@link io.github.redlock.engine} ({@code NodeStatus}, {@code InvalidOptionException});
+ * {@code EngineLayersTests} keeps it so.
+ */
+package io.github.redlock.engine.node;

@@ -1,0 +1,81 @@
+package io.github.redlock.engine;
+
+import java.util.Set;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/**
+ * The engine's layers, each depending only on those below it: {@code node} (one master)
+ * at the bottom, then the rest of {@code io.github.redlock.engine} (the quorum, waiting,
+ * leases, the kinds of lock and the façade). The public API package
+ * ({@code io.github.redlock}) and the engine's public types ({@link #SEAM}) are what
+ * every layer may use.
+ */
+class EngineLayersTests {
+
+	/**
+	 * The public types of {@code io.github.redlock.engine} that other modules and
+	 * applications use: the layers may use them too, as values and callbacks.
+	 */
+	static final Set<String> SEAM = Set.of("InvalidOptionException", "LockObserver", "NodeStatus", "RegistryListener",
+			"RedlockSettings");
+
+	private static final JavaClasses CORE = new ClassFileImporter()
+		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+		.importPackages("io.github.redlock");
+
+	private static final DescribedPredicate<JavaClass> SEAM_TYPES = DescribedPredicate
+		.describe("the engine's public types " + SEAM, (type) -> isSeam(type.getBaseComponentType()));
+
+	@Test
+	void theNodeLayerKnowsNothingOfTheLayersAboveIt() {
+		ArchRule rule = classes().that()
+			.resideInAPackage("io.github.redlock.engine.node..")
+			.should()
+			.onlyDependOnClassesThat(resideInAnyPackage("io.github.redlock.engine.node..", "java..", "javax..",
+					"io.lettuce..", "io.netty..", "reactor..", "org.apache.commons.logging..")
+				.or(resideInAPackage("io.github.redlock"))
+				.or(SEAM_TYPES));
+		rule.check(CORE);
+	}
+
+	@Test
+	void thePublicApiKnowsNothingOfTheEngine() {
+		noClasses().that()
+			.resideInAPackage("io.github.redlock")
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("io.github.redlock.engine..")
+			.check(CORE);
+	}
+
+	@Test
+	void theSeamKnowsNothingOfTheEngineBehindIt() {
+		noClasses().that(SEAM_TYPES)
+			.should()
+			.dependOnClassesThat(resideInAPackage("io.github.redlock.engine..").and(DescribedPredicate.not(SEAM_TYPES)))
+			.check(CORE);
+	}
+
+	/** Whether a type is one of {@link #SEAM}, or nested in one. */
+	private static boolean isSeam(JavaClass type) {
+		if (!type.getPackageName().equals("io.github.redlock.engine")) {
+			return false;
+		}
+		String name = type.getName().substring(type.getPackageName().length() + 1);
+		int nested = name.indexOf('$');
+		return SEAM.contains((nested < 0) ? name : name.substring(0, nested));
+	}
+
+}
