@@ -27,7 +27,13 @@ import io.github.redlock.NodeFailure;
  * attempt's value and slot, fixed in its {@link Attempt} when it starts; what the kind
  * chooses for later attempts changes no attempt already started. So a withdrawal removes
  * what its attempt wrote on every node, even on a node whose send went out after the next
- * attempt's slot was chosen.
+ * attempt's slot was chosen. An acquisition that does not wait (a {@code tryAcquire})
+ * makes a further attempt at once only while the kind says a refusal left something
+ * untried ({@link #tryNextAtOnce}) and within one call bound
+ * ({@link NodeFleet#callBoundNanos}) of its start, so that a caller blocking on it is
+ * still answered within the registry's decision bound for a zero wait time: the attempts
+ * before the last take at most that call bound, the last and its fencing round at most
+ * three node timeouts more.
  *
  * @author redlock contributors
  */
@@ -149,6 +155,16 @@ abstract class LeaseAcquisition {
 	 */
 	long retrySoon(Attempt attempt, QuorumCall call) {
 		return -1;
+	}
+
+	/**
+	 * For an acquisition that does not wait: returns whether to make another attempt at
+	 * once after {@code attempt} was refused, because what the nodes answered leaves
+	 * something untried that may be free on a quorum (a semaphore's next slot, which this
+	 * then sets for {@link #nextSlot}); {@code false} ends the acquisition.
+	 */
+	boolean tryNextAtOnce(Attempt attempt, QuorumCall call) {
+		return false;
 	}
 
 	/**
@@ -322,6 +338,12 @@ abstract class LeaseAcquisition {
 		withdraw(call, attempt);
 		this.previous = call;
 		if (this.result.isDone()) {
+			return;
+		}
+		if (this.waitTime.isZero() && reason == null
+				&& this.engine.clock().nanoTime() - this.deadline < this.fleet.callBoundNanos()
+				&& tryNextAtOnce(attempt, call)) {
+			attempt();
 			return;
 		}
 		long left = this.deadline - this.engine.clock().nanoTime();

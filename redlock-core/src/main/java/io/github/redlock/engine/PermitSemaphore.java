@@ -1,6 +1,7 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,22 +39,36 @@ import io.github.redlock.LockSemaphore;
  * (see {@link LeaseAcquisition}'s invariants). A node takes it if it is free there and
  * fewer than {@code permits} slots are live there, and answers the next counter value;
  * else it answers how long the slot (or, when all are taken, the first permit) has left
- * and which slot is free there. The permit is held when a quorum took the same slot
- * within the validity; a failed attempt frees its slot everywhere and the next attempt
- * asks for the slot that most nodes said was free, at once; the first attempt asks for a
- * random slot, so that contenders rarely collide. Extension and release act on the
- * lease's own slot only, if it still holds this holder's value; a permit that lost its
- * quorum learns it at its next extension and is lost, as any lease. Waiters of one
- * registry stand in one line per key (apart from the locks' lines), and are woken when a
- * permit of this registry ends. A permit released in another process wakes them through a
- * {@link ReleaseHints release hint}: the release publishes its token and slot on the
- * semaphore's channel ({@link KeyLayout#permitChannel}, {@link Script#RELEASE_PERMIT}),
- * to which the registry subscribes on every node while the head of the key's line sleeps
- * between attempts and the registry holds fewer of the permits than there are (and a
- * second after), as for the exclusive lock. A failed attempt's withdrawal publishes
- * nothing, and a permit that expires publishes nothing either: without a hint (turned
- * off, or a node that forbids publish/subscribe) the head polls, every retry delay plus
- * jitter, never later than the first permit's expiry.
+ * and the first slot free there after the one asked for, in cyclic order. The permit is
+ * held when a quorum took the same slot within the validity; a failed attempt frees its
+ * slot everywhere and the next attempt asks for the slot that most nodes said was free,
+ * at once; the first attempt asks for a random slot, so that contenders rarely collide.
+ * Extension and release act on the lease's own slot only, if it still holds this holder's
+ * value; a permit that lost its quorum learns it at its next extension and is lost, as
+ * any lease. Waiters of one registry stand in one line per key (apart from the locks'
+ * lines), and are woken when a permit of this registry ends. A permit released in another
+ * process wakes them through a {@link ReleaseHints release hint}: the release publishes
+ * its token and slot on the semaphore's channel ({@link KeyLayout#permitChannel},
+ * {@link Script#RELEASE_PERMIT}), to which the registry subscribes on every node while
+ * the head of the key's line sleeps between attempts and the registry holds fewer of the
+ * permits than there are (and a second after), as for the exclusive lock. A failed
+ * attempt's withdrawal publishes nothing, and a permit that expires publishes nothing
+ * either: without a hint (turned off, or a node that forbids publish/subscribe) the head
+ * polls, every retry delay plus jitter, never later than the first permit's expiry.
+ *
+ * <h2>tryAcquire</h2> A slot guessed once is often taken while others are free, so a
+ * {@code tryAcquire} sweeps: from its random first slot onward, cyclically, each attempt
+ * asks for the nearest slot that the refusals so far leave possibly free on a quorum
+ * ({@code PermitAcquisition#tryNextAtOnce} argues the skip), at once and without waiting
+ * in the key's line, until one is granted or the sweep comes back to its first slot: at
+ * most {@code permits} attempts, each a slot of its own, a permit counting only when a
+ * quorum took that one slot for that attempt's value.
+ * <p>
+ * Invariants: this class owns the semaphore's bound (at most {@code permits} holders, by
+ * one slot per holder on a quorum, argued below) and that a {@code tryAcquire} is empty
+ * only when each slot was, when asked for, free on fewer than a quorum of nodes (or the
+ * sweep ran out of its time bound, or of nodes that answer): it skips no slot that the
+ * refusals leave possibly free on a quorum.
  *
  * <h2>Safety</h2> Two permits held at once on one slot would have quorums that share a
  * node where both slot entries were live at once; the second script to run there saw the
@@ -235,10 +250,14 @@ final class PermitSemaphore implements LockSemaphore {
 		 */
 		private volatile int slot;
 
+		/** The first attempt's slot: where a tryAcquire's sweep starts. */
+		private final int firstSlot;
+
 		PermitAcquisition(Duration ttl, Duration waitTime) {
 			super(PermitSemaphore.this.engine, PermitSemaphore.this.lines, false, PermitSemaphore.this.key, ttl,
 					waitTime);
-			this.slot = ThreadLocalRandom.current().nextInt(PermitSemaphore.this.permits);
+			this.firstSlot = ThreadLocalRandom.current().nextInt(PermitSemaphore.this.permits);
+			this.slot = this.firstSlot;
 		}
 
 		@Override
@@ -338,6 +357,53 @@ final class PermitSemaphore implements LockSemaphore {
 			}
 			this.slot = (int) best;
 			return 0;
+		}
+
+		/**
+		 * Moves a tryAcquire's sweep on to the nearest slot onward (cyclically, from the
+		 * first slot) that may be free on a quorum. Each node bounds how far that is: a
+		 * node that refused names its first free slot after the one asked for (none: it
+		 * can take no slot), so no slot before that one is free there; a node that took
+		 * the slot, or was not heard from, bounds nothing, so counts one step. A slot
+		 * free on a quorum lies at least the quorum's smallest bound away: skipping less
+		 * than that passes over no such slot. Ends the sweep when that passes the first
+		 * slot again, when no quorum of nodes can take any slot, or when so many nodes
+		 * failed to answer that no quorum is left.
+		 */
+		@Override
+		boolean tryNextAtOnce(Attempt attempt, QuorumCall call) {
+			int permits = PermitSemaphore.this.permits;
+			NodeReply[] replies = call.repliesSoFar();
+			int[] steps = new int[replies.length];
+			int unanswered = 0;
+			for (int i = 0; i < replies.length; i++) {
+				NodeReply reply = replies[i];
+				if (reply == null || !reply.answered() || reply.value() > 0) {
+					unanswered += (reply != null && !reply.answered()) ? 1 : 0;
+					steps[i] = 1;
+				}
+				else if (reply.value() == 0) {
+					// a node that lost its data takes nothing until the restart guard
+					// trusts it again
+					steps[i] = permits;
+				}
+				else {
+					long hint = (-reply.value() - 1) % Script.PERMIT_HINT_RANGE;
+					int step = (hint == 0) ? permits : (int) Math.floorMod(hint - 1 - attempt.slot(), permits);
+					steps[i] = (step == 0) ? permits : step;
+				}
+			}
+			int quorum = this.fleet.quorum();
+			if (unanswered > replies.length - quorum) {
+				return false;
+			}
+			Arrays.sort(steps);
+			int swept = Math.floorMod(attempt.slot() - this.firstSlot, permits) + steps[quorum - 1];
+			if (swept >= permits) {
+				return false;
+			}
+			this.slot = (this.firstSlot + swept) % permits;
+			return true;
 		}
 
 	}
