@@ -365,10 +365,11 @@ final class PermitSemaphore implements LockSemaphore {
 		 * node that refused names its first free slot after the one asked for (none: it
 		 * can take no slot), so no slot before that one is free there; a node that took
 		 * the slot, or was not heard from, bounds nothing, so counts one step. A slot
-		 * free on a quorum lies at least the quorum's smallest bound away: skipping less
-		 * than that passes over no such slot. Ends the sweep when that passes the first
-		 * slot again, when no quorum of nodes can take any slot, or when so many nodes
-		 * failed to answer that no quorum is left.
+		 * free on a quorum is at least as far as each of its quorum's nodes' bounds, so
+		 * at least as far as the quorum-th smallest bound of all nodes: moving that far
+		 * passes over no such slot. Ends the sweep when that passes the first slot again,
+		 * when no quorum of nodes can take any slot, or when so many nodes failed to
+		 * answer that no quorum is left.
 		 */
 		@Override
 		boolean tryNextAtOnce(Attempt attempt, QuorumCall call) {
@@ -389,7 +390,7 @@ final class PermitSemaphore implements LockSemaphore {
 				}
 				else {
 					long hint = (-reply.value() - 1) % Script.PERMIT_HINT_RANGE;
-					int step = (hint == 0) ? permits : (int) Math.floorMod(hint - 1 - attempt.slot(), permits);
+					int step = (hint == 0) ? permits : Math.floorMod(hint - 1 - attempt.slot(), permits);
 					steps[i] = (step == 0) ? permits : step;
 				}
 			}
