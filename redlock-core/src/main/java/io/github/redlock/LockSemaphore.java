@@ -96,9 +96,12 @@ public interface LockSemaphore {
 	}
 
 	/**
-	 * Makes one attempt to acquire a permit.
+	 * Acquires a permit if one is free now, without waiting: a permit free on a quorum of
+	 * nodes is granted, whichever it is (an implementation may try several at once for
+	 * that, never waiting between them).
 	 * @param ttl how long the permit lives on the nodes unless extended or released
-	 * @return the permit's lease, or empty if none is free or no quorum answered
+	 * @return the permit's lease, or empty if none is free on a quorum or no quorum
+	 * answered
 	 */
 	Optional<Lease> tryAcquire(Duration ttl);
 

@@ -23,6 +23,19 @@ import io.github.redlock.engine.node.NodeReply;
  * safety). Kept apart from {@code Acquisition} so that the exclusive lock's path stays as
  * it is; the two share the fleet, quorum calls, validity, the restart guard's marker and
  * floor, the fencing scheme, waiting lines and the lease.
+ * <p>
+ * Invariants: everything sent for one attempt (its acquire script to each node, however
+ * late that goes out, its fencing round, its withdrawal) and the lease it makes name that
+ * attempt's value and slot, fixed in its {@link Attempt} when it starts; what the kind
+ * chooses for later attempts changes no attempt already started. So a withdrawal removes
+ * what its attempt wrote on every node, even on a node whose send went out after the next
+ * attempt's slot was chosen. An acquisition that does not wait (a {@code tryAcquire})
+ * makes a further attempt at once only while the kind says a refusal left something
+ * untried ({@link #tryNextAtOnce}) and within one call bound
+ * ({@link NodeFleet#callBoundNanos}) of its start, so that a caller blocking on it is
+ * still answered within the registry's decision bound for a zero wait time: the attempts
+ * before the last take at most that call bound, the last and its fencing round at most
+ * three node timeouts more.
  *
  * @author redlock contributors
  */
@@ -86,26 +99,45 @@ abstract class LeaseAcquisition {
 	}
 
 	/**
-	 * Sends this attempt's acquire script to one node.
-	 * @param value the attempt's lock value
+	 * One attempt, fixed when it starts.
+	 *
+	 * @param number its number, from 1
+	 * @param value its lock value
+	 * @param slot the permit slot it asks for ({@link #nextSlot}; 0 for the kinds without
+	 * slots)
 	 */
-	abstract void send(NodeClient node, String value, int index, NodeClient.ReplyHandler replies);
+	record Attempt(int number, String value, int slot) {
+
+	}
+
+	/**
+	 * Returns the slot the next attempt asks for: read once as it starts.
+	 */
+	int nextSlot() {
+		return 0;
+	}
+
+	/**
+	 * Sends this attempt's acquire script to one node.
+	 */
+	abstract void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies);
 
 	/**
 	 * Sends the second fencing round to one node: raise its counter to {@code token}
 	 * while the attempt's value is still held there, answering 1.
 	 */
-	abstract void raise(NodeClient node, String secret, String token, int index, NodeClient.ReplyHandler replies);
+	abstract void raise(NodeClient node, Attempt attempt, String secret, String token, int index,
+			NodeClient.ReplyHandler replies);
 
 	/**
 	 * Withdraws a failed attempt's value from every node.
 	 */
-	abstract void withdraw(QuorumCall call, String value);
+	abstract void withdraw(QuorumCall call, Attempt attempt);
 
 	/**
 	 * Makes the lease of a successful attempt.
 	 */
-	abstract RedlockLease lease(String value, long token, long start, long validUntil, QuorumCall call);
+	abstract RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call);
 
 	/**
 	 * Returns the remaining ms of the holder that a negative reply reports.
@@ -115,16 +147,26 @@ abstract class LeaseAcquisition {
 	}
 
 	/**
-	 * Describes a negative reply for the failure message.
+	 * Describes a negative reply to an attempt for the failure message.
 	 */
-	abstract String describeRefusal(long reply);
+	abstract String describeRefusal(Attempt attempt, long reply);
 
 	/**
-	 * Returns how soon to try again after a refusal that the kind can act on at once (a
-	 * semaphore told of a free permit), or {@code -1} to wait as usual.
+	 * Returns how soon to try again after a refusal of {@code attempt} that the kind can
+	 * act on at once (a semaphore told of a free permit), or {@code -1} to wait as usual.
 	 */
-	long retrySoon(QuorumCall call) {
+	long retrySoon(Attempt attempt, QuorumCall call) {
 		return -1;
+	}
+
+	/**
+	 * For an acquisition that does not wait: returns whether to make another attempt at
+	 * once after {@code attempt} was refused, because what the nodes answered leaves
+	 * something untried that may be free on a quorum (a semaphore's next slot, which this
+	 * then sets for {@link #nextSlot}); {@code false} ends the acquisition.
+	 */
+	boolean tryNextAtOnce(Attempt attempt, QuorumCall call) {
+		return false;
 	}
 
 	/**
@@ -194,25 +236,23 @@ abstract class LeaseAcquisition {
 		if (this.result.isDone()) {
 			return;
 		}
-		int attempt = ++this.attempts;
-		String value = this.engine.values().next(this.owner);
+		Attempt attempt = new Attempt(++this.attempts, this.engine.values().next(this.owner), nextSlot());
 		long start = this.engine.clock().nanoTime();
 		QuorumCall before = this.previous;
 		QuorumCall call = this.fleet.quorumCall((reply) -> reply > 0,
-				(before == null) ? (node, index, replies) -> send(node, value, index, replies)
-						: (node, index, replies) -> before.afterReply(index,
-								(answered) -> sendAfter(attempt, node, value, index, replies)));
+				(before == null) ? (node, index, replies) -> send(node, attempt, index, replies) : (node, index,
+						replies) -> before.afterReply(index, (answered) -> sendAfter(attempt, node, index, replies)));
 		call.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
-				fence(decided, value, start);
+				fence(decided, attempt, start);
 			}
 			else {
-				failed(decided, value, null, null);
+				failed(decided, attempt, null, null);
 			}
 		});
 	}
 
-	private void fence(QuorumCall call, String value, long start) {
+	private void fence(QuorumCall call, Attempt attempt, long start) {
 		long[] tokens = call.agreedValues();
 		long highest = 0;
 		for (long token : tokens) {
@@ -232,35 +272,35 @@ abstract class LeaseAcquisition {
 		int missing = this.fleet.quorum() - atHighest;
 		this.engine.countAcquisition(missing > 0);
 		if (missing <= 0) {
-			acquired(call, value, start, highest);
+			acquired(call, attempt, start, highest);
 			return;
 		}
 		long token = highest;
 		String tokenText = String.valueOf(token);
-		String secret = LockValues.secret(value);
+		String secret = LockValues.secret(attempt.value());
 		QuorumCall raise = QuorumCall.start(behind, missing, (reply) -> reply == 1,
-				(node, index, replies) -> raise(node, secret, tokenText, index, replies));
+				(node, index, replies) -> raise(node, attempt, secret, tokenText, index, replies));
 		raise.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
-				acquired(call, value, start, token);
+				acquired(call, attempt, start, token);
 			}
 			else {
-				failed(call, value, "the fencing counters could not be aligned on a quorum",
+				failed(call, attempt, "the fencing counters could not be aligned on a quorum",
 						LockAcquisitionException.Reason.NO_QUORUM);
 			}
 		});
 	}
 
-	private void acquired(QuorumCall call, String value, long start, long token) {
+	private void acquired(QuorumCall call, Attempt attempt, long start, long token) {
 		long now = this.engine.clock().nanoTime();
 		long validUntil = this.engine.validity().validUntil(start, this.ttlNanos);
 		if (now >= validUntil) {
-			failed(call, value, "a quorum agreed only after " + TimeUnit.NANOSECONDS.toMillis(now - start)
+			failed(call, attempt, "a quorum agreed only after " + TimeUnit.NANOSECONDS.toMillis(now - start)
 					+ "ms, which leaves no validity of the " + this.ttlMillis + "ms ttl once drift is allowed for",
 					LockAcquisitionException.Reason.VALIDITY_EXHAUSTED);
 			return;
 		}
-		RedlockLease lease = lease(value, token, start, validUntil, call);
+		RedlockLease lease = lease(attempt, token, start, validUntil, call);
 		Waiting.Waiter place = this.waiter;
 		if (place != null) {
 			place.leave(this.countedInLine);
@@ -287,33 +327,39 @@ abstract class LeaseAcquisition {
 	 * entry there; an attempt already superseded, or after the acquisition ended, is not
 	 * sent.
 	 */
-	private void sendAfter(int attempt, NodeClient node, String value, int index, NodeClient.ReplyHandler replies) {
-		if (attempt != this.attempts || this.result.isDone()) {
+	private void sendAfter(Attempt attempt, NodeClient node, int index, NodeClient.ReplyHandler replies) {
+		if (attempt.number() != this.attempts || this.result.isDone()) {
 			replies.reply(index, NodeReply.unsent(new NodeFailure(node.toString(), NodeFailure.Kind.REFUSED,
 					"not sent: the attempt was over before the node answered the one before it")));
 			return;
 		}
-		send(node, value, index, replies);
+		send(node, attempt, index, replies);
 	}
 
-	private void failed(QuorumCall call, String value, String note, LockAcquisitionException.Reason reason) {
-		withdraw(call, value);
+	private void failed(QuorumCall call, Attempt attempt, String note, LockAcquisitionException.Reason reason) {
+		withdraw(call, attempt);
 		this.previous = call;
 		if (this.result.isDone()) {
+			return;
+		}
+		if (this.waitTime.isZero() && reason == null
+				&& this.engine.clock().nanoTime() - this.deadline < this.fleet.callBoundNanos()
+				&& tryNextAtOnce(attempt, call)) {
+			attempt();
 			return;
 		}
 		long left = this.deadline - this.engine.clock().nanoTime();
 		Waiting.Waiter place = this.waiter;
 		if (left <= 0 || place == null) {
-			fail(call, note, reason);
+			fail(call, attempt, note, reason);
 		}
 		else if (!this.fleet.quorumPossibleBy(System.nanoTime() + left)) {
-			fail(call,
+			fail(call, attempt,
 					"fewer nodes than a quorum are usable and none is expected back within the wait time, so it"
 							+ " stopped trying " + TimeUnit.NANOSECONDS.toMillis(left) + "ms early",
 					LockAcquisitionException.Reason.NO_QUORUM);
 		}
-		else if (!place.retry(Math.min(left, nextDelay(call)))) {
+		else if (!place.retry(Math.min(left, nextDelay(attempt, call)))) {
 			abandonOnClose();
 		}
 	}
@@ -323,8 +369,8 @@ abstract class LeaseAcquisition {
 	 * refusal the kind can act on, else {@link Waiting#retryDelay}, never later than the
 	 * shortest remaining time the nodes reported.
 	 */
-	private long nextDelay(QuorumCall call) {
-		long soon = retrySoon(call);
+	private long nextDelay(Attempt attempt, QuorumCall call) {
+		long soon = retrySoon(attempt, call);
 		int held = call.countAnswered((reply) -> reply < 0);
 		if (soon >= 0 || (call.agreedCount() > 0 && held > 0 && held < this.fleet.quorum())) {
 			long bound = Math.min(this.engine.waiting().retryDelayNanos(),
@@ -347,11 +393,11 @@ abstract class LeaseAcquisition {
 		}
 	}
 
-	private void fail(QuorumCall call, String note, LockAcquisitionException.Reason reason) {
+	private void fail(QuorumCall call, Attempt attempt, String note, LockAcquisitionException.Reason reason) {
 		int attemptsMade = this.attempts;
 		call.completion().thenRun(() -> {
 			int agreed = call.countAnswered((reply) -> reply > 0);
-			List<NodeFailure> failures = call.failures(this::describeRefusal);
+			List<NodeFailure> failures = call.failures((reply) -> describeRefusal(attempt, reply));
 			LockAcquisitionException failure = new LockAcquisitionException(reason, this.key, this.waitTime,
 					attemptsMade, agreed, this.fleet.quorum(), this.fleet.size(), failures, note);
 			tellNotAcquired(failure);

@@ -1,6 +1,7 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,7 @@ import io.github.redlock.LockSemaphore;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.node.NodeReply;
 
 /**
  * A {@link LockSemaphore} on the quorum: {@code permits} slots, each an exclusive lock of
@@ -36,25 +38,41 @@ import io.github.redlock.engine.node.Script;
  * key expires. The fencing counter is the semaphore's own ({@code permit-fence:k}; see
  * {@link KeyLayout#permitKeys} for why not the lock's).
  * <p>
- * An attempt asks every node for one slot ({@link Script#ACQUIRE_PERMIT}). A node takes
- * it if it is free there and fewer than {@code permits} slots are live there, and answers
- * the next counter value; else it answers how long the slot (or, when all are taken, the
- * first permit) has left and which slot is free there. The permit is held when a quorum
- * took the same slot within the validity; a failed attempt frees its slot everywhere and
- * the next attempt asks for the slot that most nodes said was free, at once; the first
- * attempt asks for a random slot, so that contenders rarely collide. Extension and
- * release act on the lease's own slot only, if it still holds this holder's value; a
- * permit that lost its quorum learns it at its next extension and is lost, as any lease.
- * Waiters of one registry stand in one line per key (apart from the locks' lines), and
- * are woken when a permit of this registry ends. A permit released in another process
- * wakes them through a {@link ReleaseHints release hint}: the release publishes its token
- * and slot on the semaphore's channel ({@link KeyLayout#permitChannel},
+ * An attempt asks every node for one slot ({@link Script#ACQUIRE_PERMIT}), the slot fixed
+ * when it starts, so that its withdrawal frees the very slot it asked for on every node
+ * (see {@link LeaseAcquisition}'s invariants). A node takes it if it is free there and
+ * fewer than {@code permits} slots are live there, and answers the next counter value;
+ * else it answers how long the slot (or, when all are taken, the first permit) has left
+ * and the first slot free there after the one asked for, in cyclic order. The permit is
+ * held when a quorum took the same slot within the validity; a failed attempt frees its
+ * slot everywhere and the next attempt asks for the slot that most nodes said was free,
+ * at once; the first attempt asks for a random slot, so that contenders rarely collide.
+ * Extension and release act on the lease's own slot only, if it still holds this holder's
+ * value; a permit that lost its quorum learns it at its next extension and is lost, as
+ * any lease. Waiters of one registry stand in one line per key (apart from the locks'
+ * lines), and are woken when a permit of this registry ends. A permit released in another
+ * process wakes them through a {@link ReleaseHints release hint}: the release publishes
+ * its token and slot on the semaphore's channel ({@link KeyLayout#permitChannel},
  * {@link Script#RELEASE_PERMIT}), to which the registry subscribes on every node while
  * the head of the key's line sleeps between attempts and the registry holds fewer of the
  * permits than there are (and a second after), as for the exclusive lock. A failed
  * attempt's withdrawal publishes nothing, and a permit that expires publishes nothing
  * either: without a hint (turned off, or a node that forbids publish/subscribe) the head
  * polls, every retry delay plus jitter, never later than the first permit's expiry.
+ *
+ * <h2>tryAcquire</h2> A slot guessed once is often taken while others are free, so a
+ * {@code tryAcquire} sweeps: from its random first slot onward, cyclically, each attempt
+ * asks for the nearest slot that the refusals so far leave possibly free on a quorum
+ * ({@code PermitAcquisition#tryNextAtOnce} argues the skip), at once and without waiting
+ * in the key's line, until one is granted or the sweep comes back to its first slot: at
+ * most {@code permits} attempts, each a slot of its own, a permit counting only when a
+ * quorum took that one slot for that attempt's value.
+ * <p>
+ * Invariants: this class owns the semaphore's bound (at most {@code permits} holders, by
+ * one slot per holder on a quorum, argued below) and that a {@code tryAcquire} is empty
+ * only when each slot was, when asked for, free on fewer than a quorum of nodes (or the
+ * sweep ran out of its time bound, or of nodes that answer): it skips no slot that the
+ * refusals leave possibly free on a quorum.
  *
  * <h2>Safety</h2> Two permits held at once on one slot would have quorums that share a
  * node where both slot entries were live at once; the second script to run there saw the
@@ -230,19 +248,32 @@ final class PermitSemaphore implements LockSemaphore {
 	 */
 	private final class PermitAcquisition extends LeaseAcquisition {
 
-		/** The slot the next attempt asks for; changed only between attempts. */
+		/**
+		 * The slot the next attempt asks for, read once as it starts: each attempt's
+		 * scripts name its own {@link Attempt#slot}, never this.
+		 */
 		private volatile int slot;
+
+		/** The first attempt's slot: where a tryAcquire's sweep starts. */
+		private final int firstSlot;
 
 		PermitAcquisition(Duration ttl, Duration waitTime) {
 			super(PermitSemaphore.this.engine, PermitSemaphore.this.lines, false, PermitSemaphore.this.key, ttl,
 					waitTime);
-			this.slot = ThreadLocalRandom.current().nextInt(PermitSemaphore.this.permits);
+			this.firstSlot = ThreadLocalRandom.current().nextInt(PermitSemaphore.this.permits);
+			this.slot = this.firstSlot;
 		}
 
 		@Override
-		void send(NodeClient node, String value, int index, NodeClient.ReplyHandler replies) {
+		int nextSlot() {
+			return this.slot;
+		}
+
+		@Override
+		void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
+			String value = attempt.value();
 			String marker = node.marker();
-			String slotText = String.valueOf(this.slot);
+			String slotText = String.valueOf(attempt.slot());
 			if (marker.isEmpty()) {
 				node.eval(
 						Script.ACQUIRE_PERMIT, PermitSemaphore.this.keys, new String[] { value, this.ttlMillis,
@@ -258,22 +289,24 @@ final class PermitSemaphore implements LockSemaphore {
 		}
 
 		@Override
-		void raise(NodeClient node, String secret, String token, int index, NodeClient.ReplyHandler replies) {
+		void raise(NodeClient node, Attempt attempt, String secret, String token, int index,
+				NodeClient.ReplyHandler replies) {
 			node.eval(Script.RAISE_PERMIT, PermitSemaphore.this.keys,
-					new String[] { secret, token, this.engine.retentionMillis(), String.valueOf(this.slot) }, index,
-					replies);
+					new String[] { secret, token, this.engine.retentionMillis(), String.valueOf(attempt.slot()) },
+					index, replies);
 		}
 
 		@Override
-		void withdraw(QuorumCall call, String value) {
+		void withdraw(QuorumCall call, Attempt attempt) {
 			this.fleet.undoEverywhere(Script.RELEASE_PERMIT,
 					new String[] { PermitSemaphore.this.keys[0], PermitSemaphore.this.keys[1] },
-					new String[] { LockValues.secret(value), String.valueOf(this.slot) }, call, null, null);
+					new String[] { LockValues.secret(attempt.value()), String.valueOf(attempt.slot()) }, call, null,
+					null);
 		}
 
 		@Override
-		RedlockLease lease(String value, long token, long start, long validUntil, QuorumCall call) {
-			String slotText = String.valueOf(this.slot);
+		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call) {
+			String slotText = String.valueOf(attempt.slot());
 			String[] slotArg = { slotText };
 			// the release publishes this on the semaphore's channel, on every node: the
 			// same release heard from a node after this registry's own wake-up below is
@@ -286,8 +319,8 @@ final class PermitSemaphore implements LockSemaphore {
 			LeaseOps ops = new LeaseOps(Script.EXTEND_PERMIT, PermitSemaphore.this.keys, Script.RELEASE_PERMIT,
 					new String[] { PermitSemaphore.this.keys[0], PermitSemaphore.this.keys[1] }, slotArg, releaseArgs,
 					() -> waiting.permitGone(semaphoreKey, hint));
-			return new RedlockLease(this.engine, this.key, PermitSemaphore.this.keys, value, token, start, validUntil,
-					call, ops);
+			return new RedlockLease(this.engine, this.key, PermitSemaphore.this.keys, attempt.value(), token, start,
+					validUntil, call, ops);
 		}
 
 		@Override
@@ -296,9 +329,9 @@ final class PermitSemaphore implements LockSemaphore {
 		}
 
 		@Override
-		String describeRefusal(long reply) {
+		String describeRefusal(Attempt attempt, long reply) {
 			long hint = (-reply - 1) % Script.PERMIT_HINT_RANGE;
-			return "permit slot " + this.slot + " or all " + PermitSemaphore.this.permits
+			return "permit slot " + attempt.slot() + " or all " + PermitSemaphore.this.permits
 					+ " permits taken there, the first for " + heldMillis(reply) + "ms more"
 					+ ((hint > 0) ? " (slot " + (hint - 1) + " free there)" : "");
 		}
@@ -307,7 +340,7 @@ final class PermitSemaphore implements LockSemaphore {
 		 * Moves to the slot that most refusing nodes said is free, and asks at once.
 		 */
 		@Override
-		long retrySoon(QuorumCall call) {
+		long retrySoon(Attempt attempt, QuorumCall call) {
 			Map<Long, Integer> votes = new HashMap<>();
 			for (long reply : call.answeredValues((reply) -> reply < 0)) {
 				long hint = (-reply - 1) % Script.PERMIT_HINT_RANGE;
@@ -328,6 +361,54 @@ final class PermitSemaphore implements LockSemaphore {
 			}
 			this.slot = (int) best;
 			return 0;
+		}
+
+		/**
+		 * Moves a tryAcquire's sweep on to the nearest slot onward (cyclically, from the
+		 * first slot) that may be free on a quorum. Each node bounds how far that is: a
+		 * node that refused names its first free slot after the one asked for (none: it
+		 * can take no slot), so no slot before that one is free there; a node that took
+		 * the slot, or was not heard from, bounds nothing, so counts one step. A slot
+		 * free on a quorum is at least as far as each of its quorum's nodes' bounds, so
+		 * at least as far as the quorum-th smallest bound of all nodes: moving that far
+		 * passes over no such slot. Ends the sweep when that passes the first slot again,
+		 * when no quorum of nodes can take any slot, or when so many nodes failed to
+		 * answer that no quorum is left.
+		 */
+		@Override
+		boolean tryNextAtOnce(Attempt attempt, QuorumCall call) {
+			int permits = PermitSemaphore.this.permits;
+			NodeReply[] replies = call.repliesSoFar();
+			int[] steps = new int[replies.length];
+			int unanswered = 0;
+			for (int i = 0; i < replies.length; i++) {
+				NodeReply reply = replies[i];
+				if (reply == null || !reply.answered() || reply.value() > 0) {
+					unanswered += (reply != null && !reply.answered()) ? 1 : 0;
+					steps[i] = 1;
+				}
+				else if (reply.value() == 0) {
+					// a node that lost its data takes nothing until the restart guard
+					// trusts it again
+					steps[i] = permits;
+				}
+				else {
+					long hint = (-reply.value() - 1) % Script.PERMIT_HINT_RANGE;
+					int step = (hint == 0) ? permits : Math.floorMod(hint - 1 - attempt.slot(), permits);
+					steps[i] = (step == 0) ? permits : step;
+				}
+			}
+			int quorum = this.fleet.quorum();
+			if (unanswered > replies.length - quorum) {
+				return false;
+			}
+			Arrays.sort(steps);
+			int swept = Math.floorMod(attempt.slot() - this.firstSlot, permits) + steps[quorum - 1];
+			if (swept >= permits) {
+				return false;
+			}
+			this.slot = (this.firstSlot + swept) % permits;
+			return true;
 		}
 
 	}

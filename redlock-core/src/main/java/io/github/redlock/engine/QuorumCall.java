@@ -275,6 +275,14 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	}
 
 	/**
+	 * Returns each node's reply so far, in node order: {@code null} for a node not heard
+	 * from yet.
+	 */
+	synchronized NodeReply[] repliesSoFar() {
+		return this.replies.clone();
+	}
+
+	/**
 	 * Counts the nodes that have not answered yet: none once the call is
 	 * {@link #completion() complete}, since a node that does not answer in time fails.
 	 */

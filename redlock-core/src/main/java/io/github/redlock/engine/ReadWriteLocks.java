@@ -151,8 +151,8 @@ final class ReadWriteLocks {
 		}
 
 		@Override
-		void send(NodeClient node, String value, int index, NodeClient.ReplyHandler replies) {
-			String secret = LockValues.secret(value);
+		void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
+			String secret = LockValues.secret(attempt.value());
 			String marker = node.marker();
 			if (marker.isEmpty()) {
 				node.eval(Script.ACQUIRE_READ, this.keys,
@@ -168,29 +168,30 @@ final class ReadWriteLocks {
 		}
 
 		@Override
-		void raise(NodeClient node, String secret, String token, int index, NodeClient.ReplyHandler replies) {
+		void raise(NodeClient node, Attempt attempt, String secret, String token, int index,
+				NodeClient.ReplyHandler replies) {
 			node.eval(Script.RAISE_READ, new String[] { this.keys[2], this.keys[1] },
 					new String[] { secret, token, this.engine.retentionMillis() }, index, replies);
 		}
 
 		@Override
-		void withdraw(QuorumCall call, String value) {
+		void withdraw(QuorumCall call, Attempt attempt) {
 			this.fleet.undoEverywhere(Script.WITHDRAW_READ, new String[] { this.keys[0], this.keys[2] },
-					new String[] { LockValues.secret(value) }, call, null, null);
+					new String[] { LockValues.secret(attempt.value()) }, call, null, null);
 		}
 
 		@Override
-		RedlockLease lease(String value, long token, long start, long validUntil, QuorumCall call) {
+		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call) {
 			String lockKey = this.key;
 			LeaseOps ops = new LeaseOps(Script.EXTEND_READ, new String[] { this.keys[0], this.keys[1], this.keys[2] },
 					Script.RELEASE_READ, new String[] { this.keys[0], this.keys[2] }, NONE,
 					() -> this.engine.waiting().hint(lockKey, null));
-			return new RedlockLease(this.engine, this.key, new String[] { this.keys[0], this.keys[1] }, value, token,
-					start, validUntil, call, ops);
+			return new RedlockLease(this.engine, this.key, new String[] { this.keys[0], this.keys[1] }, attempt.value(),
+					token, start, validUntil, call, ops);
 		}
 
 		@Override
-		String describeRefusal(long reply) {
+		String describeRefusal(Attempt attempt, long reply) {
 			return describeHolder(reply);
 		}
 
@@ -214,7 +215,8 @@ final class ReadWriteLocks {
 		}
 
 		@Override
-		void send(NodeClient node, String value, int index, NodeClient.ReplyHandler replies) {
+		void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
+			String value = attempt.value();
 			String marker = node.marker();
 			if (marker.isEmpty()) {
 				node.eval(
@@ -231,28 +233,30 @@ final class ReadWriteLocks {
 		}
 
 		@Override
-		void raise(NodeClient node, String secret, String token, int index, NodeClient.ReplyHandler replies) {
+		void raise(NodeClient node, Attempt attempt, String secret, String token, int index,
+				NodeClient.ReplyHandler replies) {
 			node.eval(Script.RAISE_FENCE, new String[] { this.keys[0], this.keys[1] },
 					new String[] { secret, token, this.engine.retentionMillis() }, index, replies);
 		}
 
 		@Override
-		void withdraw(QuorumCall call, String value) {
-			this.fleet.withdrawEverywhere(new String[] { this.keys[0] }, LockValues.secret(value), call, null);
+		void withdraw(QuorumCall call, Attempt attempt) {
+			this.fleet.withdrawEverywhere(new String[] { this.keys[0] }, LockValues.secret(attempt.value()), call,
+					null);
 		}
 
 		@Override
-		RedlockLease lease(String value, long token, long start, long validUntil, QuorumCall call) {
+		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call) {
 			String lockKey = this.key;
 			LeaseOps ops = new LeaseOps(Script.EXTEND_WRITE, new String[] { this.keys[0], this.keys[1], this.keys[2] },
 					Script.RELEASE_WRITE, new String[] { this.keys[0], this.keys[2] }, NONE,
 					() -> this.engine.waiting().holderGone(lockKey));
-			return new RedlockLease(this.engine, this.key, new String[] { this.keys[0], this.keys[1] }, value, token,
-					start, validUntil, call, ops);
+			return new RedlockLease(this.engine, this.key, new String[] { this.keys[0], this.keys[1] }, attempt.value(),
+					token, start, validUntil, call, ops);
 		}
 
 		@Override
-		String describeRefusal(long reply) {
+		String describeRefusal(Attempt attempt, long reply) {
 			return describeHolder(reply);
 		}
 

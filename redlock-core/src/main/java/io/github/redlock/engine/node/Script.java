@@ -610,7 +610,10 @@ public record Script(String name, String text, String sha) {
 	// or above the count, held under a larger count, count too). Returns the fencing
 	// token (> 0), 0 when the marker is not the one the client knows, else -(1 + ms *
 	// PERMIT_HINT_RANGE + hint): ms until the slot (or, when all are taken, the first
-	// permit) expires, hint the lowest free slot + 1, or 0 if none is free.
+	// permit) expires; hint 1 + the first free slot after the one asked for in cyclic
+	// order below the count (ARGV[5] + 1, ..., count - 1, 0, ..., ARGV[5] - 1), or 0 if
+	// none is free. Cyclic, so that a tryAcquire sweeping the slots onward from where it
+	// began learns from each refusal how far it may skip (PermitSemaphore).
 	public static final Script ACQUIRE_PERMIT = of("acquire-permit", fence("""
 			if ARGV[1] == '' then return 0 end
 			if KEYS[4] and redis.call('get', KEYS[4]) ~= ARGV[6] then return 0 end
@@ -623,9 +626,11 @@ public record Script(String name, String text, String sha) {
 			local taken = redis.call('zscore', KEYS[2], ARGV[5])
 			if taken then
 			  local free = 0
-			  for i = 0, permits - 1 do
-			    if not redis.call('zscore', KEYS[2], tostring(i)) then
-			      free = i + 1
+			  local asked = tonumber(ARGV[5])
+			  for i = 1, permits - 1 do
+			    local slot = (asked + i) % permits
+			    if not redis.call('zscore', KEYS[2], tostring(slot)) then
+			      free = slot + 1
 			      break
 			    end
 			  end
