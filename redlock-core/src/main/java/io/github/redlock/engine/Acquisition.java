@@ -22,6 +22,9 @@ import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.NodeReply;
 import io.github.redlock.engine.node.NodeTrust;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.quorum.NodeFleet;
+import io.github.redlock.engine.quorum.QuorumCall;
+import io.github.redlock.engine.node.LockValues;
 
 /**
  * One call to acquire a lock: attempts on every node at once, retried when

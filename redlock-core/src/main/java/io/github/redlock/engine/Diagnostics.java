@@ -8,6 +8,8 @@ import io.github.redlock.LockInfo;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.quorum.NodeFleet;
+import io.github.redlock.engine.node.LockValues;
 
 /**
  * What operators and health checks ask of the nodes: who holds a lock where

@@ -11,6 +11,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import io.github.redlock.engine.node.KeyLayout;
+import io.github.redlock.engine.quorum.MonotonicClock;
+import io.github.redlock.engine.quorum.NodeFleet;
+import io.github.redlock.engine.quorum.Validity;
+import io.github.redlock.engine.node.LockValues;
 
 /**
  * What an {@link Acquisition} and a {@link RedlockLease} work with, built once per

@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import io.github.redlock.engine.quorum.MonotonicClock;
 
 /**
  * The expiry checks and renewals of a registry's watched leases on one timer: the

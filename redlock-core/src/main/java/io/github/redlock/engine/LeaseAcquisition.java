@@ -12,6 +12,9 @@ import io.github.redlock.LockKeys;
 import io.github.redlock.NodeFailure;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.NodeReply;
+import io.github.redlock.engine.quorum.NodeFleet;
+import io.github.redlock.engine.quorum.QuorumCall;
+import io.github.redlock.engine.node.LockValues;
 
 /**
  * One call to acquire a read lock, a write lock or a permit: the same flow as

@@ -18,6 +18,9 @@ import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.node.NodeReply;
+import io.github.redlock.engine.quorum.NodeFleet;
+import io.github.redlock.engine.quorum.QuorumCall;
+import io.github.redlock.engine.node.LockValues;
 
 /**
  * A {@link LockSemaphore} on the quorum: {@code permits} slots, each an exclusive lock of

@@ -5,6 +5,8 @@ import java.util.concurrent.CompletableFuture;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.quorum.QuorumCall;
+import io.github.redlock.engine.node.LockValues;
 
 /**
  * Read-write locks on the quorum: any number of readers or one writer per key, each a

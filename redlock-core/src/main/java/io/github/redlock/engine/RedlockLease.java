@@ -22,6 +22,11 @@ import io.github.redlock.RedlockException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.quorum.MonotonicClock;
+import io.github.redlock.engine.quorum.NodeFleet;
+import io.github.redlock.engine.quorum.QuorumCall;
+import io.github.redlock.engine.quorum.Validity;
+import io.github.redlock.engine.node.LockValues;
 
 /**
  * A lock held on a quorum: its value, fencing token and validity, its extension and

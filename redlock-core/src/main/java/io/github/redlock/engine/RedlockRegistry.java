@@ -31,6 +31,10 @@ import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.NodeAddress;
 import io.github.redlock.engine.node.RestartGuard;
 import io.github.redlock.engine.node.SilentNodes;
+import io.github.redlock.engine.quorum.MonotonicClock;
+import io.github.redlock.engine.quorum.NodeFleet;
+import io.github.redlock.engine.quorum.Validity;
+import io.github.redlock.engine.node.LockValues;
 
 /**
  * A {@link LockRegistry} over N independent Redis-protocol masters, following the Redlock

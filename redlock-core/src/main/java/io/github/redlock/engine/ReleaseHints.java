@@ -20,6 +20,7 @@ import org.apache.commons.logging.LogFactory;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.quorum.NodeFleet;
 
 /**
  * Wake-ups across processes: the release script publishes the lease's token on a channel

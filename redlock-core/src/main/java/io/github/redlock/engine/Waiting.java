@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.quorum.QuorumCall;
 
 /**
  * Decides when an acquisition tries the quorum. Nothing else in the engine decides it, so

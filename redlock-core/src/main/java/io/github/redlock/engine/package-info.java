@@ -9,7 +9,8 @@
  * <li>{@code RedlockSettings}: the validated tuning (its constructor refuses what cannot
  * work); {@code NodeAddress}: a node's URI, its checks, and a display without
  * secrets.</li>
- * <li>{@code NodeFleet}: the N node clients, the quorum, connecting, and the two ways of
+ * <li>In {@link io.github.redlock.engine.quorum}, the layer above (N masters as one):
+ * {@code NodeFleet}: the N node clients, the quorum, connecting, and the two ways of
  * asking the nodes: a quorum call ({@code QuorumCall}, decided as soon as a majority
  * agreed or no longer can, its nodes' replies reaching it by callback) and asking each
  * node for every answer (inspection, node checks), under one bound; a release goes to

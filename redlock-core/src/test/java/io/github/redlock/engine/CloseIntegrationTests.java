@@ -15,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.quorum.FleetAvailability;
 
 /**
  * Closing a registry fails every pending acquisition at once, and never hands out a lease

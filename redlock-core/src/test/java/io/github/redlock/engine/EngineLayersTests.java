@@ -1,5 +1,6 @@
 package io.github.redlock.engine;
 
+import java.util.List;
 import java.util.Set;
 
 import com.tngtech.archunit.base.DescribedPredicate;
@@ -7,7 +8,6 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import com.tngtech.archunit.lang.ArchRule;
 import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
@@ -17,10 +17,10 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
  * The engine's layers, each depending only on those below it: {@code node} (one master)
- * at the bottom, then the rest of {@code io.github.redlock.engine} (the quorum, waiting,
- * leases, the kinds of lock and the façade). The public API package
- * ({@code io.github.redlock}) and the engine's public types ({@link #SEAM}) are what
- * every layer may use.
+ * at the bottom, {@code quorum} (N masters as one) above it, then the rest of
+ * {@code io.github.redlock.engine} (waiting, leases, the kinds of lock and the façade).
+ * The public API package ({@code io.github.redlock}) and the engine's public types
+ * ({@link #SEAM}) are what every layer may use.
  */
 class EngineLayersTests {
 
@@ -38,16 +38,29 @@ class EngineLayersTests {
 	private static final DescribedPredicate<JavaClass> SEAM_TYPES = DescribedPredicate
 		.describe("the engine's public types " + SEAM, (type) -> isSeam(type.getBaseComponentType()));
 
+	/**
+	 * The engine's layer packages, bottom up: each may use the ones before it.
+	 */
+	static final List<String> LAYERS = List.of("node", "quorum");
+
+	private static final String[] LIBRARIES = { "java..", "javax..", "io.lettuce..", "io.netty..", "reactor..",
+			"org.apache.commons.logging.." };
+
 	@Test
-	void theNodeLayerKnowsNothingOfTheLayersAboveIt() {
-		ArchRule rule = classes().that()
-			.resideInAPackage("io.github.redlock.engine.node..")
-			.should()
-			.onlyDependOnClassesThat(resideInAnyPackage("io.github.redlock.engine.node..", "java..", "javax..",
-					"io.lettuce..", "io.netty..", "reactor..", "org.apache.commons.logging..")
-				.or(resideInAPackage("io.github.redlock"))
-				.or(SEAM_TYPES));
-		rule.check(CORE);
+	void eachLayerKnowsNothingOfTheLayersAboveIt() {
+		for (int i = 0; i < LAYERS.size(); i++) {
+			String[] allowed = LAYERS.subList(0, i + 1)
+				.stream()
+				.map((layer) -> "io.github.redlock.engine." + layer + "..")
+				.toArray(String[]::new);
+			classes().that()
+				.resideInAPackage("io.github.redlock.engine." + LAYERS.get(i) + "..")
+				.should()
+				.onlyDependOnClassesThat(resideInAnyPackage(allowed).or(resideInAnyPackage(LIBRARIES))
+					.or(resideInAPackage("io.github.redlock"))
+					.or(SEAM_TYPES))
+				.check(CORE);
+		}
 	}
 
 	@Test

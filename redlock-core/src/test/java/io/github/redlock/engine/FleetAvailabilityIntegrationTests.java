@@ -15,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import io.github.redlock.engine.node.NodeTrust;
+import io.github.redlock.engine.quorum.FleetAvailability;
 
 /**
  * What operators read when nodes are new, go down or come back (issue 12, items 3 and 5).

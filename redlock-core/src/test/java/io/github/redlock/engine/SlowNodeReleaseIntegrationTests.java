@@ -12,6 +12,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.quorum.NodeFleet;
 
 /**
  * A release with one node paused: it returns once a quorum of nodes deleted the key,

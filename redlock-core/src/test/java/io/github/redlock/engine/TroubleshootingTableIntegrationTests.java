@@ -26,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.quorum.FleetAvailability;
 
 /**
  * Keeps the README's troubleshooting table true (issue 12, item 8): every message it

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.quorum.Validity;
 
 /**
  * Validity with drift, on a clock the test controls, against real nodes.

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.github.redlock.engine.node.LockValues;
 
 /**
  * What one uncontended cycle (acquire + release) costs each node on the wire, read from

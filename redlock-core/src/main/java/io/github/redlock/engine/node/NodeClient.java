@@ -37,6 +37,7 @@ import io.netty.util.TimerTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import io.github.redlock.engine.NodeStatus;
+import io.github.redlock.engine.quorum.NodeFleet;
 
 /**
  * One node: a Lettuce client with one multiplexed connection, and script calls that never

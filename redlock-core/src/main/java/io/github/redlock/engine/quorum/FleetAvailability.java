@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.quorum;
 
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
@@ -19,7 +19,7 @@ import io.github.redlock.engine.node.NodeTrust;
  *
  * @author redlock contributors
  */
-final class FleetAvailability {
+public final class FleetAvailability {
 
 	private static final Log logger = LogFactory.getLog(FleetAvailability.class);
 

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.quorum;
 
 /**
  * Source of monotonic time, in nanoseconds. Replaced in tests by a clock they control.
@@ -6,7 +6,7 @@ package io.github.redlock.engine;
  * @author redlock contributors
  */
 @FunctionalInterface
-interface MonotonicClock {
+public interface MonotonicClock {
 
 	MonotonicClock SYSTEM = System::nanoTime;
 

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -7,7 +7,6 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HexFormat;
-import io.github.redlock.engine.node.Script;
 
 /**
  * Makes lock values: 20 bytes from {@link SecureRandom}, unique per acquisition, followed
@@ -16,7 +15,7 @@ import io.github.redlock.engine.node.Script;
  *
  * @author redlock contributors
  */
-final class LockValues {
+public final class LockValues {
 
 	private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
 
@@ -26,13 +25,13 @@ final class LockValues {
 	 * Length of a value's secret part: 20 random bytes in unpadded URL-safe Base64. The
 	 * scripts that act on a held lock are sent only this part (see {@link Script}).
 	 */
-	static final int SECRET_LENGTH = 27;
+	public static final int SECRET_LENGTH = 27;
 
 	private final SecureRandom random = new SecureRandom();
 
 	private final String process;
 
-	LockValues() {
+	public LockValues() {
 		this.process = ":" + hostName() + ":" + ProcessHandle.current().pid() + ":";
 	}
 
@@ -41,7 +40,7 @@ final class LockValues {
 	 * on the caller's thread when an acquisition starts, since its attempts may run on
 	 * the registry's threads.
 	 */
-	String owner() {
+	public String owner() {
 		String thread = Thread.currentThread().getName();
 		if (thread.length() > MAX_THREAD_NAME) {
 			thread = thread.substring(0, MAX_THREAD_NAME);
@@ -53,7 +52,7 @@ final class LockValues {
 	 * Returns a fresh lock value for an owner.
 	 * @param owner the owner, from {@link #owner()}
 	 */
-	String next(String owner) {
+	public String next(String owner) {
 		byte[] bytes = new byte[20];
 		this.random.nextBytes(bytes);
 		return ENCODER.encodeToString(bytes) + owner;
@@ -62,7 +61,7 @@ final class LockValues {
 	/**
 	 * Returns the secret part of a lock value, which alone proves ownership.
 	 */
-	static String secret(String value) {
+	public static String secret(String value) {
 		return value.substring(0, SECRET_LENGTH);
 	}
 
@@ -70,7 +69,7 @@ final class LockValues {
 	 * Returns a short, one-way fingerprint of a value's secret part: enough to tell two
 	 * acquisitions apart, useless to release or extend someone's lock.
 	 */
-	static String fingerprint(String secret) {
+	public static String fingerprint(String secret) {
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
 			return HexFormat.of().formatHex(digest, 0, 6);

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.quorum;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +20,7 @@ import io.github.redlock.engine.node.Script;
  *
  * @author redlock contributors
  */
-final class QuorumCall implements NodeClient.ReplyHandler {
+public final class QuorumCall implements NodeClient.ReplyHandler {
 
 	private final List<NodeClient> nodes;
 
@@ -65,7 +65,7 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	 * @param send the call to make on one node
 	 * @return the call, whose {@link #decision()} completes when the outcome is known
 	 */
-	static QuorumCall start(List<NodeClient> nodes, int quorum, LongPredicate agrees, Send send) {
+	public static QuorumCall start(List<NodeClient> nodes, int quorum, LongPredicate agrees, Send send) {
 		QuorumCall quorumCall = new QuorumCall(nodes, quorum, agrees);
 		for (int i = 0; i < nodes.size(); i++) {
 			send.send(nodes.get(i), i, quorumCall);
@@ -131,7 +131,7 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	/**
 	 * Completes when a quorum agreed or can no longer agree.
 	 */
-	CompletableFuture<QuorumCall> decision() {
+	public CompletableFuture<QuorumCall> decision() {
 		return this.decision;
 	}
 
@@ -141,7 +141,7 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	 * caused: a command sent to that node then reaches it after this call's script.
 	 * Actions given for one node run in the order given.
 	 */
-	void afterReply(int index, IntConsumer action) {
+	public void afterReply(int index, IntConsumer action) {
 		synchronized (this) {
 			if (this.replies[index] == null) {
 				if (this.afterReply == null) {
@@ -206,7 +206,7 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	 * far that answered the acquire script "held by another owner", or {@code -1} if none
 	 * did.
 	 */
-	synchronized long leastHeldMillis() {
+	public synchronized long leastHeldMillis() {
 		long least = -1;
 		for (NodeReply reply : this.replies) {
 			if (reply != null && reply.answered() && reply.value() < 0) {
@@ -220,36 +220,36 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	/**
 	 * Completes when every node has replied or timed out.
 	 */
-	CompletableFuture<QuorumCall> completion() {
+	public CompletableFuture<QuorumCall> completion() {
 		return this.completion;
 	}
 
-	synchronized boolean succeeded() {
+	public synchronized boolean succeeded() {
 		return this.succeeded;
 	}
 
 	/**
 	 * Returns the agreeing replies' values as they stood at the decision.
 	 */
-	synchronized long[] agreedValues() {
+	public synchronized long[] agreedValues() {
 		return this.agreedValues;
 	}
 
 	/**
 	 * Returns the indexes of the agreeing nodes as they stood at the decision.
 	 */
-	synchronized int[] agreedNodes() {
+	public synchronized int[] agreedNodes() {
 		return this.agreedNodes;
 	}
 
-	synchronized int agreedCount() {
+	public synchronized int agreedCount() {
 		return this.agreed;
 	}
 
 	/**
 	 * Counts the replies so far that answered with a value matching the predicate.
 	 */
-	synchronized int countAnswered(LongPredicate predicate) {
+	public synchronized int countAnswered(LongPredicate predicate) {
 		int count = 0;
 		for (NodeReply reply : this.replies) {
 			if (reply != null && reply.answered() && predicate.test(reply.value())) {
@@ -263,7 +263,7 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	 * Returns the values of the replies so far that answered with a value matching the
 	 * predicate, in node order.
 	 */
-	synchronized long[] answeredValues(LongPredicate predicate) {
+	public synchronized long[] answeredValues(LongPredicate predicate) {
 		long[] values = new long[countAnswered(predicate)];
 		int next = 0;
 		for (NodeReply reply : this.replies) {
@@ -278,7 +278,7 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	 * Returns each node's reply so far, in node order: {@code null} for a node not heard
 	 * from yet.
 	 */
-	synchronized NodeReply[] repliesSoFar() {
+	public synchronized NodeReply[] repliesSoFar() {
 		return this.replies.clone();
 	}
 
@@ -286,7 +286,7 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	 * Counts the nodes that have not answered yet: none once the call is
 	 * {@link #completion() complete}, since a node that does not answer in time fails.
 	 */
-	synchronized int pending() {
+	public synchronized int pending() {
 		int count = 0;
 		for (NodeReply reply : this.replies) {
 			if (reply == null) {
@@ -302,7 +302,7 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	 * failures that decided the call ({@link #pending()} counts them).
 	 * @param describe how to describe a disagreeing integer reply of a node
 	 */
-	synchronized List<NodeFailure> failures(Function<Long, String> describe) {
+	public synchronized List<NodeFailure> failures(Function<Long, String> describe) {
 		List<NodeFailure> failures = new ArrayList<>();
 		for (int i = 0; i < this.replies.length; i++) {
 			NodeReply reply = this.replies[i];
@@ -324,7 +324,7 @@ final class QuorumCall implements NodeClient.ReplyHandler {
 	 * Makes the call to one node of a {@link QuorumCall}.
 	 */
 	@FunctionalInterface
-	interface Send {
+	public interface Send {
 
 		/**
 		 * Sends the call to {@code node}, whose reply goes to {@code replies} with

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.quorum;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +33,8 @@ import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.node.ServerIdentities;
 import io.github.redlock.engine.node.SilentNodes;
 import io.github.redlock.engine.node.WriteCoalescing;
+import io.github.redlock.engine.node.LockValues;
+import io.github.redlock.engine.RedlockSettings;
 
 /**
  * The N nodes of a registry: their clients on shared Lettuce resources, the quorum
@@ -43,7 +45,7 @@ import io.github.redlock.engine.node.WriteCoalescing;
  *
  * @author redlock contributors
  */
-final class NodeFleet {
+public final class NodeFleet {
 
 	private static final Log logger = LogFactory.getLog(NodeFleet.class);
 
@@ -92,9 +94,9 @@ final class NodeFleet {
 	 * @param coalesceWrites whether concurrent commands to one node go out in one write
 	 * ({@link WriteCoalescing})
 	 */
-	NodeFleet(List<NodeAddress> addresses, RedlockSettings settings, ClientResources resources, RestartGuard guard,
-			boolean acceptEviction, SilentNodes silentNodes, Consumer<ClientOptions.Builder> clientOptions,
-			boolean coalesceWrites) {
+	public NodeFleet(List<NodeAddress> addresses, RedlockSettings settings, ClientResources resources,
+			RestartGuard guard, boolean acceptEviction, SilentNodes silentNodes,
+			Consumer<ClientOptions.Builder> clientOptions, boolean coalesceWrites) {
 		this.ownsResources = resources == null;
 
 		if (this.ownsResources) {
@@ -148,11 +150,11 @@ final class NodeFleet {
 		}
 	}
 
-	int size() {
+	public int size() {
 		return this.nodes.size();
 	}
 
-	int quorum() {
+	public int quorum() {
 		return this.quorum;
 	}
 
@@ -160,7 +162,7 @@ final class NodeFleet {
 	 * Returns how many nodes count toward a quorum now, as the last connection events and
 	 * the restart guard say; asks no node.
 	 */
-	int usable() {
+	public int usable() {
 		int usable = 0;
 		for (NodeClient node : this.nodes) {
 			if (node.isUp() && node.isTrusted()) {
@@ -177,7 +179,7 @@ final class NodeFleet {
 	 * that refuse connections, are duplicates, may evict keys or lack a permission are
 	 * not expected back.
 	 */
-	boolean quorumPossibleBy(long deadline) {
+	public boolean quorumPossibleBy(long deadline) {
 		int possible = 0;
 		for (NodeClient node : this.nodes) {
 			if (node.mayCountBy(deadline)) {
@@ -187,18 +189,18 @@ final class NodeFleet {
 		return possible >= this.quorum;
 	}
 
-	List<NodeClient> nodes() {
+	public List<NodeClient> nodes() {
 		return this.nodes;
 	}
 
 	/**
 	 * Returns the Lettuce resources the node clients use.
 	 */
-	ClientResources resources() {
+	public ClientResources resources() {
 		return this.resources;
 	}
 
-	NodeClient node(int index) {
+	public NodeClient node(int index) {
 		return this.nodes.get(index);
 	}
 
@@ -206,7 +208,7 @@ final class NodeFleet {
 	 * Returns the longest a caller waits for one call to every node: the node timeout
 	 * covers a script and its NOSCRIPT reload, with a second of slack for a busy machine.
 	 */
-	long callBoundNanos() {
+	public long callBoundNanos() {
 		return this.callBoundNanos;
 	}
 
@@ -215,7 +217,7 @@ final class NodeFleet {
 	 * @return a future that completes, never exceptionally, when every node answered or
 	 * gave up
 	 */
-	CompletableFuture<Void> connect() {
+	public CompletableFuture<Void> connect() {
 		CompletableFuture<Void> ready = this.connected;
 		if (ready == null) {
 			synchronized (this) {
@@ -243,7 +245,7 @@ final class NodeFleet {
 	 * Runs {@code action} once every node has been tried: at once on the calling thread
 	 * when they have been already.
 	 */
-	void whenConnected(Runnable action) {
+	public void whenConnected(Runnable action) {
 		CompletableFuture<Void> ready = connect();
 		if (ready.isDone()) {
 			action.run();
@@ -257,7 +259,7 @@ final class NodeFleet {
 	 * Connects and waits at most the connect timeout. Whether a quorum can be reached is
 	 * {@link FleetAvailability}'s to say, once every node has been tried.
 	 */
-	void start() {
+	public void start() {
 		try {
 			connect().get(this.connectTimeout.toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
 		}
@@ -275,7 +277,7 @@ final class NodeFleet {
 	 * @param agrees which integer replies count as agreement
 	 * @param call the call to make on one node
 	 */
-	QuorumCall quorumCall(LongPredicate agrees, QuorumCall.Send call) {
+	public QuorumCall quorumCall(LongPredicate agrees, QuorumCall.Send call) {
 		return QuorumCall.start(this.nodes, this.quorum, agrees, call);
 	}
 
@@ -298,8 +300,8 @@ final class NodeFleet {
 	 * @param doing what the caller does, for the message if interrupted
 	 * @return the answers, in configuration order
 	 */
-	<T> List<T> askEveryNode(Function<NodeClient, CompletableFuture<T>> question, Function<NodeClient, T> noAnswer,
-			String doing) {
+	public <T> List<T> askEveryNode(Function<NodeClient, CompletableFuture<T>> question,
+			Function<NodeClient, T> noAnswer, String doing) {
 		List<CompletableFuture<T>> answers = toEach((index, node) -> question.apply(node));
 		long deadline = System.nanoTime() + this.callBoundNanos;
 		List<T> result = new ArrayList<>(answers.size());
@@ -347,7 +349,7 @@ final class NodeFleet {
 	 * @param keys the lock's key and the key's queue of waiting processes on the nodes
 	 * @param args the release script's arguments: the lock value's secret part
 	 * ({@link LockValues#secret}), the lease's fencing token (published with the release
-	 * hint) and the line's queue arguments ({@link Waiting#releaseArgs})
+	 * hint) and the line's queue arguments ({@code Waiting#releaseArgs})
 	 * @param acquisition the acquisition that wrote the value
 	 * @param afterQuorum run once a quorum of nodes answered the release, timed out or
 	 * was never sent it (every node does one of these, within the node timeout): then a
@@ -362,7 +364,7 @@ final class NodeFleet {
 	 * @param warnKey the lock's key as the caller named it, to log a warning with when a
 	 * quorum could not be freed, or {@code null} for none (a lease already lost)
 	 */
-	CompletableFuture<Boolean> releaseEverywhere(String[] keys, String[] args, QuorumCall acquisition,
+	public CompletableFuture<Boolean> releaseEverywhere(String[] keys, String[] args, QuorumCall acquisition,
 			AfterQuorum afterQuorum, String warnKey) {
 		return start(new Deletion(Script.RELEASE, keys, args, acquisition, afterQuorum, null, warnKey));
 	}
@@ -377,7 +379,7 @@ final class NodeFleet {
 	 * @param args the line's stamp, its id and how long it may wait, in ms
 	 * @param free what to run when a quorum found the key free, or {@code null}
 	 */
-	void queueWaiter(String[] keys, String[] args, Runnable free) {
+	public void queueWaiter(String[] keys, String[] args, Runnable free) {
 		AtomicInteger freeCount = new AtomicInteger();
 		NodeClient.ReplyHandler replies = (index, reply) -> {
 			if (free != null && reply.answered() && reply.value() == -2 && freeCount.incrementAndGet() == this.quorum) {
@@ -397,7 +399,7 @@ final class NodeFleet {
 	 * What a release runs once a quorum of nodes is done with it.
 	 */
 	@FunctionalInterface
-	interface AfterQuorum {
+	public interface AfterQuorum {
 
 		/**
 		 * @param queuedBehind whether a node of that quorum named another process's line
@@ -416,7 +418,7 @@ final class NodeFleet {
 	 * @param lockAndFence the lock's key and its fencing counter's key on the nodes
 	 * @param retentionMillis the fencing counter's retention, in milliseconds
 	 */
-	CompletableFuture<Boolean> withdrawEverywhere(String[] lockAndFence, String secret, QuorumCall acquisition,
+	public CompletableFuture<Boolean> withdrawEverywhere(String[] lockAndFence, String secret, QuorumCall acquisition,
 			String retentionMillis) {
 		return deleteEverywhere(Script.WITHDRAW, lockAndFence, secret, acquisition, null, retentionMillis);
 	}
@@ -441,8 +443,8 @@ final class NodeFleet {
 	 * @return a future that completes with {@code true} once a quorum of nodes is free of
 	 * the entry, or {@code false} once every node is done without that
 	 */
-	CompletableFuture<Boolean> undoEverywhere(Script script, String[] keys, String[] args, QuorumCall acquisition,
-			Runnable afterQuorum, String warnKey) {
+	public CompletableFuture<Boolean> undoEverywhere(Script script, String[] keys, String[] args,
+			QuorumCall acquisition, Runnable afterQuorum, String warnKey) {
 		return start(new Deletion(script, keys, args, acquisition, ignoring(afterQuorum), null, warnKey));
 	}
 
@@ -482,7 +484,7 @@ final class NodeFleet {
 	 * @return whether they all were done in time
 	 * @throws InterruptedException if interrupted while waiting
 	 */
-	boolean awaitDeletions(long timeoutNanos) throws InterruptedException {
+	public boolean awaitDeletions(long timeoutNanos) throws InterruptedException {
 		CompletableFuture<Void> waiting = this.drained;
 		if (waiting == null || waiting.isDone()) {
 			waiting = new CompletableFuture<>();
@@ -706,7 +708,7 @@ final class NodeFleet {
 	 * Lettuce resources, so that {@link #resume()} and {@link #start()} connect again;
 	 * waits a bounded time.
 	 */
-	void stop() {
+	public void stop() {
 		CompletableFuture<?>[] stopping = this.nodes.stream()
 			.map(NodeClient::stopAsync)
 			.toArray(CompletableFuture[]::new);
@@ -726,7 +728,7 @@ final class NodeFleet {
 	 * Lets the stopped fleet connect again: the next {@link #connect()} connects every
 	 * node, and availability is told afresh once every node has been tried.
 	 */
-	void resume() {
+	public void resume() {
 		synchronized (this) {
 			for (NodeClient node : this.nodes) {
 				node.reopen();
@@ -742,7 +744,7 @@ final class NodeFleet {
 	 * sent land first, and the Lettuce resources if the fleet created them; waits a
 	 * bounded time.
 	 */
-	void close() {
+	public void close() {
 		try {
 			if (!awaitDeletions(this.callBoundNanos)) {
 				logger.debug("Redlock releases were still on their way to some node when the connections closed");

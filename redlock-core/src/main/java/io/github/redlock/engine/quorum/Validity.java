@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.quorum;
 
 /**
  * The validity arithmetic of the algorithm. A key set with {@code ttl} at or after
@@ -9,17 +9,17 @@ package io.github.redlock.engine;
  *
  * @author redlock contributors
  */
-final class Validity {
+public final class Validity {
 
 	static final long MIN_DRIFT_NANOS = 2_000_000L;
 
 	private final double driftFactor;
 
-	Validity(double driftFactor) {
+	public Validity(double driftFactor) {
 		this.driftFactor = driftFactor;
 	}
 
-	long driftNanos(long ttlNanos) {
+	public long driftNanos(long ttlNanos) {
 		return (long) (ttlNanos * this.driftFactor) + MIN_DRIFT_NANOS;
 	}
 
@@ -27,7 +27,7 @@ final class Validity {
 	 * Returns the monotonic time until which a lock set with {@code ttlNanos}, starting
 	 * at {@code startNanos}, is valid.
 	 */
-	long validUntil(long startNanos, long ttlNanos) {
+	public long validUntil(long startNanos, long ttlNanos) {
 		return startNanos + ttlNanos - driftNanos(ttlNanos);
 	}
 
