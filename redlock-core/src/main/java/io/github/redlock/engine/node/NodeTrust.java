@@ -28,7 +28,8 @@ import org.apache.commons.logging.LogFactory;
  * <li>its memory policy, so that a node that may evict lock keys counts toward none
  * unless the operator accepts it.</li>
  * </ul>
- * These are one check, hence one class a little over 300 lines.
+ * These are one check; what the restart guard decides from it is
+ * {@link RestartDecision}'s.
  * <p>
  * <b>Invariants.</b> {@code verifiedGeneration} is the connection generation
  * ({@link NodeClient}'s, which its lock connection's disconnect and a stop of the
@@ -101,7 +102,8 @@ public final class NodeTrust {
 
 	/**
 	 * The least fencing token this node may hand out, in the node's clock's microseconds
-	 * as the acquire script's floor argument: see {@link #judge}. Empty until checked.
+	 * as the acquire script's floor argument: see {@link RestartDecision}. Empty until
+	 * checked.
 	 */
 	private volatile String floor = "";
 
@@ -485,75 +487,27 @@ public final class NodeTrust {
 	}
 
 	/**
-	 * Decides from the node's uptime and the age of its marker whether it lost its data
-	 * less than the guard time ago. The marker is created, with the node's time, by the
-	 * first client that finds it missing; every client then sees how young it is, and a
-	 * client that knew another marker sees that it changed.
+	 * Acts on the {@link RestartDecision} of one check: guards the node if it says so,
+	 * and keeps the floor and the marker for the next scripts and checks.
 	 */
 	private void judge(long uptimeSeconds, List<Object> reply) {
 		long now = System.nanoTime();
 		String current = (String) reply.get(0);
 		long nodeMicros = TimeUnit.SECONDS.toMicros(Long.parseLong((String) reply.get(1)))
 				+ Long.parseLong((String) reply.get(2));
-		long nodeMillis = nodeMicros / 1000;
 		boolean created = ((Long) reply.get(3)) == 1;
-		long markerAgeNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, nodeMillis - createdMillis(current)));
-		long uptimeNanos = TimeUnit.SECONDS.toNanos(uptimeSeconds);
 		String known = this.marker;
 		if (logger.isDebugEnabled()) {
 			logger.debug("Checked " + this.node + " at " + now + ": uptime " + uptimeSeconds + "s, marker " + current
 					+ (created ? " (created now)" : "") + ", known " + known);
 		}
-		long guardNanos = this.guard.guardNanos();
-		boolean lostKnownMarker = known != null && !known.equals(current);
-		if (uptimeNanos < guardNanos && uptimeNanos + TimeUnit.SECONDS.toNanos(1) <= markerAgeNanos && !created) {
-			// the marker outlived a recent restart: the data was kept, the restart is
-			// news
-			guard(now - uptimeNanos, GuardCause.RESTARTED);
+		RestartDecision decision = RestartDecision.judge(now, uptimeSeconds, current, created, known, nodeMicros,
+				this.guard.guardNanos());
+		if (decision.cause() != null) {
+			guard(decision.sinceNanos(), decision.cause());
 		}
-		else if (lostKnownMarker) {
-			// the marker this client knew is gone or replaced: it lost its data
-			// (counted from now: when it happened is not known, only that it did)
-			guard(now, GuardCause.MARKER_CHANGED);
-		}
-		else if (markerAgeNanos < guardNanos) {
-			// first sight of a young marker: a new node, or one flushed or restarted
-			// empty
-			guard(now - Math.min(markerAgeNanos, uptimeNanos), GuardCause.NEW_OR_FLUSHED);
-		}
-		this.floor = String.valueOf(floorMicros(nodeMicros, uptimeSeconds, current));
+		this.floor = String.valueOf(decision.floorMicros());
 		this.marker = current;
-	}
-
-	/**
-	 * Returns the least token the node may hand out from now on: the node's own clock
-	 * when it last restarted or lost its data (the later of its start, from its uptime,
-	 * and its marker's creation), plus the guard time, in microseconds.
-	 * <p>
-	 * Why: a node may come back with old data (an RDB snapshot or an AOF fsynced every
-	 * second, after a crash), its counters as they were long before; or empty, or
-	 * flushed. Every token handed out before that happened was handed out before it, at
-	 * some time {@code t}, and is at most {@code t + s} in microseconds, {@code s} being
-	 * how far the nodes' clocks may be ahead of true time: counters start from a node's
-	 * clock (rounded down), floors are a node's clock reading, and they grow by one per
-	 * acquisition, far slower than a million a second. The guard keeps the node out of
-	 * every quorum until the guard time has passed since it came back, by this client's
-	 * monotonic clock, so the floor, taken on the node's clock, is at least
-	 * {@code t + guard - s}. A token at or above the floor is therefore above every
-	 * earlier token when {@code guard > 2s}: a maximum TTL well above twice the clock
-	 * skew, which {@code RedlockSettings} asks for. The acquire script lifts a counter
-	 * below the floor to it, so a stale counter never decides a token; a counter written
-	 * since the node came back is above the floor already and is not touched, so in a
-	 * steady fleet the floor costs nothing but its argument. Each client derives it from
-	 * the node's uptime, which is whole seconds, so clients may differ by a second:
-	 * harmless, since a token is never below any of their floors.
-	 */
-	private long floorMicros(long nodeMicros, long uptimeSeconds, String current) {
-		long startMicros = nodeMicros - TimeUnit.SECONDS.toMicros(uptimeSeconds);
-		long createdMillis = createdMillis(current);
-		long createdMicros = (createdMillis == Long.MAX_VALUE) ? nodeMicros
-				: Math.min(nodeMicros, TimeUnit.MILLISECONDS.toMicros(createdMillis));
-		return Math.max(startMicros, createdMicros) + TimeUnit.NANOSECONDS.toMicros(this.guard.guardNanos());
 	}
 
 	/**
@@ -567,16 +521,6 @@ public final class NodeTrust {
 		return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
 	}
 
-	private static long createdMillis(String marker) {
-		int colon = marker.lastIndexOf(':');
-		try {
-			return Long.parseLong(marker.substring(colon + 1));
-		}
-		catch (RuntimeException ex) {
-			return Long.MAX_VALUE; // unreadable: treat as created just now
-		}
-	}
-
 	/**
 	 * Returns the marker this client last saw on the node, which the acquire script
 	 * checks; empty when the guard is off.
@@ -587,7 +531,7 @@ public final class NodeTrust {
 	}
 
 	/**
-	 * Returns the least token the node may hand out ({@link #floorMicros}), which the
+	 * Returns the least token the node may hand out ({@link RestartDecision}), which the
 	 * acquire script lifts a lower counter to; sent with the {@link #marker()} only.
 	 */
 	String floor() {
