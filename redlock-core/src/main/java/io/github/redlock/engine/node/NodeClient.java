@@ -70,7 +70,7 @@ public final class NodeClient {
 	 * {@link NodeSilence} stops sending to a node that does not answer long before, while
 	 * a healthy node answers in a fraction of the node timeout. Large enough for bursts a
 	 * healthy node takes: ten thousand leases extended at once put as many commands in
-	 * flight to every node (ManyLeasesIntegrationTests).
+	 * flight to every node.
 	 */
 	static final int REQUEST_QUEUE_SIZE = 50_000;
 
@@ -198,9 +198,9 @@ public final class NodeClient {
 	 * ({@link Script#deletes()}), which Lettuce keeps for as long as any entry it deletes
 	 * can live (the maximum TTL). Lettuce never writes a command that timed out before
 	 * its turn: with the node timeout, a release handed to an I/O thread that a loaded
-	 * machine did not run for longer than that was dropped, and the lock stayed on the
-	 * node until its TTL ({@code StarvedClientReleaseIntegrationTests}). Whoever waits
-	 * for a deletion still hears of it within the node timeout ({@link DeletionReply}).
+	 * machine does not run for longer than that would be dropped, and the lock would stay
+	 * on the node until its TTL. Whoever waits for a deletion still hears of it within
+	 * the node timeout ({@link DeletionReply}).
 	 */
 	private static final class Timeouts extends TimeoutOptions.TimeoutSource {
 
@@ -302,11 +302,9 @@ public final class NodeClient {
 			return CompletableFuture.completedFuture(null);
 		}
 		this.lastAttemptNanos = System.nanoTime();
-		// Lettuce reports a handshake that the node refused (WRONGPASS) as "Connection
-		// closed prematurely" about once in 60 connects, when the channel's close wins
-		// the
-		// race with the error (CredentialsIntegrationTests saw a wrong password reported
-		// as a refused connection so): such a connect is tried once more, for its cause
+		// Lettuce may report a handshake that the node refused (WRONGPASS) as "Connection
+		// closed prematurely", when the channel's close wins the race with the error:
+		// such a connect is tried once more, for its cause
 		CompletableFuture<StatefulRedisConnection<String, String>> attempt = connectOnce()
 			.exceptionallyCompose((ex) -> closedPrematurely(ex) ? connectOnce() : CompletableFuture.failedFuture(ex));
 		return attempt.thenCompose((connection) -> {

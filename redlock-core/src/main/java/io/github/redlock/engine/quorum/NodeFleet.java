@@ -344,8 +344,8 @@ public final class NodeFleet {
 	 * awaited in the background, and {@link #close()} waits for them
 	 * ({@link #awaitDeletions}). Until they land, a slow node may still hold the key: a
 	 * caller that reads every node right after a release (as tests do) must wait for
-	 * them. Waiting for every node (as before issue 27) added the slowest node's reply to
-	 * every uncontended cycle.
+	 * them. Waiting for every node would add the slowest node's reply to every
+	 * uncontended cycle.
 	 * @param keys the lock's key and the key's queue of waiting processes on the nodes
 	 * @param args the release script's arguments: the lock value's secret part
 	 * ({@link LockValues#secret}), the lease's fencing token (published with the release
