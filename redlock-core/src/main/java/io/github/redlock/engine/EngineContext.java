@@ -142,6 +142,15 @@ final class EngineContext {
 	 * watchdog's extensions included), nor the scheduler thread. Code that blocks for
 	 * long should move to an executor of its own.
 	 */
+	/**
+	 * Returns how long a caller waits for an acquisition's decision at most: its wait
+	 * time, a connect, and two rounds of calls to the nodes (the last attempt and its
+	 * fencing round).
+	 */
+	Duration decisionBound(Duration waitTime) {
+		return waitTime.plus(this.settings.connectTimeout()).plusNanos(2 * this.fleet.callBoundNanos());
+	}
+
 	ExecutorService callbacks() {
 		return this.callbacks;
 	}

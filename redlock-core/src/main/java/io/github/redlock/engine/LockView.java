@@ -26,7 +26,7 @@ final class LockView implements Lock {
 
 	private static final Duration FOREVER = Duration.ofDays(365);
 
-	private final RedlockRegistry registry;
+	private final Duration defaultTtl;
 
 	private final ThreadHolds holds;
 
@@ -36,15 +36,16 @@ final class LockView implements Lock {
 
 	private final String kind;
 
-	LockView(RedlockRegistry registry, ThreadHolds holds, String key) {
-		this(registry, holds, key, registry::acquire, "DistributedLock");
-	}
-
 	/**
-	 * Makes a view that acquires through {@code acquirer}: a read or write lock.
+	 * Makes a view that acquires through {@code acquirer}.
+	 * @param defaultTtl the TTL of {@code lock()} and {@code tryLock}
+	 * @param holds the thread's holds of the kind {@code acquirer} acquires
+	 * @param key the lock key
+	 * @param acquirer the exclusive lock's, a read lock's or the write lock's acquisition
+	 * @param kind what the view is called in {@code toString()}
 	 */
-	LockView(RedlockRegistry registry, ThreadHolds holds, String key, Acquirer acquirer, String kind) {
-		this.registry = registry;
+	LockView(Duration defaultTtl, ThreadHolds holds, String key, Acquirer acquirer, String kind) {
+		this.defaultTtl = defaultTtl;
 		this.holds = holds;
 		this.key = key;
 		this.acquirer = acquirer;
@@ -89,7 +90,7 @@ final class LockView implements Lock {
 		if (Thread.interrupted()) {
 			throw interrupted();
 		}
-		this.acquirer.acquire(this.key, this.registry.settings().defaultTtl(), FOREVER, true);
+		this.acquirer.acquire(this.key, this.defaultTtl, FOREVER, true);
 	}
 
 	/**
@@ -130,7 +131,7 @@ final class LockView implements Lock {
 
 	private boolean attempt(Duration waitTime) throws InterruptedException {
 		try {
-			this.acquirer.acquire(this.key, this.registry.settings().defaultTtl(), waitTime, true);
+			this.acquirer.acquire(this.key, this.defaultTtl, waitTime, true);
 			return true;
 		}
 		catch (LockAcquisitionException ex) {

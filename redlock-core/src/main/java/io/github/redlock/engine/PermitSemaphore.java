@@ -108,7 +108,7 @@ final class PermitSemaphore implements LockSemaphore {
 	 */
 	static final int MAX_PERMITS = (int) Script.PERMIT_HINT_RANGE - 1;
 
-	private final RedlockRegistry registry;
+	private final Observing observing;
 
 	private final EngineContext engine;
 
@@ -127,13 +127,13 @@ final class PermitSemaphore implements LockSemaphore {
 	/** The channel its releases are published on. */
 	private final String channel;
 
-	PermitSemaphore(RedlockRegistry registry, EngineContext engine, Waiting lines, String key, int permits) {
+	PermitSemaphore(Observing observing, EngineContext engine, Waiting lines, String key, int permits) {
 		KeyLayout.check(key);
 		if (permits < 1 || permits > MAX_PERMITS) {
 			throw new IllegalArgumentException("permits must be from 1 to " + MAX_PERMITS + ", was " + permits
 					+ ": a semaphore of '" + LockKeys.printable(key) + "' needs at least one permit");
 		}
-		this.registry = registry;
+		this.observing = observing;
 		this.engine = engine;
 		this.lines = lines;
 		this.key = key;
@@ -162,7 +162,7 @@ final class PermitSemaphore implements LockSemaphore {
 	@Override
 	public Lease acquire(Duration ttl, Duration waitTime, boolean autoExtend) {
 		checkAcquisition(ttl, waitTime);
-		return this.registry.observed(this.key, ttl, waitTime, LockObserver.Kind.PERMIT, null,
+		return this.observing.uninterruptible(this.key, ttl, waitTime, LockObserver.Kind.PERMIT, () -> false,
 				() -> acquirePermit(ttl, waitTime, autoExtend));
 	}
 
@@ -170,7 +170,7 @@ final class PermitSemaphore implements LockSemaphore {
 		RedlockLease lease;
 		try {
 			lease = Acquisition.await(new PermitAcquisition(ttl, waitTime).start(), this.key,
-					this.registry.decisionBound(waitTime));
+					this.engine.decisionBound(waitTime));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -191,7 +191,7 @@ final class PermitSemaphore implements LockSemaphore {
 	@Override
 	public CompletableFuture<Lease> acquireAsync(Duration ttl, Duration waitTime, boolean autoExtend) {
 		checkAcquisition(ttl, waitTime);
-		return this.registry.acquireAsync(this.key, ttl, waitTime, autoExtend, LockObserver.Kind.PERMIT,
+		return this.observing.async(this.key, ttl, waitTime, autoExtend, LockObserver.Kind.PERMIT,
 				() -> new PermitAcquisition(ttl, waitTime).start());
 	}
 

@@ -7,9 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReadWriteLock;
@@ -99,7 +97,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * Hears every acquisition and hold for tracing, or {@code null}: then it costs a null
 	 * check.
 	 */
-	private final LockObserver observer;
+	private final Observing observing;
 
 	/** Wake-ups when other processes release, or {@code null} if turned off. */
 	private final ReleaseHints hints;
@@ -125,7 +123,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		this.engine = new EngineContext(settings, this.fleet, keys, builder.clock, validity,
 				new RegistryEvents(builder.listeners));
 		this.diagnostics = new Diagnostics(this.fleet, keys);
-		this.observer = builder.observer;
+		this.observing = new Observing(builder.observer, this.engine.callbacks());
 		this.permitLines = new Waiting(settings, this.engine.scheduler());
 		this.hints = builder.releaseHints ? new ReleaseHints(this.fleet, keys, this.engine.waiting(), this.permitLines,
 				this.engine.scheduler(), this.engine.callbacks()) : null;
@@ -225,11 +223,11 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		if (hold == null) {
 			refuseIfReadingOrWriting(key);
 		}
-		LockObserver observer = this.observer;
-		if (observer != null) {
-			return observedAcquire(observer, key, ttl, waitTime, autoExtend, hold);
-		}
-		return acquire(key, ttl, waitTime, autoExtend, hold);
+		return this.observing.blocking(key, ttl, waitTime, LockObserver.Kind.EXCLUSIVE, hold != null, () -> {
+			if (hold != null) {
+				this.holds.undoReenter(hold);
+			}
+		}, () -> acquire(key, ttl, waitTime, autoExtend, hold));
 	}
 
 	private Lease acquire(String key, Duration ttl, Duration waitTime, boolean autoExtend, ThreadHolds.Hold reentered)
@@ -245,105 +243,6 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			lease.autoExtend(ttl); // for as long as the lease lives
 		}
 		return new ReentrantLease(this.holds, hold);
-	}
-
-	/**
-	 * Acquires as {@link #acquire(String, Duration, Duration, boolean)} does, telling the
-	 * observer: started and scoped on the caller's thread, ended there too.
-	 */
-	private Lease observedAcquire(LockObserver observer, String key, Duration ttl, Duration waitTime,
-			boolean autoExtend, ThreadHolds.Hold reentered) throws InterruptedException {
-		LockObserver.Acquiring acquiring;
-		LockObserver.Scope scope;
-		try {
-			acquiring = observer.acquisitionStarted(key, ttl, waitTime, LockObserver.Mode.BLOCKING, reentered != null,
-					LockObserver.Kind.EXCLUSIVE);
-			scope = acquiring.openScope();
-		}
-		catch (RuntimeException | Error ex) {
-			if (reentered != null) {
-				this.holds.undoReenter(reentered);
-			}
-			throw ex;
-		}
-		return inScope(acquiring, scope, key, reentered != null,
-				() -> acquire(key, ttl, waitTime, autoExtend, reentered));
-	}
-
-	/**
-	 * Runs an acquisition whose observation started, in its scope, and tells the observer
-	 * how it ended.
-	 */
-	private static Lease inScope(LockObserver.Acquiring acquiring, LockObserver.Scope scope, String key,
-			boolean reentrant, LeaseCall call) throws InterruptedException {
-		Lease lease;
-		try {
-			lease = call.call();
-		}
-		catch (InterruptedException | RuntimeException | Error ex) {
-			scope.close();
-			acquiring.failed(ex);
-			throw ex;
-		}
-		try {
-			scope.close();
-		}
-		catch (RuntimeException ex) {
-			logger.warn("LockObserver failed for lock '" + LockKeys.printable(key) + "'", ex);
-		}
-		RedlockLease newLease = null;
-		if (!reentrant) {
-			newLease = (lease instanceof ReentrantLease held) ? held.lease() : (RedlockLease) lease;
-		}
-		observeHold(acquiring, lease, newLease);
-		return lease;
-	}
-
-	/**
-	 * Runs a blocking read, write or permit acquisition, telling the observer if there is
-	 * one: started and scoped on the caller's thread, ended there too.
-	 * @param holds the thread's holds of this kind, whose hold of the key (looked up only
-	 * when observed) the acquisition joins rather than making a lease; {@code null} for a
-	 * kind that is not reentrant
-	 */
-	Lease observed(String key, Duration ttl, Duration waitTime, LockObserver.Kind kind, ThreadHolds holds,
-			Supplier<Lease> acquisition) {
-		LockObserver observer = this.observer;
-		if (observer == null) {
-			return acquisition.get();
-		}
-		boolean reentrant = holds != null && holds.peek(key) != null;
-		LockObserver.Acquiring acquiring = observer.acquisitionStarted(key, ttl, waitTime, LockObserver.Mode.BLOCKING,
-				reentrant, kind);
-		LockObserver.Scope scope = acquiring.openScope();
-		try {
-			return inScope(acquiring, scope, key, reentrant, acquisition::get);
-		}
-		catch (InterruptedException ex) {
-			// a Supplier throws none: these acquisitions report an interrupt as a
-			// LockAcquisitionException
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
-	}
-
-	/**
-	 * Tells the observer that the lock is held and, for a new lease, has its hold
-	 * observed; never throws, since the caller holds the lock now.
-	 */
-	private static void observeHold(LockObserver.Acquiring acquiring, Lease lease, RedlockLease newLease) {
-		try {
-			acquiring.acquired(lease);
-			if (newLease != null) {
-				LockObserver.Holding holding = acquiring.hold(newLease);
-				if (holding != null) {
-					newLease.observe(holding);
-				}
-			}
-		}
-		catch (RuntimeException ex) {
-			logger.warn("LockObserver failed for lock '" + LockKeys.printable(lease.key()) + "'", ex);
-		}
 	}
 
 	/**
@@ -386,8 +285,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	@Override
 	public Duration decisionBound(Duration waitTime) {
-		RedlockSettings settings = this.engine.settings();
-		return waitTime.plus(settings.connectTimeout()).plusNanos(2 * this.fleet.callBoundNanos());
+		return this.engine.decisionBound(waitTime);
 	}
 
 	@Override
@@ -422,63 +320,23 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	}
 
 	/**
-	 * Runs an asynchronous acquisition of any kind, telling the observer if there is one:
-	 * started on the caller's thread, ended on a callback thread. The caller's future is
-	 * completed off the I/O threads, after the lease's auto-extension has begun and the
-	 * observer has heard of the grant; cancelling it abandons the attempt, and a lease
-	 * granted to an attempt whose caller gave up is released at once.
-	 * @param start starts the engine's acquisition
+	 * Runs an asynchronous acquisition of any kind ({@link Observing#async}).
 	 */
-	CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend,
+	private CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend,
 			LockObserver.Kind kind, Supplier<CompletableFuture<RedlockLease>> start) {
-		LockObserver observer = this.observer;
-		LockObserver.Acquiring acquiring = (observer != null)
-				? observer.acquisitionStarted(key, ttl, waitTime, LockObserver.Mode.ASYNC, false, kind) : null;
-		CompletableFuture<RedlockLease> lease = start.get();
-		CompletableFuture<Lease> result = new CompletableFuture<>();
-		// the observer hears of one end: the grant, or the first failure
-		AtomicBoolean ended = new AtomicBoolean();
-		// completed off the I/O threads, so that the caller's continuations cannot stall
-		// the replies of every node
-		lease.whenCompleteAsync((held, ex) -> {
-			if (ex != null) {
-				if (acquiring != null && ended.compareAndSet(false, true)) {
-					failed(acquiring, key, ex);
-				}
-				result.completeExceptionally(ex);
-				return;
-			}
-			if (autoExtend) {
-				held.autoExtend(ttl);
-			}
-			if (acquiring != null && !result.isDone() && ended.compareAndSet(false, true)) {
-				observeHold(acquiring, held, held); // told before the caller's
-													// continuations run
-			}
-			if (!result.complete(held)) {
-				held.releaseAsync(); // the caller gave up meanwhile
-			}
-		}, this.engine.callbacks());
-		// cancelling the caller's future abandons the attempt
-		result.whenComplete((held, ex) -> {
-			if (ex != null) {
-				lease.cancel(false);
-				if (acquiring != null && ended.compareAndSet(false, true)) {
-					failed(acquiring, key, ex);
-				}
-			}
-		});
-		return result;
+		return this.observing.async(key, ttl, waitTime, autoExtend, kind, start);
 	}
 
-	private static void failed(LockObserver.Acquiring acquiring, String key, Throwable failure) {
-		try {
-			acquiring.failed((failure instanceof CompletionException wrapped && wrapped.getCause() != null)
-					? wrapped.getCause() : failure);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("LockObserver failed for lock '" + LockKeys.printable(key) + "'", ex);
-		}
+	/**
+	 * Runs a blocking read, write or permit acquisition
+	 * ({@link Observing#uninterruptible}).
+	 * @param holds the thread's holds of this kind, whose hold of the key the acquisition
+	 * joins rather than making a lease; {@code null} for a kind that is not reentrant
+	 */
+	private Lease observed(String key, Duration ttl, Duration waitTime, LockObserver.Kind kind, ThreadHolds holds,
+			Supplier<Lease> acquisition) {
+		return this.observing.uninterruptible(key, ttl, waitTime, kind, () -> holds != null && holds.peek(key) != null,
+				acquisition);
 	}
 
 	private void checkAcquisition(String key, Duration ttl, Duration waitTime) {
@@ -517,7 +375,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	@Override
 	public Lock obtain(String key) {
 		KeyLayout.check(key);
-		return new LockView(this, this.holds, key);
+		return new LockView(this.engine.settings().defaultTtl(), this.holds, key, this::acquire, "DistributedLock");
 	}
 
 	@Override
@@ -593,14 +451,15 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	@Override
 	public ReadWriteLock obtainReadWrite(String key) {
 		KeyLayout.check(key);
-		return new ReadWriteView(new LockView(this, this.readHolds, key, this::readLease, "DistributedReadLock"),
-				new LockView(this, this.writeHolds, key, this::writeLease, "DistributedWriteLock"));
+		Duration ttl = this.engine.settings().defaultTtl();
+		return new ReadWriteView(new LockView(ttl, this.readHolds, key, this::readLease, "DistributedReadLock"),
+				new LockView(ttl, this.writeHolds, key, this::writeLease, "DistributedWriteLock"));
 	}
 
 	@Override
 	public LockSemaphore semaphore(String key, int permits) {
 		this.engine.leases().checkOpen();
-		return new PermitSemaphore(this, this.engine, this.permitLines, key, permits);
+		return new PermitSemaphore(this.observing, this.engine, this.permitLines, key, permits);
 	}
 
 	private Lease readLease(String key, Duration ttl, Duration waitTime, boolean autoExtend)
