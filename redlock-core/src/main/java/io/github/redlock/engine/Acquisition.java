@@ -112,7 +112,7 @@ import io.github.redlock.engine.node.LockValues;
  *
  * @author redlock contributors
  */
-final class Acquisition {
+final class Acquisition implements LiveLeases.Pending {
 
 	private static final Log logger = LogFactory.getLog(Acquisition.class);
 
@@ -235,7 +235,8 @@ final class Acquisition {
 	 * Fails the acquisition because the registry closed; a lease the nodes grant later is
 	 * released and handed to nobody.
 	 */
-	void abandonOnClose() {
+	@Override
+	public void abandonOnClose() {
 		this.result.completeExceptionally(
 				new IllegalStateException(this.engine.leases().refusal(LockKeys.printable(this.key))));
 	}

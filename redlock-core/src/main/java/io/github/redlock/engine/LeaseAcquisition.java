@@ -42,7 +42,7 @@ import io.github.redlock.engine.node.LockValues;
  *
  * @author redlock contributors
  */
-abstract class LeaseAcquisition {
+abstract class LeaseAcquisition implements LiveLeases.Pending {
 
 	final EngineContext engine;
 
@@ -230,7 +230,8 @@ abstract class LeaseAcquisition {
 		this.result.completeExceptionally(failure);
 	}
 
-	void abandonOnClose() {
+	@Override
+	public void abandonOnClose() {
 		this.result.completeExceptionally(
 				new IllegalStateException(this.engine.leases().refusal(LockKeys.printable(this.key))));
 	}

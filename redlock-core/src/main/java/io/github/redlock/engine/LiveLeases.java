@@ -27,9 +27,7 @@ final class LiveLeases {
 
 	private final Set<RedlockLease> leases = ConcurrentHashMap.newKeySet();
 
-	private final Set<Acquisition> acquisitions = ConcurrentHashMap.newKeySet();
-
-	private final Set<LeaseAcquisition> modeAcquisitions = ConcurrentHashMap.newKeySet();
+	private final Set<Pending> acquisitions = ConcurrentHashMap.newKeySet();
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -62,7 +60,7 @@ final class LiveLeases {
 	 * Records an acquisition until it completes, so that closing can fail it.
 	 * @return whether it may start: {@code false} once the registry closed
 	 */
-	boolean add(Acquisition acquisition) {
+	boolean add(Pending acquisition) {
 		this.acquisitions.add(acquisition);
 		if (!isRunning()) {
 			this.acquisitions.remove(acquisition);
@@ -71,26 +69,8 @@ final class LiveLeases {
 		return true;
 	}
 
-	void remove(Acquisition acquisition) {
+	void remove(Pending acquisition) {
 		this.acquisitions.remove(acquisition);
-	}
-
-	/**
-	 * Records a read, write or permit acquisition until it completes, as
-	 * {@link #add(Acquisition)} does.
-	 * @return whether it may start: {@code false} once the registry closed
-	 */
-	boolean add(LeaseAcquisition acquisition) {
-		this.modeAcquisitions.add(acquisition);
-		if (this.closed.get()) {
-			this.modeAcquisitions.remove(acquisition);
-			return false;
-		}
-		return true;
-	}
-
-	void remove(LeaseAcquisition acquisition) {
-		this.modeAcquisitions.remove(acquisition);
 	}
 
 	int size() {
@@ -186,11 +166,7 @@ final class LiveLeases {
 	 */
 	private void releaseAll(String what, long boundNanos) {
 		RedlockLease[] held = this.leases.toArray(RedlockLease[]::new);
-		Acquisition[] pending = this.acquisitions.toArray(Acquisition[]::new);
-		for (Acquisition acquisition : pending) {
-			acquisition.abandonOnClose();
-		}
-		for (LeaseAcquisition acquisition : this.modeAcquisitions.toArray(LeaseAcquisition[]::new)) {
+		for (Pending acquisition : this.acquisitions.toArray(Pending[]::new)) {
 			acquisition.abandonOnClose();
 		}
 		List<CompletableFuture<?>> releases = new ArrayList<>();
@@ -222,6 +198,19 @@ final class LiveLeases {
 		catch (ExecutionException | TimeoutException ex) {
 			logger.debug("Not every lease was released when the LockRegistry " + what, ex);
 		}
+	}
+
+	/**
+	 * An acquisition of any kind while it runs.
+	 */
+	interface Pending {
+
+		/**
+		 * Fails the acquisition because the registry stopped or closed; a lease the nodes
+		 * grant it later is released and handed to nobody.
+		 */
+		void abandonOnClose();
+
 	}
 
 }
