@@ -33,6 +33,21 @@ import io.github.redlock.engine.quorum.MonotonicClock;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.Validity;
 import io.github.redlock.engine.node.LockValues;
+import io.github.redlock.engine.waiting.ReleaseHints;
+import io.github.redlock.engine.waiting.Waiting;
+import io.github.redlock.engine.lease.EngineContext;
+import io.github.redlock.engine.lease.ExpiryChecks;
+import io.github.redlock.engine.lease.RedlockLease;
+import io.github.redlock.engine.lease.ReentrantLease;
+import io.github.redlock.engine.lease.RegistryEvents;
+import io.github.redlock.engine.lease.ThreadHolds;
+import io.github.redlock.engine.kinds.Acquisition;
+import io.github.redlock.engine.kinds.HeldByThisThreadException;
+import io.github.redlock.engine.kinds.LockView;
+import io.github.redlock.engine.kinds.Observing;
+import io.github.redlock.engine.kinds.PermitSemaphore;
+import io.github.redlock.engine.kinds.ReadWriteLocks;
+import io.github.redlock.engine.kinds.ReadWriteView;
 
 /**
  * A {@link LockRegistry} over N independent Redis-protocol masters, following the Redlock

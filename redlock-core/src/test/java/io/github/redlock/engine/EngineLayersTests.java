@@ -16,11 +16,12 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
- * The engine's layers, each depending only on those below it: {@code node} (one master)
- * at the bottom, {@code quorum} (N masters as one) above it, then the rest of
- * {@code io.github.redlock.engine} (waiting, leases, the kinds of lock and the façade).
- * The public API package ({@code io.github.redlock}) and the engine's public types
- * ({@link #SEAM}) are what every layer may use.
+ * The engine's layers, each depending only on those below it, bottom up: {@code node}
+ * (one master), {@code quorum} (N masters as one), {@code waiting} (when to try again),
+ * {@code lease} (a hold over time), {@code kinds} (what is locked), and the façade,
+ * {@code RedlockRegistry}, in {@code io.github.redlock.engine} itself. The public API
+ * package ({@code io.github.redlock}) and the engine's public types ({@link #SEAM}) are
+ * what every layer may use.
  */
 class EngineLayersTests {
 
@@ -41,7 +42,7 @@ class EngineLayersTests {
 	/**
 	 * The engine's layer packages, bottom up: each may use the ones before it.
 	 */
-	static final List<String> LAYERS = List.of("node", "quorum");
+	static final List<String> LAYERS = List.of("node", "quorum", "waiting", "lease", "kinds");
 
 	private static final String[] LIBRARIES = { "java..", "javax..", "io.lettuce..", "io.netty..", "reactor..",
 			"org.apache.commons.logging.." };

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import io.github.redlock.engine.lease.ExpiryChecks;
 
 /**
  * The registry's one expiry timer ({@link ExpiryChecks}, issue 15): short holds set no

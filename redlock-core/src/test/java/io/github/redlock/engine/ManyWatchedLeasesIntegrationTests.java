@@ -14,6 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.lease.ExpiryChecks;
 
 /**
  * The registry's one expiry timer looks only at the leases that are due when it fires,

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import io.github.redlock.engine.kinds.Acquisition;
 
 /**
  * Keys and durations as messages show them (issue 12, items 6 and 7). Before the change a

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.waiting.Waiting;
 
 /**
  * Processes waiting for one key take turns (issue 27's cross-process herd): each node

@@ -23,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.kinds.ReadWriteLocks;
 
 /**
  * Read-write locks against five real nodes: exclusion between readers, writers and the

@@ -19,6 +19,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.lease.RedlockLease;
+import io.github.redlock.engine.kinds.PermitSemaphore;
 
 /**
  * A semaphore's attempts against five real nodes: what one attempt writes and withdraws

@@ -20,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
+import io.github.redlock.engine.kinds.PermitSemaphore;
 
 /**
  * Lease semaphores against five real nodes: the bound, each permit a lease, dead holders

@@ -35,6 +35,7 @@ import io.github.redlock.engine.node.SilentNodes;
 import io.github.redlock.engine.node.WriteCoalescing;
 import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.RedlockSettings;
+import io.github.redlock.engine.waiting.Waiting;
 
 /**
  * The N nodes of a registry: their clients on shared Lettuce resources, the quorum

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.lease;
 
 import io.github.redlock.Durations;
 
@@ -15,6 +15,9 @@ import io.github.redlock.engine.quorum.MonotonicClock;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.Validity;
 import io.github.redlock.engine.node.LockValues;
+import io.github.redlock.engine.waiting.Waiting;
+import io.github.redlock.engine.kinds.Acquisition;
+import io.github.redlock.engine.RedlockSettings;
 
 /**
  * What an {@link Acquisition} and a {@link RedlockLease} work with, built once per
@@ -25,7 +28,7 @@ import io.github.redlock.engine.node.LockValues;
  *
  * @author redlock contributors
  */
-final class EngineContext {
+public final class EngineContext {
 
 	private final RedlockSettings settings;
 
@@ -59,8 +62,8 @@ final class EngineContext {
 
 	private final long minimumTtlNanos;
 
-	EngineContext(RedlockSettings settings, NodeFleet fleet, KeyLayout keys, MonotonicClock clock, Validity validity,
-			RegistryEvents events) {
+	public EngineContext(RedlockSettings settings, NodeFleet fleet, KeyLayout keys, MonotonicClock clock,
+			Validity validity, RegistryEvents events) {
 		this.settings = settings;
 		this.fleet = fleet;
 		this.keys = keys;
@@ -98,41 +101,41 @@ final class EngineContext {
 		return executor;
 	}
 
-	RedlockSettings settings() {
+	public RedlockSettings settings() {
 		return this.settings;
 	}
 
-	NodeFleet fleet() {
+	public NodeFleet fleet() {
 		return this.fleet;
 	}
 
-	KeyLayout keys() {
+	public KeyLayout keys() {
 		return this.keys;
 	}
 
-	MonotonicClock clock() {
+	public MonotonicClock clock() {
 		return this.clock;
 	}
 
-	Validity validity() {
+	public Validity validity() {
 		return this.validity;
 	}
 
-	RegistryEvents events() {
+	public RegistryEvents events() {
 		return this.events;
 	}
 
 	/**
 	 * Returns the one scheduler thread that runs retries, extensions and expiry checks.
 	 */
-	ScheduledThreadPoolExecutor scheduler() {
+	public ScheduledThreadPoolExecutor scheduler() {
 		return this.scheduler;
 	}
 
 	/**
 	 * Returns the one timer that checks whether leases ran out.
 	 */
-	ExpiryChecks expiryChecks() {
+	public ExpiryChecks expiryChecks() {
 		return this.expiryChecks;
 	}
 
@@ -147,30 +150,30 @@ final class EngineContext {
 	 * time, a connect, and two rounds of calls to the nodes (the last attempt and its
 	 * fencing round).
 	 */
-	Duration decisionBound(Duration waitTime) {
+	public Duration decisionBound(Duration waitTime) {
 		return waitTime.plus(this.settings.connectTimeout()).plusNanos(2 * this.fleet.callBoundNanos());
 	}
 
-	ExecutorService callbacks() {
+	public ExecutorService callbacks() {
 		return this.callbacks;
 	}
 
-	Waiting waiting() {
+	public Waiting waiting() {
 		return this.waiting;
 	}
 
-	LockValues values() {
+	public LockValues values() {
 		return this.values;
 	}
 
-	LiveLeases leases() {
+	public LiveLeases leases() {
 		return this.leases;
 	}
 
 	/**
 	 * Returns the fencing counter retention, in milliseconds, as the scripts take it.
 	 */
-	String retentionMillis() {
+	public String retentionMillis() {
 		return this.retentionMillis;
 	}
 
@@ -178,22 +181,22 @@ final class EngineContext {
 	 * Returns the shortest TTL that can still be valid after waiting for the nodes: three
 	 * node timeouts.
 	 */
-	long minimumTtlNanos() {
+	public long minimumTtlNanos() {
 		return this.minimumTtlNanos;
 	}
 
-	void countAcquisition(boolean secondRound) {
+	public void countAcquisition(boolean secondRound) {
 		this.acquisitions.increment();
 		if (secondRound) {
 			this.fencingRounds.increment();
 		}
 	}
 
-	long acquisitions() {
+	public long acquisitions() {
 		return this.acquisitions.sum();
 	}
 
-	long fencingRounds() {
+	public long fencingRounds() {
 		return this.fencingRounds.sum();
 	}
 
@@ -202,7 +205,7 @@ final class EngineContext {
 	 * @return the TTL
 	 * @throws IllegalArgumentException saying what is wrong and what to change
 	 */
-	Duration checkTtl(Duration ttl) {
+	public Duration checkTtl(Duration ttl) {
 		if (ttl == null || ttl.isNegative() || ttl.isZero()) {
 			throw new IllegalArgumentException("ttl must be positive, was " + Durations.format(ttl));
 		}
@@ -223,7 +226,7 @@ final class EngineContext {
 	/**
 	 * Refuses a negative or missing wait time.
 	 */
-	static void checkWaitTime(Duration waitTime) {
+	public static void checkWaitTime(Duration waitTime) {
 		if (waitTime == null || waitTime.isNegative()) {
 			throw new IllegalArgumentException("waitTime must be zero or positive, was " + Durations.format(waitTime));
 		}

@@ -1,10 +1,11 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.lease;
 
 import java.util.List;
 import java.util.function.Consumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import io.github.redlock.engine.RegistryListener;
 
 /**
  * Tells the {@link RegistryListener}s of a registry what happens to its locks. A failing
@@ -12,13 +13,13 @@ import org.apache.commons.logging.LogFactory;
  *
  * @author redlock contributors
  */
-final class RegistryEvents {
+public final class RegistryEvents {
 
 	private static final Log logger = LogFactory.getLog(RegistryEvents.class);
 
 	private final List<RegistryListener> listeners;
 
-	RegistryEvents(List<RegistryListener> listeners) {
+	public RegistryEvents(List<RegistryListener> listeners) {
 		this.listeners = List.copyOf(listeners);
 	}
 
@@ -26,11 +27,11 @@ final class RegistryEvents {
 	 * Returns whether anyone listens, so that callers build an event only when it will be
 	 * heard.
 	 */
-	boolean any() {
+	public boolean any() {
 		return !this.listeners.isEmpty();
 	}
 
-	void tell(Consumer<RegistryListener> event) {
+	public void tell(Consumer<RegistryListener> event) {
 		for (RegistryListener listener : this.listeners) {
 			try {
 				event.accept(listener);

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.lease;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -14,7 +14,7 @@ import io.github.redlock.LeaseListener;
  *
  * @author redlock contributors
  */
-final class ReentrantLease implements Lease {
+public final class ReentrantLease implements Lease {
 
 	private final ThreadHolds holds;
 
@@ -22,12 +22,12 @@ final class ReentrantLease implements Lease {
 
 	private final AtomicBoolean released = new AtomicBoolean();
 
-	ReentrantLease(ThreadHolds holds, ThreadHolds.Hold hold) {
+	public ReentrantLease(ThreadHolds holds, ThreadHolds.Hold hold) {
 		this.holds = holds;
 		this.hold = hold;
 	}
 
-	RedlockLease lease() {
+	public RedlockLease lease() {
 		return this.hold.lease();
 	}
 

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.kinds;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +25,11 @@ import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.node.LockValues;
+import io.github.redlock.engine.waiting.Waiting;
+import io.github.redlock.engine.lease.EngineContext;
+import io.github.redlock.engine.lease.LiveLeases;
+import io.github.redlock.engine.lease.RedlockLease;
+import io.github.redlock.engine.RedlockSettings;
 
 /**
  * One call to acquire a lock: attempts on every node at once, retried when
@@ -112,7 +117,7 @@ import io.github.redlock.engine.node.LockValues;
  *
  * @author redlock contributors
  */
-final class Acquisition implements LiveLeases.Pending {
+public final class Acquisition implements LiveLeases.Pending {
 
 	private static final Log logger = LogFactory.getLog(Acquisition.class);
 
@@ -175,7 +180,8 @@ final class Acquisition implements LiveLeases.Pending {
 	 * @return the lease, or a {@link LockAcquisitionException} once the wait time is
 	 * spent; cancelling it abandons the acquisition
 	 */
-	static CompletableFuture<RedlockLease> start(EngineContext engine, String key, Duration ttl, Duration waitTime) {
+	public static CompletableFuture<RedlockLease> start(EngineContext engine, String key, Duration ttl,
+			Duration waitTime) {
 		Acquisition acquisition = new Acquisition(engine, key, ttl, waitTime);
 		if (!engine.leases().add(acquisition)) {
 			acquisition.abandonOnClose();
@@ -244,7 +250,7 @@ final class Acquisition implements LiveLeases.Pending {
 	/**
 	 * Waits for an acquisition on the caller's thread, at most {@code bound}: the wait
 	 * time plus what deciding the last attempt may take
-	 * ({@link RedlockRegistry#decisionBound}). The engine decides every acquisition
+	 * ({@code RedlockRegistry.decisionBound}). The engine decides every acquisition
 	 * within that; should it not, the caller gets a {@link LockAcquisitionException}
 	 * rather than a hang, and the acquisition is abandoned (a lease granted after that is
 	 * released at once).
@@ -255,7 +261,7 @@ final class Acquisition implements LiveLeases.Pending {
 	 * @throws LockAcquisitionException rethrown from the caller's thread, so that its
 	 * stack trace shows the caller
 	 */
-	static RedlockLease await(CompletableFuture<RedlockLease> future, String key, Duration bound)
+	public static RedlockLease await(CompletableFuture<RedlockLease> future, String key, Duration bound)
 			throws InterruptedException {
 		try {
 			return future.get(bound.toNanos(), TimeUnit.NANOSECONDS);

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.waiting;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.QuorumCall;
+import io.github.redlock.engine.lease.RedlockLease;
+import io.github.redlock.engine.RedlockSettings;
 
 /**
  * Decides when an acquisition tries the quorum. Nothing else in the engine decides it, so
@@ -78,7 +80,7 @@ import io.github.redlock.engine.quorum.QuorumCall;
  *
  * @author redlock contributors
  */
-final class Waiting {
+public final class Waiting {
 
 	/**
 	 * The longest a head waits before trying again after an attempt that failed while
@@ -88,27 +90,27 @@ final class Waiting {
 	static final long ECHO_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
 	/** {@link #holderGone}: the lease ended without a release (lost, or at its end). */
-	static final int ENDED = 0;
+	public static final int ENDED = 0;
 
 	/**
 	 * {@link #holderGone}: the lease was released, and no node queued this line behind
 	 * another process's: the head tries at once.
 	 */
-	static final int RELEASED_NOT_QUEUED = 1;
+	public static final int RELEASED_NOT_QUEUED = 1;
 
 	/**
 	 * {@link #holderGone}: the lease was released, and a node named another process's
 	 * line in its release hint and queued this line behind it: the head waits for the
 	 * hint that names this line ({@link Script#RELEASE}).
 	 */
-	static final int RELEASED_QUEUED = 2;
+	public static final int RELEASED_QUEUED = 2;
 
 	/**
 	 * {@link #holderGone}: the lease's release is on its way, and this line keeps the
 	 * turn ({@link #TURN_NANOS}): the head tries at once, its attempt going to each node
 	 * after the release ({@link Waiter#released}), without waiting for a quorum's reply.
 	 */
-	static final int RELEASED_KEPT = 3;
+	public static final int RELEASED_KEPT = 3;
 
 	private static final char[] ID_CHARACTERS = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
 
@@ -187,7 +189,7 @@ final class Waiting {
 	/** The same, of a line that keeps the turn. */
 	private final String keepSpec;
 
-	Waiting(RedlockSettings settings, ScheduledExecutorService scheduler) {
+	public Waiting(RedlockSettings settings, ScheduledExecutorService scheduler) {
 		this.retryDelayNanos = settings.retryDelay().toNanos();
 		this.retryJitterNanos = settings.retryJitter().toNanos();
 		this.scheduler = scheduler;
@@ -205,14 +207,14 @@ final class Waiting {
 	 * Sets how long a line keeps the turn for its own waiters, for tests (the default is
 	 * {@link #TURN_NANOS}).
 	 */
-	void turn(Duration turn) {
+	public void turn(Duration turn) {
 		this.turnNanos = turn.toNanos();
 	}
 
 	/**
 	 * Returns the id of this registry's lines in the nodes' queues.
 	 */
-	String lineId() {
+	public String lineId() {
 		return this.lineId;
 	}
 
@@ -223,7 +225,7 @@ final class Waiting {
 	 * ({@link Script#RELEASE}). Notes the call that acquired the lease: the line's next
 	 * attempt goes to each node after the release ({@link Waiter#released}).
 	 */
-	String[] releaseArgs(String key, String secret, long token, QuorumCall acquisition) {
+	public String[] releaseArgs(String key, String secret, long token, QuorumCall acquisition) {
 		String spec = this.idleSpec;
 		Line line = this.lines.get(key);
 		if (line != null) {
@@ -256,21 +258,21 @@ final class Waiting {
 	 * Returns whether release arguments from {@link #releaseArgs} keep the turn for the
 	 * line's next waiter.
 	 */
-	boolean keepsTurn(String[] releaseArgs) {
+	public boolean keepsTurn(String[] releaseArgs) {
 		return releaseArgs[2] == this.keepSpec;
 	}
 
 	/**
 	 * Sets where release hints come from; without them, waiters poll.
 	 */
-	void useHints(ReleaseHints.Channels hints) {
+	public void useHints(ReleaseHints.Channels hints) {
 		this.hints = hints;
 	}
 
 	/**
 	 * Returns the retry delay, without jitter.
 	 */
-	long retryDelayNanos() {
+	public long retryDelayNanos() {
 		return this.retryDelayNanos;
 	}
 
@@ -279,7 +281,7 @@ final class Waiting {
 	 * @param holderLeftNanos the holder's remaining time to live as the nodes reported
 	 * it, or a negative value if none did
 	 */
-	long retryDelay(long holderLeftNanos) {
+	public long retryDelay(long holderLeftNanos) {
 		return retryDelay(holderLeftNanos, 0);
 	}
 
@@ -288,7 +290,7 @@ final class Waiting {
 	 * {@code doublings} times ({@link Waiter#pollBackoff}) before it is capped by the
 	 * holder's time to live.
 	 */
-	long retryDelay(long holderLeftNanos, int doublings) {
+	public long retryDelay(long holderLeftNanos, int doublings) {
 		long delay = this.retryDelayNanos;
 		if (this.retryJitterNanos > 0) {
 			delay += ThreadLocalRandom.current().nextLong(this.retryJitterNanos);
@@ -311,7 +313,7 @@ final class Waiting {
 	 * @param deadline when its wait time is spent, in {@link System#nanoTime()}
 	 * @return its place, which it must {@link Waiter#leave leave} when it is done
 	 */
-	Waiter enter(String key, Runnable attempt, Runnable timedOut, long deadline) {
+	public Waiter enter(String key, Runnable attempt, Runnable timedOut, long deadline) {
 		while (true) {
 			Line line = this.lines.computeIfAbsent(key, this.newLine);
 			Waiter waiter = new Waiter(line, attempt, timedOut, deadline);
@@ -342,7 +344,7 @@ final class Waiting {
 	 * Counts a lease of this registry on {@code key} that was acquired without standing
 	 * in line.
 	 */
-	void holding(String key) {
+	public void holding(String key) {
 		while (true) {
 			Line line = this.lines.computeIfAbsent(key, this.newLine);
 			synchronized (line) {
@@ -361,7 +363,7 @@ final class Waiting {
 	 * no release hints: a permit handed over within the registry subscribes nowhere.
 	 * @param permits the semaphore's permit count
 	 */
-	void permitHeld(String key, int permits) {
+	public void permitHeld(String key, int permits) {
 		while (true) {
 			Line line = this.lines.computeIfAbsent(key, this.newLine);
 			synchronized (line) {
@@ -384,7 +386,7 @@ final class Waiting {
 	 * @param message the message its release publishes on the nodes, so that their hints
 	 * of the same release are heard as echoes (if one came first, this is the echo)
 	 */
-	void permitGone(String key, String message) {
+	public void permitGone(String key, String message) {
 		Line line = this.lines.get(key);
 		if (line == null) {
 			return;
@@ -414,7 +416,7 @@ final class Waiting {
 	 * Tells the line that a lease of this registry on {@code key} ended: released, lost,
 	 * or released with a minimum hold. Its head tries at once.
 	 */
-	void holderGone(String key) {
+	public void holderGone(String key) {
 		holderGone(key, ENDED);
 	}
 
@@ -429,7 +431,7 @@ final class Waiting {
 	 * @param how {@link #ENDED}, {@link #RELEASED_NOT_QUEUED}, {@link #RELEASED_QUEUED}
 	 * or {@link #RELEASED_KEPT}
 	 */
-	void holderGone(String key, int how) {
+	public void holderGone(String key, int how) {
 		Line line = this.lines.get(key);
 		if (line == null) {
 			return;
@@ -510,7 +512,7 @@ final class Waiting {
 	 * @param message the message published, or {@code null} (no release: a try after
 	 * subscribing)
 	 */
-	void hint(String key, String message) {
+	public void hint(String key, String message) {
 		Line line = this.lines.get(key);
 		if (line == null) {
 			return;
@@ -589,14 +591,14 @@ final class Waiting {
 	 * Sets how many nodes publish each release hint: a line whose turn a hint names waits
 	 * for that many hints of the release (or {@link #HINTS_GRACE_NANOS}) before it tries.
 	 */
-	void hintNodes(int nodes) {
+	public void hintNodes(int nodes) {
 		this.hintNodes = nodes;
 	}
 
 	/**
 	 * Returns how many acquisitions stand in lines.
 	 */
-	int waiters() {
+	public int waiters() {
 		int count = 0;
 		for (Line line : this.lines.values()) {
 			synchronized (line) {
@@ -610,7 +612,7 @@ final class Waiting {
 	 * Describes the key's line, for diagnostics in tests: its waiters' phases, its
 	 * holders, and whether it asks for release hints.
 	 */
-	String describe(String key) {
+	public String describe(String key) {
 		Line line = this.lines.get(key);
 		if (line == null) {
 			return "no line";
@@ -825,7 +827,7 @@ final class Waiting {
 	/**
 	 * One acquisition's place in its key's line.
 	 */
-	final class Waiter {
+	public final class Waiter {
 
 		private final Line line;
 
@@ -863,7 +865,7 @@ final class Waiting {
 		 * Returns whether the acquisition sends its first attempt at once, as the head of
 		 * its line with no lease of this registry on the key.
 		 */
-		boolean startsNow() {
+		public boolean startsNow() {
 			return this.startsNow;
 		}
 
@@ -872,7 +874,7 @@ final class Waiting {
 		 * woken meanwhile, never past the deadline.
 		 * @return {@code false} if the registry is closing and runs no more attempts
 		 */
-		boolean retry(long delayNanos) {
+		public boolean retry(long delayNanos) {
 			synchronized (this.line) {
 				if (this.phase != ATTEMPTING) {
 					return true;
@@ -900,7 +902,7 @@ final class Waiting {
 		 * no wait time left or is not attempting. A line the nodes keep queued already is
 		 * queued again with its stamp, keeping its place.
 		 */
-		String[] queueArgs() {
+		public String[] queueArgs() {
 			synchronized (this.line) {
 				long now = System.nanoTime();
 				long longest = this.line.longestWait(now);
@@ -928,7 +930,7 @@ final class Waiting {
 		 * the caller takes it out of their queues (or a release would name a line that
 		 * nobody waits in, and the others would wait for their poll)
 		 */
-		boolean leave(boolean holds) {
+		public boolean leave(boolean holds) {
 			Waiter next = null;
 			boolean nextAttempts = false;
 			boolean countElsewhere = false;
@@ -994,7 +996,7 @@ final class Waiting {
 		 * needed a second round (5 % of the acquisitions of 2 JVMs x 4 threads on one
 		 * key, once a line kept the turn for its own waiters).
 		 */
-		QuorumCall released() {
+		public QuorumCall released() {
 			return this.line.released; // volatile: read on every attempt, without the
 										// lock
 		}
@@ -1008,7 +1010,7 @@ final class Waiting {
 		 * caller caps it by). Before, each queued head polled every retry delay, and
 		 * three processes waiting their turns refused about 40 attempts a second.
 		 */
-		int pollBackoff() {
+		public int pollBackoff() {
 			synchronized (this.line) {
 				if (!this.line.queued(System.nanoTime())) {
 					this.line.polls = 0;
@@ -1109,7 +1111,7 @@ final class Waiting {
 		/**
 		 * Returns how many waiters stand before this one.
 		 */
-		int ahead() {
+		public int ahead() {
 			synchronized (this.line) {
 				int ahead = 0;
 				for (Waiter waiter : this.line.waiters) {

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.kinds;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -12,6 +12,9 @@ import io.github.redlock.Lease;
 import io.github.redlock.LockKeys;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import io.github.redlock.engine.lease.RedlockLease;
+import io.github.redlock.engine.lease.ReentrantLease;
+import io.github.redlock.engine.LockObserver;
 
 /**
  * Runs acquisitions of every kind and tells the registry's {@link LockObserver}, if it
@@ -27,7 +30,7 @@ import org.apache.commons.logging.LogFactory;
  *
  * @author redlock contributors
  */
-final class Observing {
+public final class Observing {
 
 	private static final Log logger = LogFactory.getLog(Observing.class);
 
@@ -42,7 +45,7 @@ final class Observing {
 	 * off the I/O threads, so that the callers' continuations cannot stall the replies of
 	 * every node
 	 */
-	Observing(LockObserver observer, Executor callbacks) {
+	public Observing(LockObserver observer, Executor callbacks) {
 		this.observer = observer;
 		this.callbacks = callbacks;
 	}
@@ -58,7 +61,7 @@ final class Observing {
 	 * @return the lease
 	 * @throws InterruptedException if the acquisition was interrupted
 	 */
-	Lease blocking(String key, Duration ttl, Duration waitTime, LockObserver.Kind kind, boolean reentrant,
+	public Lease blocking(String key, Duration ttl, Duration waitTime, LockObserver.Kind kind, boolean reentrant,
 			Runnable undo, Acquire acquisition) throws InterruptedException {
 		LockObserver observer = this.observer;
 		if (observer == null) {
@@ -103,7 +106,7 @@ final class Observing {
 	 * @param reentrant whether the acquisition joins the thread's hold of the key: asked
 	 * only when there is an observer
 	 */
-	Lease uninterruptible(String key, Duration ttl, Duration waitTime, LockObserver.Kind kind,
+	public Lease uninterruptible(String key, Duration ttl, Duration waitTime, LockObserver.Kind kind,
 			BooleanSupplier reentrant, Supplier<Lease> acquisition) {
 		if (this.observer == null) {
 			return acquisition.get();
@@ -127,7 +130,7 @@ final class Observing {
 	 * granted to an attempt whose caller gave up is released at once.
 	 * @param start starts the engine's acquisition
 	 */
-	CompletableFuture<Lease> async(String key, Duration ttl, Duration waitTime, boolean autoExtend,
+	public CompletableFuture<Lease> async(String key, Duration ttl, Duration waitTime, boolean autoExtend,
 			LockObserver.Kind kind, Supplier<CompletableFuture<RedlockLease>> start) {
 		LockObserver observer = this.observer;
 		LockObserver.Acquiring acquiring = (observer != null)
@@ -200,7 +203,7 @@ final class Observing {
 	 * A blocking acquisition.
 	 */
 	@FunctionalInterface
-	interface Acquire {
+	public interface Acquire {
 
 		Lease acquire() throws InterruptedException;
 

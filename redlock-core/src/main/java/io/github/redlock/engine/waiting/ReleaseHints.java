@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.waiting;
 
 import java.util.HashMap;
 import java.util.List;
@@ -56,7 +56,7 @@ import io.github.redlock.engine.quorum.NodeFleet;
  *
  * @author redlock contributors
  */
-final class ReleaseHints {
+public final class ReleaseHints {
 
 	private static final Log logger = LogFactory.getLog(ReleaseHints.class);
 
@@ -101,7 +101,7 @@ final class ReleaseHints {
 	 * @param waiting the locks' lines (exclusive and read-write)
 	 * @param permitLines the semaphores' lines
 	 */
-	ReleaseHints(NodeFleet fleet, KeyLayout keys, Waiting waiting, Waiting permitLines,
+	public ReleaseHints(NodeFleet fleet, KeyLayout keys, Waiting waiting, Waiting permitLines,
 			ScheduledExecutorService scheduler, Executor callbacks) {
 		this.nodes = fleet.nodes();
 		this.lockPrefix = keys.lockPrefix();
@@ -122,14 +122,14 @@ final class ReleaseHints {
 	 * Returns the hints of the locks' lines (exclusive and read-write), on the lock keys'
 	 * channels.
 	 */
-	Channels locks() {
+	public Channels locks() {
 		return this.locks;
 	}
 
 	/**
 	 * Returns the hints of the semaphores' lines, on their channels.
 	 */
-	Channels permits() {
+	public Channels permits() {
 		return this.permits;
 	}
 
@@ -204,7 +204,7 @@ final class ReleaseHints {
 	/**
 	 * Returns how many channels are subscribed to, lingering ones included.
 	 */
-	int subscriptions() {
+	public int subscriptions() {
 		return this.interests.size();
 	}
 
@@ -212,7 +212,7 @@ final class ReleaseHints {
 	 * Closes the publish/subscribe connections and forgets every subscription, as when
 	 * the registry stops: {@link #resume()} opens connections again when first needed.
 	 */
-	void stop() {
+	public void stop() {
 		close();
 		this.interests.forEach((key, interest) -> interest.cancelLinger());
 		this.interests.clear();
@@ -224,14 +224,14 @@ final class ReleaseHints {
 	/**
 	 * Subscribes again, when wanted, after {@link #stop()}.
 	 */
-	void resume() {
+	public void resume() {
 		this.closed = false;
 	}
 
 	/**
 	 * Closes the publish/subscribe connections; waits a bounded time.
 	 */
-	void close() {
+	public void close() {
 		this.closed = true;
 		CompletableFuture<?>[] closing = new CompletableFuture<?>[this.channels.length];
 		for (int i = 0; i < closing.length; i++) {

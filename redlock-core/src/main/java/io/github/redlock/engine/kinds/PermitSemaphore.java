@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.kinds;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -21,6 +21,12 @@ import io.github.redlock.engine.node.NodeReply;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.node.LockValues;
+import io.github.redlock.engine.waiting.ReleaseHints;
+import io.github.redlock.engine.waiting.Waiting;
+import io.github.redlock.engine.lease.EngineContext;
+import io.github.redlock.engine.lease.LeaseOps;
+import io.github.redlock.engine.lease.RedlockLease;
+import io.github.redlock.engine.LockObserver;
 
 /**
  * A {@link LockSemaphore} on the quorum: {@code permits} slots, each an exclusive lock of
@@ -100,7 +106,7 @@ import io.github.redlock.engine.node.LockValues;
  *
  * @author redlock contributors
  */
-final class PermitSemaphore implements LockSemaphore {
+public final class PermitSemaphore implements LockSemaphore {
 
 	/**
 	 * The largest permit count: its slots must fit below
@@ -127,7 +133,7 @@ final class PermitSemaphore implements LockSemaphore {
 	/** The channel its releases are published on. */
 	private final String channel;
 
-	PermitSemaphore(Observing observing, EngineContext engine, Waiting lines, String key, int permits) {
+	public PermitSemaphore(Observing observing, EngineContext engine, Waiting lines, String key, int permits) {
 		KeyLayout.check(key);
 		if (permits < 1 || permits > MAX_PERMITS) {
 			throw new IllegalArgumentException("permits must be from 1 to " + MAX_PERMITS + ", was " + permits

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.lease;
 
 import io.github.redlock.LockKeys;
 
@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * @author redlock contributors
  */
-final class ThreadHolds {
+public final class ThreadHolds {
 
 	private final ConcurrentHashMap<HoldKey, Hold> holds = new ConcurrentHashMap<>();
 
@@ -33,7 +33,7 @@ final class ThreadHolds {
 	 * already and the lease is still held.
 	 * @return the hold, or {@code null} when the thread must acquire the key
 	 */
-	Hold reenter(String key) {
+	public Hold reenter(String key) {
 		Hold hold = this.holds.get(new HoldKey(Thread.currentThread(), key));
 		if (hold != null && hold.lease.isHeld() && hold.count.getAndIncrement() > 0) {
 			return hold;
@@ -46,7 +46,7 @@ final class ThreadHolds {
 	 * without counting a hold.
 	 * @return the hold, or {@code null}
 	 */
-	Hold peek(String key) {
+	public Hold peek(String key) {
 		if (this.holds.isEmpty()) {
 			return null;
 		}
@@ -57,7 +57,7 @@ final class ThreadHolds {
 	/**
 	 * Records the current thread's first hold of a lease it just acquired.
 	 */
-	Hold first(RedlockLease lease) {
+	public Hold first(RedlockLease lease) {
 		HoldKey key = new HoldKey(Thread.currentThread(), lease.key());
 		Hold hold = new Hold(key, lease);
 		this.holds.put(key, hold);
@@ -68,7 +68,7 @@ final class ThreadHolds {
 	 * Returns the current thread's hold of {@code key}.
 	 * @throws IllegalMonitorStateException if the thread does not hold it
 	 */
-	Hold current(String key) {
+	public Hold current(String key) {
 		Hold hold = this.holds.get(new HoldKey(Thread.currentThread(), key));
 		if (hold == null) {
 			throw new IllegalMonitorStateException("Lock '" + LockKeys.printable(key) + "' is not held by thread '"
@@ -81,7 +81,7 @@ final class ThreadHolds {
 	 * Counts down one hold; releases the lease when it was the last.
 	 * @return whether the lease was released
 	 */
-	boolean release(Hold hold) {
+	public boolean release(Hold hold) {
 		if (!last(hold)) {
 			hold.leaveNested();
 			return false;
@@ -117,7 +117,7 @@ final class ThreadHolds {
 	/**
 	 * Takes back a {@link #reenter} whose nested acquire failed.
 	 */
-	void undoReenter(Hold hold) {
+	public void undoReenter(Hold hold) {
 		hold.count.decrementAndGet();
 	}
 
@@ -135,7 +135,7 @@ final class ThreadHolds {
 	/**
 	 * One thread's hold on a lease, counted for reentrancy.
 	 */
-	static final class Hold {
+	public static final class Hold {
 
 		private final HoldKey key;
 
@@ -151,7 +151,7 @@ final class ThreadHolds {
 			this.lease = lease;
 		}
 
-		RedlockLease lease() {
+		public RedlockLease lease() {
 			return this.lease;
 		}
 
@@ -159,7 +159,7 @@ final class ThreadHolds {
 		 * Records a nested hold, with what its release must undo (such as the
 		 * auto-extension it asked for).
 		 */
-		void enterNested(Runnable onRelease) {
+		public void enterNested(Runnable onRelease) {
 			this.nested.push(onRelease);
 		}
 

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.kinds;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -9,9 +9,10 @@ import io.github.redlock.Lease;
 import io.github.redlock.LockKeys;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockLostException;
+import io.github.redlock.engine.lease.ThreadHolds;
 
 /**
- * A {@link Lock} over one key of a {@link RedlockRegistry}, as {@link Lock} specifies it:
+ * A {@link Lock} over one key of a {@code RedlockRegistry}, as {@link Lock} specifies it:
  * held per thread and reentrant; kept extended by the watchdog until {@link #unlock()}.
  * {@code lock()} and {@code tryLock()} are not interruptible (an interrupt is kept for
  * the caller); {@code lockInterruptibly()} and {@code tryLock(time, unit)} throw
@@ -22,7 +23,7 @@ import io.github.redlock.LockLostException;
  *
  * @author redlock contributors
  */
-final class LockView implements Lock {
+public final class LockView implements Lock {
 
 	private static final Duration FOREVER = Duration.ofDays(365);
 
@@ -44,7 +45,7 @@ final class LockView implements Lock {
 	 * @param acquirer the exclusive lock's, a read lock's or the write lock's acquisition
 	 * @param kind what the view is called in {@code toString()}
 	 */
-	LockView(Duration defaultTtl, ThreadHolds holds, String key, Acquirer acquirer, String kind) {
+	public LockView(Duration defaultTtl, ThreadHolds holds, String key, Acquirer acquirer, String kind) {
 		this.defaultTtl = defaultTtl;
 		this.holds = holds;
 		this.key = key;
@@ -176,7 +177,7 @@ final class LockView implements Lock {
 	 * Acquires a lease for the view, held by the current thread.
 	 */
 	@FunctionalInterface
-	interface Acquirer {
+	public interface Acquirer {
 
 		Lease acquire(String key, Duration ttl, Duration waitTime, boolean autoExtend) throws InterruptedException;
 

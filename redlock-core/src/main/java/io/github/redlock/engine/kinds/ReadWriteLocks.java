@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.kinds;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -7,6 +7,11 @@ import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.node.LockValues;
+import io.github.redlock.engine.waiting.Waiting;
+import io.github.redlock.engine.lease.EngineContext;
+import io.github.redlock.engine.lease.LeaseOps;
+import io.github.redlock.engine.lease.RedlockLease;
+import io.github.redlock.engine.RedlockSettings;
 
 /**
  * Read-write locks on the quorum: any number of readers or one writer per key, each a
@@ -81,7 +86,7 @@ import io.github.redlock.engine.node.LockValues;
  * writes are what readers wait to see. The mark is only a preference; safety never rests
  * on it. The exclusive lock leaves no mark: use write locks where readers are many.
  *
- * <h2>Reentrancy</h2> ({@link RedlockRegistry}): a thread that holds a read lock and
+ * <h2>Reentrancy</h2> ({@code RedlockRegistry}): a thread that holds a read lock and
  * reads again joins its lease (same token); a thread that holds the write lock may take a
  * read lock (a downgrade): its reader is added even though {@code lock:k} holds its own
  * writer's value and past any writer's mark, and when the writer is released,
@@ -92,7 +97,7 @@ import io.github.redlock.engine.node.LockValues;
  *
  * @author redlock contributors
  */
-final class ReadWriteLocks {
+public final class ReadWriteLocks {
 
 	private static final String[] NONE = {};
 
@@ -100,7 +105,7 @@ final class ReadWriteLocks {
 
 	private final String markTtlMillis;
 
-	ReadWriteLocks(EngineContext engine) {
+	public ReadWriteLocks(EngineContext engine) {
 		this.engine = engine;
 		this.markTtlMillis = String.valueOf(markTtlMillis(engine.settings()));
 	}
@@ -119,7 +124,7 @@ final class ReadWriteLocks {
 	 * @param writerSecret the secret of the write lease this thread holds on the key (a
 	 * downgrade, which makes one attempt), or {@code null}
 	 */
-	CompletableFuture<RedlockLease> read(String key, Duration ttl, Duration waitTime, String writerSecret) {
+	public CompletableFuture<RedlockLease> read(String key, Duration ttl, Duration waitTime, String writerSecret) {
 		return new ReadAcquisition(key, ttl, (writerSecret != null) ? Duration.ZERO : waitTime,
 				(writerSecret != null) ? writerSecret : "")
 			.start();
@@ -128,7 +133,7 @@ final class ReadWriteLocks {
 	/**
 	 * Acquires the write lock.
 	 */
-	CompletableFuture<RedlockLease> write(String key, Duration ttl, Duration waitTime) {
+	public CompletableFuture<RedlockLease> write(String key, Duration ttl, Duration waitTime) {
 		return new WriteAcquisition(key, ttl, waitTime).start();
 	}
 

@@ -1,6 +1,7 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.kinds;
 
 import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.engine.waiting.Waiting;
 
 /**
  * A refusal, at once, of an acquisition that the current thread's own hold of the key
@@ -11,11 +12,11 @@ import io.github.redlock.LockAcquisitionException;
  *
  * @author redlock contributors
  */
-final class HeldByThisThreadException extends LockAcquisitionException {
+public final class HeldByThisThreadException extends LockAcquisitionException {
 
 	private static final long serialVersionUID = 1L;
 
-	HeldByThisThreadException(String key, String message) {
+	public HeldByThisThreadException(String key, String message) {
 		super(Reason.HELD_BY_THIS_THREAD, key, message);
 	}
 

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.lease;
 
 import java.time.Duration;
 import java.util.ArrayList;

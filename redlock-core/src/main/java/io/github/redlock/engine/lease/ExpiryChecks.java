@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.lease;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -33,7 +33,7 @@ import io.github.redlock.engine.quorum.MonotonicClock;
  *
  * @author redlock contributors
  */
-final class ExpiryChecks {
+public final class ExpiryChecks {
 
 	/** The value of {@link #due} while no timer is pending. */
 	private static final long NONE = Long.MIN_VALUE;
@@ -200,28 +200,28 @@ final class ExpiryChecks {
 	/**
 	 * Returns how many leases are watched: for tests.
 	 */
-	synchronized int size() {
+	public synchronized int size() {
 		return this.watched.size();
 	}
 
 	/**
 	 * Returns how many timers were set so far: for tests.
 	 */
-	long timersSet() {
+	public long timersSet() {
 		return this.timersSet.sum();
 	}
 
 	/**
 	 * Returns how many times the timer fired so far: for tests.
 	 */
-	long firings() {
+	public long firings() {
 		return this.firings.sum();
 	}
 
 	/**
 	 * Returns how many watchdogs the timer's firings looked at so far: for tests.
 	 */
-	long examined() {
+	public long examined() {
 		return this.examined.sum();
 	}
 

@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.lease;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +21,7 @@ import org.apache.commons.logging.LogFactory;
  *
  * @author redlock contributors
  */
-final class LiveLeases {
+public final class LiveLeases {
 
 	private static final Log logger = LogFactory.getLog(LiveLeases.class);
 
@@ -41,7 +41,7 @@ final class LiveLeases {
 	 * lock on the acquire path.
 	 * @return whether the lease may be handed to its caller
 	 */
-	boolean add(RedlockLease lease) {
+	public boolean add(RedlockLease lease) {
 		this.leases.add(lease);
 		if (!isRunning()) {
 			this.leases.remove(lease);
@@ -52,7 +52,7 @@ final class LiveLeases {
 		return true;
 	}
 
-	void remove(RedlockLease lease) {
+	public void remove(RedlockLease lease) {
 		this.leases.remove(lease);
 	}
 
@@ -60,7 +60,7 @@ final class LiveLeases {
 	 * Records an acquisition until it completes, so that closing can fail it.
 	 * @return whether it may start: {@code false} once the registry closed
 	 */
-	boolean add(Pending acquisition) {
+	public boolean add(Pending acquisition) {
 		this.acquisitions.add(acquisition);
 		if (!isRunning()) {
 			this.acquisitions.remove(acquisition);
@@ -69,19 +69,19 @@ final class LiveLeases {
 		return true;
 	}
 
-	void remove(Pending acquisition) {
+	public void remove(Pending acquisition) {
 		this.acquisitions.remove(acquisition);
 	}
 
-	int size() {
+	public int size() {
 		return this.leases.size();
 	}
 
-	boolean isClosed() {
+	public boolean isClosed() {
 		return this.closed.get();
 	}
 
-	boolean isStopped() {
+	public boolean isStopped() {
 		return this.stopped;
 	}
 
@@ -93,7 +93,7 @@ final class LiveLeases {
 	 * Refuses a question to the nodes once the registry is closed.
 	 * @throws IllegalStateException if it is
 	 */
-	void checkOpen() {
+	public void checkOpen() {
 		if (this.closed.get()) {
 			throw new IllegalStateException("This LockRegistry is closed: no lock can be acquired through it");
 		}
@@ -103,7 +103,7 @@ final class LiveLeases {
 	 * Refuses a new acquisition once the registry is stopped or closed.
 	 * @throws IllegalStateException if it is
 	 */
-	void checkRunning() {
+	public void checkRunning() {
 		checkOpen();
 		if (this.stopped) {
 			throw new IllegalStateException(stoppedMessage());
@@ -113,7 +113,7 @@ final class LiveLeases {
 	/**
 	 * Says why an acquisition was refused or abandoned: the registry stopped, or closed.
 	 */
-	String refusal(String key) {
+	public String refusal(String key) {
 		return this.stopped && !this.closed.get()
 				? "The LockRegistry was stopped while acquiring lock '" + key + "': no lock is held; "
 						+ "start() it again, as the application context does when it starts again"
@@ -131,7 +131,7 @@ final class LiveLeases {
 	 * held lease as {@link #close} does; {@link #resume()} takes acquisitions again.
 	 * @return {@code false} if it was stopped or closed already
 	 */
-	boolean stop(long boundNanos) {
+	public boolean stop(long boundNanos) {
 		if (this.stopped || this.closed.get()) {
 			return false;
 		}
@@ -143,7 +143,7 @@ final class LiveLeases {
 	/**
 	 * Takes acquisitions again after {@link #stop}.
 	 */
-	void resume() {
+	public void resume() {
 		this.stopped = false;
 	}
 
@@ -152,7 +152,7 @@ final class LiveLeases {
 	 * lease, waiting at most {@code boundNanos} for the nodes.
 	 * @return {@code false} if it was closed already
 	 */
-	boolean close(long boundNanos) {
+	public boolean close(long boundNanos) {
 		if (!this.closed.compareAndSet(false, true)) {
 			return false;
 		}
@@ -203,7 +203,7 @@ final class LiveLeases {
 	/**
 	 * An acquisition of any kind while it runs.
 	 */
-	interface Pending {
+	public interface Pending {
 
 		/**
 		 * Fails the acquisition because the registry stopped or closed; a lease the nodes

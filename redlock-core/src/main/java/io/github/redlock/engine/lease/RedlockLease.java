@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.lease;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -27,6 +27,8 @@ import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.quorum.Validity;
 import io.github.redlock.engine.node.LockValues;
+import io.github.redlock.engine.waiting.Waiting;
+import io.github.redlock.engine.LockObserver;
 
 /**
  * A lock held on a quorum: its value, fencing token and validity, its extension and
@@ -44,7 +46,7 @@ import io.github.redlock.engine.node.LockValues;
  *
  * @author redlock contributors
  */
-final class RedlockLease implements Lease {
+public final class RedlockLease implements Lease {
 
 	private static final Log logger = LogFactory.getLog(RedlockLease.class);
 
@@ -119,7 +121,7 @@ final class RedlockLease implements Lease {
 	/** Hears how the hold ends, if the registry has a {@link LockObserver}. */
 	private volatile LockObserver.Holding observation;
 
-	RedlockLease(EngineContext engine, String key, String[] keys, String value, long token, long startNanos,
+	public RedlockLease(EngineContext engine, String key, String[] keys, String value, long token, long startNanos,
 			long validUntil, QuorumCall acquisition) {
 		this(engine, key, keys, value, token, startNanos, validUntil, acquisition, null);
 	}
@@ -128,7 +130,7 @@ final class RedlockLease implements Lease {
 	 * Makes a lease that extends and releases itself with the scripts of {@code ops}: a
 	 * read lock, write lock or permit; {@code null} for an exclusive lock.
 	 */
-	RedlockLease(EngineContext engine, String key, String[] keys, String value, long token, long startNanos,
+	public RedlockLease(EngineContext engine, String key, String[] keys, String value, long token, long startNanos,
 			long validUntil, QuorumCall acquisition, LeaseOps ops) {
 		this.ops = ops;
 		this.engine = engine;
@@ -156,7 +158,7 @@ final class RedlockLease implements Lease {
 		return this.token;
 	}
 
-	String value() {
+	public String value() {
 		return this.value;
 	}
 
@@ -165,7 +167,7 @@ final class RedlockLease implements Lease {
 		return this.state.get() == HELD && this.engine.clock().nanoTime() < this.validUntil;
 	}
 
-	boolean isLost() {
+	public boolean isLost() {
 		return this.state.get() == LOST;
 	}
 
@@ -311,7 +313,7 @@ final class RedlockLease implements Lease {
 	/**
 	 * Extends the lease on every node, waiting at most one call bound.
 	 */
-	ExtendOutcome extendNow(Duration ttl) {
+	public ExtendOutcome extendNow(Duration ttl) {
 		long ttlNanos = this.engine.checkTtl(ttl).toNanos();
 		return await(extendAsync(ttlNanos));
 	}
@@ -473,7 +475,7 @@ final class RedlockLease implements Lease {
 	 * time.
 	 * @return withdraws the demand
 	 */
-	Runnable autoExtend(Duration ttl) {
+	public Runnable autoExtend(Duration ttl) {
 		return this.watchdog.autoExtend(ttl);
 	}
 
@@ -524,7 +526,7 @@ final class RedlockLease implements Lease {
 	/**
 	 * Tells {@code holding} how this hold ends; at once if it has ended already.
 	 */
-	void observe(LockObserver.Holding holding) {
+	public void observe(LockObserver.Holding holding) {
 		this.observation = holding;
 		// set before reading the state, as markLost and release set the state before
 		// reading it: one of them at least sees the other
@@ -650,7 +652,7 @@ final class RedlockLease implements Lease {
 	/**
 	 * Returns why the lease is not held, for callers that find it gone.
 	 */
-	LockLostException lossCause() {
+	public LockLostException lossCause() {
 		String reason = this.lostReason;
 		return new LockLostException(this.key,
 				(reason != null) ? reason : "its validity ran out before the work under it finished");
@@ -749,7 +751,7 @@ final class RedlockLease implements Lease {
 	 * @param agreed how many nodes agreed
 	 * @param failure why not, or {@code null}
 	 */
-	record ExtendOutcome(boolean extended, int agreed, String failure) {
+	public record ExtendOutcome(boolean extended, int agreed, String failure) {
 	}
 
 }

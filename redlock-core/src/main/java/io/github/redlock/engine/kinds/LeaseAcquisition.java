@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.kinds;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +15,10 @@ import io.github.redlock.engine.node.NodeReply;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.node.LockValues;
+import io.github.redlock.engine.waiting.Waiting;
+import io.github.redlock.engine.lease.EngineContext;
+import io.github.redlock.engine.lease.LiveLeases;
+import io.github.redlock.engine.lease.RedlockLease;
 
 /**
  * One call to acquire a read lock, a write lock or a permit: the same flow as

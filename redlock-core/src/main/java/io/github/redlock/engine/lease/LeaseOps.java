@@ -1,4 +1,4 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.lease;
 
 import java.util.Arrays;
 import io.github.redlock.engine.node.Script;
@@ -20,13 +20,14 @@ import io.github.redlock.engine.node.Script;
  * to wake the waiters of this registry that it kept out
  * @author redlock contributors
  */
-record LeaseOps(Script extend, String[] extendKeys, Script release, String[] releaseKeys, String[] extra,
+public record LeaseOps(Script extend, String[] extendKeys, Script release, String[] releaseKeys, String[] extra,
 		String[] releaseExtra, Runnable gone) {
 
 	/**
 	 * Lease operations whose release takes the same extra arguments as the extension.
 	 */
-	LeaseOps(Script extend, String[] extendKeys, Script release, String[] releaseKeys, String[] extra, Runnable gone) {
+	public LeaseOps(Script extend, String[] extendKeys, Script release, String[] releaseKeys, String[] extra,
+			Runnable gone) {
 		this(extend, extendKeys, release, releaseKeys, extra, extra, gone);
 	}
 

@@ -1,0 +1,20 @@
+/**
+ * A hold over time: the layer above {@link io.github.redlock.engine.waiting}. It knows a
+ * held lock's value, fencing token and validity, how it is extended and released, and how
+ * its end is told, whatever kind of lock it is.
+ * <ul>
+ * <li>{@code RedlockLease}: a held lock and its end, told once; {@code LeaseOps}: the
+ * scripts a read lock, write lock or permit is extended and released with (none for the
+ * exclusive lock);</li>
+ * <li>{@code LeaseWatchdog} and {@code ExpiryChecks}: auto-extension and the expiry check
+ * of every lease, on one timer;</li>
+ * <li>{@code LiveLeases}: the held leases and pending acquisitions, and whether the
+ * registry is stopped or closed; {@code ThreadHolds} and {@code ReentrantLease}:
+ * per-thread reentrancy of the blocking API;</li>
+ * <li>{@code EngineContext}: what acquisitions and leases share, built once per registry;
+ * {@code RegistryEvents}: the registry's listeners.</li>
+ * </ul>
+ * Depends on the waiting, quorum and node layers and the engine's public types only;
+ * {@code EngineLayersTests} keeps it so.
+ */
+package io.github.redlock.engine.lease;
