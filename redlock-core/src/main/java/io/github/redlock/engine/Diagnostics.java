@@ -3,13 +3,13 @@ package io.github.redlock.engine;
 import java.time.Duration;
 import java.util.List;
 
-import io.github.redlock.LockKeys;
 import io.github.redlock.LockInfo;
+import io.github.redlock.LockKeys;
 import io.github.redlock.engine.node.KeyLayout;
+import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
-import io.github.redlock.engine.node.LockValues;
 
 /**
  * What operators and health checks ask of the nodes: who holds a lock where

@@ -1,8 +1,8 @@
 package io.github.redlock.engine;
 
-import io.github.redlock.Durations;
-
 import java.time.Duration;
+
+import io.github.redlock.Durations;
 import io.github.redlock.engine.node.NodeTrust;
 
 /**

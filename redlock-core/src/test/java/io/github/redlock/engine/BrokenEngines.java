@@ -1,6 +1,7 @@
 package io.github.redlock.engine;
 
 import java.lang.reflect.Field;
+
 import io.github.redlock.engine.quorum.NodeFleet;
 
 /**

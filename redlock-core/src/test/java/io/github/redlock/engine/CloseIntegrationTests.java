@@ -1,13 +1,14 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.logging.Level;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.quorum.FleetAvailability;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -15,7 +16,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
-import io.github.redlock.engine.quorum.FleetAvailability;
 
 /**
  * Closing a registry fails every pending acquisition at once, and never hands out a lease

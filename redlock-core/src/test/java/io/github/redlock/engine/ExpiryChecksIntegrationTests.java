@@ -12,12 +12,12 @@ import java.util.concurrent.TimeUnit;
 import io.github.redlock.Lease;
 import io.github.redlock.LockLostException;
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.lease.ExpiryChecks;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.github.redlock.engine.lease.ExpiryChecks;
 
 /**
  * The registry's one expiry timer ({@link ExpiryChecks}, issue 15): short holds set no

@@ -8,14 +8,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.node.NodeTrust;
+import io.github.redlock.engine.quorum.FleetAvailability;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.github.redlock.engine.node.NodeTrust;
-import io.github.redlock.engine.quorum.FleetAvailability;
 
 /**
  * What operators read when nodes are new, go down or come back (issue 12, items 3 and 5).

@@ -6,12 +6,12 @@ import java.util.Optional;
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
+import io.github.redlock.engine.node.Script;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.github.redlock.engine.node.Script;
 
 /**
  * A failed attempt sends no release to a node that answered "held by another owner"

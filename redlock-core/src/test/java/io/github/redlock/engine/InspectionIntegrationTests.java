@@ -5,6 +5,7 @@ import java.time.Duration;
 import io.github.redlock.Lease;
 import io.github.redlock.LockInfo;
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.node.Script;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -12,7 +13,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.github.redlock.engine.node.Script;
 
 class InspectionIntegrationTests {
 

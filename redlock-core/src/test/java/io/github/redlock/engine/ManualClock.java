@@ -2,6 +2,7 @@ package io.github.redlock.engine;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+
 import io.github.redlock.engine.quorum.MonotonicClock;
 
 /**

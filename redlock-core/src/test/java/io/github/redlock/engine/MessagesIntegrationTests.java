@@ -11,6 +11,7 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockInfo;
 import io.github.redlock.LockKeys;
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.kinds.Acquisition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -18,7 +19,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
-import io.github.redlock.engine.kinds.Acquisition;
 
 /**
  * Keys and durations as messages show them (issue 12, items 6 and 7). Before the change a

@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
+import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.waiting.Waiting;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -19,8 +21,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.github.redlock.engine.node.Script;
-import io.github.redlock.engine.waiting.Waiting;
 
 /**
  * Processes waiting for one key take turns (issue 27's cross-process herd): each node

@@ -15,6 +15,8 @@ import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
+import io.github.redlock.engine.kinds.ReadWriteLocks;
+import io.github.redlock.engine.node.Script;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,8 +24,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
-import io.github.redlock.engine.node.Script;
-import io.github.redlock.engine.kinds.ReadWriteLocks;
 
 /**
  * Read-write locks against five real nodes: exclusion between readers, writers and the

@@ -10,6 +10,8 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.NodeFailure;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
+import io.github.redlock.engine.node.NodeTrust;
+import io.github.redlock.engine.node.Script;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -18,8 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
-import io.github.redlock.engine.node.NodeTrust;
-import io.github.redlock.engine.node.Script;
 
 /**
  * The restart-aware quorum: a node that restarted, or lost its data, counts toward no

@@ -4,13 +4,13 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.node.NodeClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.github.redlock.engine.node.NodeClient;
 
 /**
  * A node that restarts between the restart guard's check and the send of a script must

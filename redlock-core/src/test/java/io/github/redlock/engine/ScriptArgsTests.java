@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.node.ScriptArgs;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.protocol.Command;
@@ -15,8 +17,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.github.redlock.engine.node.Script;
-import io.github.redlock.engine.node.ScriptArgs;
 
 /**
  * {@link ScriptArgs} writes the bytes Lettuce's {@code evalsha} writes, for keys and

@@ -13,14 +13,14 @@ import java.util.concurrent.TimeUnit;
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
+import io.github.redlock.engine.kinds.PermitSemaphore;
+import io.github.redlock.engine.lease.RedlockLease;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.github.redlock.engine.lease.RedlockLease;
-import io.github.redlock.engine.kinds.PermitSemaphore;
 
 /**
  * A semaphore's attempts against five real nodes: what one attempt writes and withdraws

@@ -9,13 +9,13 @@ import java.util.concurrent.TimeUnit;
 import io.github.redlock.Lease;
 import io.github.redlock.LockSemaphore;
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.node.Script;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.github.redlock.engine.node.Script;
 
 /**
  * Release hints for semaphores (issue 28: permits keep every promise the mutex keeps): a

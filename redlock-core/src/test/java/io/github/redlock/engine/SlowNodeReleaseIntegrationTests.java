@@ -7,12 +7,12 @@ import java.util.logging.Level;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.quorum.NodeFleet;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.github.redlock.engine.quorum.NodeFleet;
 
 /**
  * A release with one node paused: it returns once a quorum of nodes deleted the key,

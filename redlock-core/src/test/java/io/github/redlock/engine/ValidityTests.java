@@ -2,10 +2,10 @@ package io.github.redlock.engine;
 
 import java.time.Duration;
 
+import io.github.redlock.engine.quorum.Validity;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.github.redlock.engine.quorum.Validity;
 
 class ValidityTests {
 

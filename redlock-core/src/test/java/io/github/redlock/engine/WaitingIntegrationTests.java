@@ -13,6 +13,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.kinds.Acquisition;
+import io.github.redlock.engine.lease.RedlockLease;
+import io.github.redlock.engine.waiting.ReleaseHints;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,9 +23,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
-import io.github.redlock.engine.waiting.ReleaseHints;
-import io.github.redlock.engine.lease.RedlockLease;
-import io.github.redlock.engine.kinds.Acquisition;
 
 /**
  * How waiters wait (issue 15, items 1 and 2): one line per key in a registry, woken when

@@ -5,11 +5,11 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.node.LockValues;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import io.github.redlock.engine.node.LockValues;
 
 /**
  * What one uncontended cycle (acquire + release) costs each node on the wire, read from

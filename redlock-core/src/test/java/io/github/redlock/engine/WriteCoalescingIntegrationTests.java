@@ -16,6 +16,10 @@ import java.util.concurrent.atomic.LongAdder;
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.NodeReply;
+import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.node.WriteCoalescing;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -34,10 +38,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import io.github.redlock.engine.node.NodeClient;
-import io.github.redlock.engine.node.NodeReply;
-import io.github.redlock.engine.node.Script;
-import io.github.redlock.engine.node.WriteCoalescing;
 
 /**
  * Concurrent callers' commands to one node go out in one write (issue 15, item 4), and

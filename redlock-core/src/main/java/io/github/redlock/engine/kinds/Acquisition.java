@@ -11,25 +11,25 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.redlock.Durations;
-import io.github.redlock.LockKeys;
 import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockKeys;
 import io.github.redlock.NodeFailure;
 import io.github.redlock.RedlockException;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import io.github.redlock.engine.RedlockSettings;
+import io.github.redlock.engine.lease.EngineContext;
+import io.github.redlock.engine.lease.LiveLeases;
+import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.node.HeldReply;
+import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.NodeReply;
 import io.github.redlock.engine.node.NodeTrust;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
-import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.waiting.Waiting;
-import io.github.redlock.engine.lease.EngineContext;
-import io.github.redlock.engine.lease.LiveLeases;
-import io.github.redlock.engine.lease.RedlockLease;
-import io.github.redlock.engine.RedlockSettings;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * One call to acquire a lock: attempts on every node at once, retried when

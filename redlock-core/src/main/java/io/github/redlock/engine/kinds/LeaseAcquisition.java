@@ -10,15 +10,15 @@ import java.util.concurrent.TimeUnit;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockKeys;
 import io.github.redlock.NodeFailure;
+import io.github.redlock.engine.lease.EngineContext;
+import io.github.redlock.engine.lease.LiveLeases;
+import io.github.redlock.engine.lease.RedlockLease;
+import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.NodeReply;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
-import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.waiting.Waiting;
-import io.github.redlock.engine.lease.EngineContext;
-import io.github.redlock.engine.lease.LiveLeases;
-import io.github.redlock.engine.lease.RedlockLease;
 
 /**
  * One call to acquire a read lock, a write lock or a permit: the same flow as

@@ -6,8 +6,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 import io.github.redlock.Lease;
-import io.github.redlock.LockKeys;
 import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockKeys;
 import io.github.redlock.LockLostException;
 import io.github.redlock.engine.lease.ThreadHolds;
 

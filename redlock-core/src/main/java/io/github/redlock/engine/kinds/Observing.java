@@ -10,11 +10,11 @@ import java.util.function.Supplier;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockKeys;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import io.github.redlock.engine.LockObserver;
 import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.lease.ReentrantLease;
-import io.github.redlock.engine.LockObserver;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * Runs acquisitions of every kind and tells the registry's {@link LockObserver}, if it

@@ -14,19 +14,19 @@ import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockKeys;
 import io.github.redlock.LockSemaphore;
-import io.github.redlock.engine.node.KeyLayout;
-import io.github.redlock.engine.node.NodeClient;
-import io.github.redlock.engine.node.Script;
-import io.github.redlock.engine.node.NodeReply;
-import io.github.redlock.engine.quorum.NodeFleet;
-import io.github.redlock.engine.quorum.QuorumCall;
-import io.github.redlock.engine.node.LockValues;
-import io.github.redlock.engine.waiting.ReleaseHints;
-import io.github.redlock.engine.waiting.Waiting;
+import io.github.redlock.engine.LockObserver;
 import io.github.redlock.engine.lease.EngineContext;
 import io.github.redlock.engine.lease.LeaseOps;
 import io.github.redlock.engine.lease.RedlockLease;
-import io.github.redlock.engine.LockObserver;
+import io.github.redlock.engine.node.KeyLayout;
+import io.github.redlock.engine.node.LockValues;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.NodeReply;
+import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.quorum.NodeFleet;
+import io.github.redlock.engine.quorum.QuorumCall;
+import io.github.redlock.engine.waiting.ReleaseHints;
+import io.github.redlock.engine.waiting.Waiting;
 
 /**
  * A {@link LockSemaphore} on the quorum: {@code permits} slots, each an exclusive lock of

@@ -2,16 +2,17 @@ package io.github.redlock.engine.kinds;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import io.github.redlock.engine.node.KeyLayout;
-import io.github.redlock.engine.node.NodeClient;
-import io.github.redlock.engine.node.Script;
-import io.github.redlock.engine.quorum.QuorumCall;
-import io.github.redlock.engine.node.LockValues;
-import io.github.redlock.engine.waiting.Waiting;
+
+import io.github.redlock.engine.RedlockSettings;
 import io.github.redlock.engine.lease.EngineContext;
 import io.github.redlock.engine.lease.LeaseOps;
 import io.github.redlock.engine.lease.RedlockLease;
-import io.github.redlock.engine.RedlockSettings;
+import io.github.redlock.engine.node.KeyLayout;
+import io.github.redlock.engine.node.LockValues;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.quorum.QuorumCall;
+import io.github.redlock.engine.waiting.Waiting;
 
 /**
  * Read-write locks on the quorum: any number of readers or one writer per key, each a

@@ -1,23 +1,23 @@
 package io.github.redlock.engine.lease;
 
-import io.github.redlock.Durations;
-
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+
+import io.github.redlock.Durations;
+import io.github.redlock.engine.RedlockSettings;
+import io.github.redlock.engine.kinds.Acquisition;
 import io.github.redlock.engine.node.KeyLayout;
+import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.quorum.MonotonicClock;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.Validity;
-import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.waiting.Waiting;
-import io.github.redlock.engine.kinds.Acquisition;
-import io.github.redlock.engine.RedlockSettings;
 
 /**
  * What an {@link Acquisition} and a {@link RedlockLease} work with, built once per

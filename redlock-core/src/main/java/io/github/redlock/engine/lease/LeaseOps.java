@@ -1,6 +1,7 @@
 package io.github.redlock.engine.lease;
 
 import java.util.Arrays;
+
 import io.github.redlock.engine.node.Script;
 
 /**

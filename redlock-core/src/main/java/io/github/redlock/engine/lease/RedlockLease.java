@@ -13,22 +13,22 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.stream.Collectors;
 
 import io.github.redlock.Durations;
-import io.github.redlock.LockKeys;
 import io.github.redlock.Lease;
 import io.github.redlock.LeaseListener;
+import io.github.redlock.LockKeys;
 import io.github.redlock.LockLostException;
 import io.github.redlock.NodeFailure;
 import io.github.redlock.RedlockException;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import io.github.redlock.engine.LockObserver;
+import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.MonotonicClock;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.quorum.Validity;
-import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.waiting.Waiting;
-import io.github.redlock.engine.LockObserver;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * A lock held on a quorum: its value, fencing token and validity, its extension and

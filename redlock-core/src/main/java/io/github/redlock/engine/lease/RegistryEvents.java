@@ -3,9 +3,9 @@ package io.github.redlock.engine.lease;
 import java.util.List;
 import java.util.function.Consumer;
 
+import io.github.redlock.engine.RegistryListener;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import io.github.redlock.engine.RegistryListener;
 
 /**
  * Tells the {@link RegistryListener}s of a registry what happens to its locks. A failing

@@ -1,13 +1,13 @@
 package io.github.redlock.engine.lease;
 
-import io.github.redlock.LockKeys;
-
 import java.time.Duration;
 import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redlock.LockKeys;
 
 /**
  * Reentrancy of the blocking API: which thread holds which key, and how many times. A

@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-import io.lettuce.core.RedisURI;
 import io.github.redlock.engine.InvalidOptionException;
+import io.lettuce.core.RedisURI;
 
 /**
  * A node's connection URI and a display form that never shows its password.

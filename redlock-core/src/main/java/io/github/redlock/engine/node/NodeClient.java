@@ -12,6 +12,8 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import io.github.redlock.NodeFailure;
+import io.github.redlock.engine.NodeStatus;
+import io.github.redlock.engine.quorum.NodeFleet;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -36,8 +38,6 @@ import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import io.github.redlock.engine.NodeStatus;
-import io.github.redlock.engine.quorum.NodeFleet;
 
 /**
  * One node: a Lettuce client with one multiplexed connection, and script calls that never

@@ -3,7 +3,6 @@ package io.github.redlock.engine.node;
 import java.io.IOException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-
 import javax.net.ssl.SSLException;
 
 import io.github.redlock.NodeFailure;

@@ -5,11 +5,12 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
-import io.github.redlock.engine.waiting.ReleaseHints;
-import io.github.redlock.engine.waiting.Waiting;
+
 import io.github.redlock.engine.kinds.Acquisition;
 import io.github.redlock.engine.kinds.PermitSemaphore;
 import io.github.redlock.engine.kinds.ReadWriteLocks;
+import io.github.redlock.engine.waiting.ReleaseHints;
+import io.github.redlock.engine.waiting.Waiting;
 
 /**
  * A Lua script and its SHA-1, run by EVALSHA with a fallback to EVAL on NOSCRIPT. Scripts

@@ -5,10 +5,10 @@ import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
 import java.util.List;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.NodeTrust;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * Says, once per change, what the fleet as a whole can do: a node going down or coming

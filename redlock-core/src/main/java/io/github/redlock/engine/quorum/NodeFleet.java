@@ -13,17 +13,11 @@ import java.util.function.Function;
 import java.util.function.IntConsumer;
 import java.util.function.LongPredicate;
 
-import io.github.redlock.LockKeys;
 import io.github.redlock.Durations;
+import io.github.redlock.LockKeys;
 import io.github.redlock.RedlockException;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
-import io.netty.util.Timeout;
-import io.netty.util.TimerTask;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import io.github.redlock.engine.RedlockSettings;
+import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeAddress;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.NodeReply;
@@ -33,9 +27,15 @@ import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.node.ServerIdentities;
 import io.github.redlock.engine.node.SilentNodes;
 import io.github.redlock.engine.node.WriteCoalescing;
-import io.github.redlock.engine.node.LockValues;
-import io.github.redlock.engine.RedlockSettings;
 import io.github.redlock.engine.waiting.Waiting;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 /**
  * The N nodes of a registry: their clients on shared Lettuce resources, the quorum

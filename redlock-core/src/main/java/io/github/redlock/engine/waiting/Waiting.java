@@ -9,10 +9,11 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+
+import io.github.redlock.engine.RedlockSettings;
+import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.QuorumCall;
-import io.github.redlock.engine.lease.RedlockLease;
-import io.github.redlock.engine.RedlockSettings;
 
 /**
  * Decides when an acquisition tries the quorum. Nothing else in the engine decides it, so
