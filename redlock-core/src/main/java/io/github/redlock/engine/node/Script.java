@@ -80,26 +80,43 @@ public record Script(String name, String text, String sha) {
 		}
 	}
 
+	// The next fencing token, the one place a counter starts and rises: KEYS[$F] the
+	// counter, KEYS[$M] the node marker (present only with the restart guard), ARGV[$L]
+	// the node's floor (idem), ARGV[3] the counter's retention ms. Returns the token. A
+	// missing counter starts at the node's clock in microseconds: INCR first, and only
+	// when that made it 1 (it was missing; a counter is never 0, and never below the
+	// clock value it started at) is the clock read and the counter written with its
+	// expiry in one SET (string.format writes it whole: a Lua number would be written as
+	// 1.79e+15). With the restart guard checking the marker it starts from the whole
+	// second, so that nodes starting it within the same second agree and need no second
+	// round: a node that lost its counter then sits out the maximum TTL before it
+	// counts, so its new counter starts seconds later. Without the guard a node can
+	// restart empty within the second the counter began and start it again from the
+	// same second, below the last token: it keeps the microseconds. A counter below the
+	// floor is old data the node came back with, and is lifted to it. The script must
+	// have called replicate_commands before its first write, as TIME follows one here.
+	private static final String NEXT_TOKEN = """
+			local token = redis.call('incr', KEYS[$F])
+			if token == 1 then
+			  local start = redis.call('time')
+			  token = tonumber(start[1]) * 1000000 + 1
+			  if not KEYS[$M] then token = token + tonumber(start[2]) end
+			  if ARGV[$L] and token < tonumber(ARGV[$L]) then token = tonumber(ARGV[$L]) end
+			  redis.call('set', KEYS[$F], string.format('%d', token), 'PX', ARGV[3])
+			  return token
+			end
+			if ARGV[$L] and token < tonumber(ARGV[$L]) then
+			  redis.call('set', KEYS[$F], ARGV[$L], 'PX', ARGV[3])
+			  return tonumber(ARGV[$L])
+			end
+			redis.call('pexpire', KEYS[$F], ARGV[3])
+			return token
+			""";
+
 	// KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] node marker (only when the
 	// client knows a marker to check); ARGV[1] lock value, ARGV[2] ttl ms, ARGV[3]
 	// counter retention ms, ARGV[4] the marker the client knows and ARGV[5] the node's
-	// floor (both with KEYS[3] only: NodeTrust.floorMicros). A counter below the floor
-	// is old data the node came back with, and is lifted to it. A missing
-	// counter starts at the node's clock in microseconds: the script increments first and
-	// starts the counter only when that made it 1 (it was missing; a counter is never 0,
-	// and never below the clock value it started at), one command fewer per acquisition
-	// than asking whether it exists. With the restart guard checking the marker (KEYS[3])
-	// it is rounded down to the whole second, so that nodes starting it within the same
-	// second agree and need no second round: a node that lost its counter then sits out
-	// the maximum TTL before it counts, so its new counter starts seconds later. Without
-	// the guard a node can restart empty within the second the counter began and start it
-	// again from the same second, below the last token (FencingTokenIntegrationTests
-	// repeated a token so): it keeps the microseconds. The first token, the clock value
-	// plus one (or the floor), is written with the counter's expiry in one SET
-	// (string.format
-	// writes it whole: a Lua number would be written as 1.79e+15); before issue 27 a new
-	// counter cost SET, INCR and PEXPIRE after the INCR and TIME, and a new key each
-	// cycle is what an `order:<id>` lock does.
+	// floor (both with KEYS[3] only: RestartDecision). The token is NEXT_TOKEN's.
 	// Returns the fencing token (> 0) when the lock was set, 0 when the marker is not the
 	// one the client knows (the node lost its data), else, held by another owner,
 	// -(1 + the holder's remaining ms + 2^33 * (1 + the counter's value mod 2^19, or 0
@@ -113,25 +130,11 @@ public record Script(String name, String text, String sha) {
 	// plus the owner (":host:pid:thread") plus 6, the ttl 8 to 11, the retention 14 (a
 	// day: "86400000"; seconds would save 3 but need EXPIRE in the ACL), the marker 36 (a
 	// 16-character id, ':' and the creation ms).
-	public static final Script ACQUIRE = of("acquire", """
+	public static final Script ACQUIRE = of("acquire", fence("""
 			if KEYS[3] and redis.call('get', KEYS[3]) ~= ARGV[4] then return 0 end
 			if redis.replicate_commands then redis.replicate_commands() end
 			if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-			  local token = redis.call('incr', KEYS[2])
-			  if token == 1 then
-			    local now = redis.call('time')
-			    token = tonumber(now[1]) * 1000000 + 1
-			    if not KEYS[3] then token = token + tonumber(now[2]) end
-			    if ARGV[5] and token < tonumber(ARGV[5]) then token = tonumber(ARGV[5]) end
-			    redis.call('set', KEYS[2], string.format('%d', token), 'PX', ARGV[3])
-			    return token
-			  end
-			  if ARGV[5] and token < tonumber(ARGV[5]) then
-			    redis.call('set', KEYS[2], ARGV[5], 'PX', ARGV[3])
-			    return tonumber(ARGV[5])
-			  end
-			  redis.call('pexpire', KEYS[2], ARGV[3])
-			  return token
+			""" + NEXT_TOKEN + """
 			end
 			local left = redis.call('pttl', KEYS[1])
 			if left < 0 then left = 0 end
@@ -140,7 +143,7 @@ public record Script(String name, String text, String sha) {
 			local low = 0
 			if counter then low = tonumber(counter) % 524288 + 1 end
 			return -1 - left - low * 8589934592
-			""");
+			""", 2, 3, 5));
 
 	// The scripts that act on a lock already set (raise, release, extend) compare only
 	// the lock value's secret part, its first 27 characters (LockValues.SECRET_LENGTH),
@@ -379,27 +382,6 @@ public record Script(String name, String text, String sha) {
 			if redis.replicate_commands then redis.replicate_commands() end
 			local clock = redis.call('time')
 			local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-			""";
-
-	// The next fencing token, as ACQUIRE makes it: KEYS[$F] the counter, KEYS[$M] the
-	// marker (present only with the restart guard), ARGV[$L] the floor (idem), ARGV[3]
-	// the retention. Returns it. Needs NOW's clock.
-	private static final String NEXT_TOKEN = """
-			local token = redis.call('incr', KEYS[$F])
-			if token == 1 then
-			  if KEYS[$M] then
-			    redis.call('set', KEYS[$F], clock[1] .. '000000')
-			  else
-			    redis.call('set', KEYS[$F], clock[1] .. string.format('%06d', tonumber(clock[2])))
-			  end
-			  token = redis.call('incr', KEYS[$F])
-			end
-			if ARGV[$L] and token < tonumber(ARGV[$L]) then
-			  redis.call('set', KEYS[$F], ARGV[$L])
-			  token = tonumber(ARGV[$L])
-			end
-			redis.call('pexpire', KEYS[$F], ARGV[3])
-			return token
 			""";
 
 	// Raises the counter KEYS[$F] to ARGV[2] (the token), keeping it ARGV[3] ms.
