@@ -207,7 +207,14 @@ class AsyncReadWriteAndPermitIntegrationTests {
 
 		Lease read = other.acquireRead("arw:cancel", TTL, SETTLE);
 		CompletableFuture<Lease> write = registry.acquireWriteAsync("arw:cancel", TTL, Duration.ofSeconds(30), true);
-		Thread.sleep(300); // let it try a few times and leave its mark
+		// it tried and left its mark, on a quorum of the five nodes: seen, where a fixed
+		// 300 ms sleep assumed it; the withdrawal of that mark is what follows
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> fleet.fleet()
+				.nodes()
+				.stream()
+				.filter((node) -> node.call("GET", "redlock:writer:arw:cancel") != null)
+				.count() >= 3);
 		assertThat(write.cancel(false)).isTrue();
 		read.release();
 		// its mark gone, a reader gets in at once

@@ -122,7 +122,11 @@ class CloseIntegrationTests {
 				throw new IllegalStateException(ex);
 			}
 		});
-		Thread.sleep(300); // both are waiting between attempts now
+		// they are waiting now: the registry subscribes to the key's release hints only
+		// while it has a waiter (a fixed 300 ms sleep assumed it); which of the two is
+		// not seen here, but a waiter that had not started would be refused with
+		// another message than the one asserted below
+		awaitSubscribed("busy");
 		registry.close();
 		for (CompletableFuture<Lease> waiter : java.util.List.of(async, blocking)) {
 			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> waiter.get(10, TimeUnit.SECONDS))

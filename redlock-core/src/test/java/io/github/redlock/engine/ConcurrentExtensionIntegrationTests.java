@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Two extensions of one lease at once (a caller's {@code extend(5s)} racing the
@@ -58,7 +59,14 @@ class ConcurrentExtensionIntegrationTests {
 			}
 		});
 		longer.start();
-		Thread.sleep(200); // the 30s extension reached nodes 0 and 1
+		// the race this test is about: the 30s extension applied on nodes 0 and 1 and
+		// held
+		// up before node 2 (a fixed 200 ms sleep assumed it; now it is seen)
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> (Long) fleet.node(0).call("PTTL", "redlock:lock:raced") > 10_000
+					&& (Long) fleet.node(1).call("PTTL", "redlock:lock:raced") > 10_000);
+		assertThat((Long) fleet.node(2).call("PTTL", "redlock:lock:raced")).as("node 2, held up")
+			.isLessThanOrEqualTo(10_000);
 		CompletableFuture<Boolean> shorter = CompletableFuture.supplyAsync(() -> lease.extend(Duration.ofSeconds(5)));
 		// before the fix, the 5s extension went to every node now, ahead of the 30s one;
 		// now it waits for the 30s one, within its call bound (1.3s), so the hold-up ends

@@ -84,6 +84,70 @@ class LeaseEndIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> !lease.isHeld());
 	}
 
+	/**
+	 * {@code Lease#holdFor}: "When the moment comes, isHeld() turns false quietly: the
+	 * end was asked for, so listeners are not told of a loss." The registry's listener
+	 * hears a release, never a loss, and the lease's listener hears nothing: a lease ends
+	 * once, so once the release was told no loss can follow.
+	 */
+	@Test
+	void aHoldThatReachesItsEndEndsQuietlyWithoutTellingListenersOfALoss() throws Exception {
+		CompletableFuture<String> released = new CompletableFuture<>();
+		CompletableFuture<String> lostEvent = new CompletableFuture<>();
+		try (RedlockRegistry quiet = RedlockRegistry.builder()
+			.nodes(fleet.uris())
+			.restartGuard(false)
+			.defaultTtl(MAX_TTL)
+			.maxTtl(MAX_TTL)
+			.listener(new RegistryListener() {
+				@Override
+				public void released(String key, Duration held) {
+					released.complete(key);
+				}
+
+				@Override
+				public void lost(String key, Duration held) {
+					lostEvent.complete(key);
+				}
+			})
+			.build()
+			.start()) {
+			// auto-extended too: the end asked for wins over the watchdog's demand
+			Lease lease = quiet.acquire("hold-quiet", MAX_TTL, Duration.ZERO, true);
+			CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+			lease.addListener((held, cause) -> lost.complete(cause));
+			assertThat(lease.holdFor(Duration.ofMillis(1500))).isTrue();
+			assertThat(released.get(10, TimeUnit.SECONDS)).isEqualTo("hold-quiet");
+			assertThat(lease.isHeld()).isFalse();
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.other.tryAcquire("hold-quiet", MAX_TTL).orElse(null), (held) -> held != null)
+				.release();
+			assertThat(lost).as("the lease's listener").isNotDone();
+			assertThat(lostEvent).as("the registry's lost event").isNotDone();
+		}
+	}
+
+	/**
+	 * {@code Lease#holdFor}: "The lease can still be released earlier, and a later call
+	 * moves the end again." Past the first end the lock is still held (the second end is
+	 * 20 s away, far from any delay), then the release frees it long before the second.
+	 */
+	@Test
+	void aLaterHoldForMovesTheEndAndTheLeaseCanStillBeReleasedEarlier() throws Exception {
+		Lease lease = this.registry.acquire("hold-moved", MAX_TTL, Duration.ZERO);
+		assertThat(lease.holdFor(Duration.ofMillis(400))).isTrue();
+		long firstEnd = System.nanoTime() + Duration.ofMillis(400).toNanos(); // after: a
+																				// bound
+		assertThat(lease.holdFor(Duration.ofSeconds(20))).isTrue();
+		// past the first end (and past the 1 s TTL): only the moved end keeps it
+		sleepUntil(firstEnd + MAX_TTL.toNanos());
+		assertThat(lease.isHeld()).isTrue();
+		assertThat(this.other.tryAcquire("hold-moved", MAX_TTL)).isEmpty();
+		lease.release();
+		assertThat(lease.isHeld()).isFalse();
+		this.other.tryAcquire("hold-moved", MAX_TTL).orElseThrow().release();
+	}
+
 	@Test
 	void holdForPastTheMaximumHoldTimeIsRefused() throws Exception {
 		try (Lease lease = this.registry.acquire("hold-too-long", MAX_TTL, Duration.ZERO)) {

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The owner recorded in a lock value is the caller's thread, also when the lock had to
@@ -47,7 +48,10 @@ class OwnerIdentityIntegrationTests {
 			}
 		}, "order-worker-7");
 		caller.start();
-		Thread.sleep(200); // the caller is retrying now
+		// the caller is waiting now (parked in its registry's line for the key, the
+		// holder being of the same registry), which a fixed 200 ms sleep assumed
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> caller.getState() == Thread.State.WAITING || caller.getState() == Thread.State.TIMED_WAITING);
 		first.release();
 		try (Lease second = waiter.get(10, TimeUnit.SECONDS)) {
 			LockInfo info = this.registry.inspect("owned");

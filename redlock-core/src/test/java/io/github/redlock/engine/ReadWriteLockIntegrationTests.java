@@ -236,11 +236,16 @@ class ReadWriteLockIntegrationTests {
 	}
 
 	/**
-	 * Four readers overlap each other in a loop, so that the key is never free of
-	 * readers; a writer asks. With the writer's mark it gets in and readers resume after
-	 * it. Then, for comparison, the same with the mark broken on purpose (it lives 1ms,
-	 * as good as none): the figures printed show what the mark is for. Only the first is
-	 * asserted, as timing on a loaded machine is no basis for a bound.
+	 * Readers take turns in a ring so that the key is never free of readers: each hands
+	 * over to the next and lets go only once the next holds its read lock (or after
+	 * {@link #HAND_OVER} if the next cannot get it). A writer asks. With the writer's
+	 * mark, new readers are refused while it waits, the hand-over times out, the writer
+	 * gets in, and readers resume after it. With the mark broken on purpose (it lives
+	 * 1ms, as good as none) nothing refuses the next reader, the key stays read-locked,
+	 * and the writer is starved: asserted, so that this test is known to be able to see
+	 * starvation. Before, the readers merely overlapped by chance (four loops of 60ms
+	 * reads, in step from their common start) and the broken variant's outcome was only
+	 * printed.
 	 */
 	@Test
 	void aWaitingWriterIsNotStarvedByAStreamOfReaders() throws Exception {
@@ -248,51 +253,93 @@ class ReadWriteLockIntegrationTests {
 		RedlockRegistry writer = registry();
 		long waited = writerAmidReaders(readers, writer, "rw:starve", Duration.ofSeconds(20));
 		System.out.println("rw: with the writer's mark, a writer waited " + waited
-				+ "ms for 4 overlapping readers (60ms each); readers resumed after it");
-		assertThat(waited).isNotNegative();
+				+ "ms for a ring of readers that never left the key free; readers resumed after it");
+		assertThat(waited).as("ms the writer waited, -1 if starved").isNotNegative();
 		RedlockRegistry unmarked = registry();
 		java.lang.reflect.Field locks = RedlockRegistry.class.getDeclaredField("readWrite");
 		locks.setAccessible(true);
 		java.lang.reflect.Field mark = ReadWriteLocks.class.getDeclaredField("markTtlMillis");
 		mark.setAccessible(true);
 		mark.set(locks.get(unmarked), "1");
-		long unmarkedWait = writerAmidReaders(readers, unmarked, "rw:starve-unmarked", Duration.ofSeconds(5));
+		long unmarkedWait = writerAmidReaders(readers, unmarked, "rw:starve-unmarked", Duration.ofSeconds(8));
 		System.out.println("rw: without the mark (broken on purpose), the writer "
-				+ ((unmarkedWait < 0) ? "was still kept out after 5000ms" : "got in after " + unmarkedWait + "ms"));
+				+ ((unmarkedWait < 0) ? "was still kept out after 8000ms" : "got in after " + unmarkedWait + "ms"));
+		assertThat(unmarkedWait).as("ms the writer waited without the mark, -1 if starved").isEqualTo(-1);
 	}
 
 	/**
-	 * Runs four overlapping readers and returns how long a writer waited among them, or
-	 * -1 if it was kept out for all of {@code waitTime}.
+	 * How long a reader of the ring waits for the next to hold its read lock before it
+	 * lets go anyway: far above an uncontended acquisition on a loaded machine, so that
+	 * without the writer's mark the key is never free of readers.
+	 */
+	private static final Duration HAND_OVER = Duration.ofSeconds(3);
+
+	/**
+	 * Runs a ring of three readers that never leave the key free of readers unless one is
+	 * refused, and returns how long a writer waited among them, or -1 if it was kept out
+	 * for all of {@code waitTime}.
 	 */
 	private long writerAmidReaders(RedlockRegistry readers, RedlockRegistry writer, String key, Duration waitTime)
 			throws Exception {
+		int ring = 3;
 		AtomicBoolean stop = new AtomicBoolean();
 		AtomicInteger reads = new AtomicInteger();
 		AtomicInteger readsAfterWrite = new AtomicInteger();
 		AtomicBoolean written = new AtomicBoolean();
+		java.util.concurrent.Semaphore[] turns = new java.util.concurrent.Semaphore[ring];
+		for (int i = 0; i < ring; i++) {
+			turns[i] = new java.util.concurrent.Semaphore(0);
+		}
+		// completed by the reader that holds next; its predecessor waits for it
+		AtomicReference<java.util.concurrent.CompletableFuture<Void>> nextHolds = new AtomicReference<>(
+				new java.util.concurrent.CompletableFuture<>());
 		List<Thread> threads = new ArrayList<>();
-		for (int i = 0; i < 4; i++) {
+		for (int i = 0; i < ring; i++) {
+			int me = i;
 			Thread thread = new Thread(() -> {
-				while (!stop.get()) {
-					try (Lease read = readers.acquireRead(key, TTL, Duration.ofSeconds(30))) {
+				try {
+					while (!stop.get()) {
+						if (!turns[me].tryAcquire(100, TimeUnit.MILLISECONDS)) {
+							continue;
+						}
+						Lease read = null;
+						while (read == null && !stop.get()) {
+							try {
+								read = readers.acquireRead(key, TTL, Duration.ofSeconds(30));
+							}
+							catch (LockAcquisitionException ex) {
+								// try again
+							}
+						}
+						if (read == null) {
+							return;
+						}
+						nextHolds.get().complete(null);
 						reads.incrementAndGet();
 						if (written.get()) {
 							readsAfterWrite.incrementAndGet();
 						}
-						Thread.sleep(60);
+						Thread.sleep(20); // a read's work
+						java.util.concurrent.CompletableFuture<Void> next = new java.util.concurrent.CompletableFuture<>();
+						nextHolds.set(next);
+						turns[(me + 1) % ring].release();
+						try {
+							next.get(HAND_OVER.toMillis(), TimeUnit.MILLISECONDS);
+						}
+						catch (java.util.concurrent.TimeoutException ex) {
+							// the next reader was refused: let go, as a reader must
+						}
+						read.release();
 					}
-					catch (InterruptedException ex) {
-						return;
-					}
-					catch (LockAcquisitionException ex) {
-						// try again
-					}
+				}
+				catch (InterruptedException | java.util.concurrent.ExecutionException ex) {
+					// stopped
 				}
 			}, "reader-" + i);
 			thread.start();
 			threads.add(thread);
 		}
+		turns[0].release();
 		try {
 			await().atMost(Duration.ofSeconds(10)).until(() -> reads.get() >= 8);
 			long start = System.nanoTime();
@@ -311,6 +358,7 @@ class ReadWriteLockIntegrationTests {
 		}
 		finally {
 			stop.set(true);
+			nextHolds.get().complete(null);
 			for (Thread thread : threads) {
 				thread.join(10_000);
 			}

@@ -555,7 +555,9 @@ class RedlockRegistryIntegrationTests {
 		Lease held = other.acquire("cancel", Duration.ofMillis(1500), Duration.ZERO);
 		CompletableFuture<Lease> waiting = registry.acquireAsync("cancel", Duration.ofSeconds(10),
 				Duration.ofSeconds(30));
-		Thread.sleep(200); // let it retry a few times
+		// it is waiting now: its registry subscribes to the key's release hints only
+		// while it has a waiter (a fixed 200 ms sleep assumed it)
+		awaitWaiting("cancel");
 		assertThat(waiting.cancel(false)).isTrue();
 		held.release();
 		// the cancelled acquisition stops retrying: the lock stays free for others
@@ -571,7 +573,9 @@ class RedlockRegistryIntegrationTests {
 		Lease held = other.acquire("cancel-extended", Duration.ofMillis(1500), Duration.ZERO);
 		CompletableFuture<Lease> waiting = registry.acquireAsync("cancel-extended", Duration.ofSeconds(10),
 				Duration.ofSeconds(30), true);
-		Thread.sleep(200); // let it retry a few times
+		// it is waiting now: its registry subscribes to the key's release hints only
+		// while it has a waiter (a fixed 200 ms sleep assumed it)
+		awaitWaiting("cancel-extended");
 		assertThat(waiting.cancel(false)).isTrue();
 		held.release();
 		// the cancelled acquisition stops retrying: the lock stays free for others
@@ -595,7 +599,9 @@ class RedlockRegistryIntegrationTests {
 				}
 			});
 			waiter.start();
-			Thread.sleep(300); // let it retry a few times
+			// interrupted while it waits, not before it tried: seen by its registry's
+			// subscription to the key's release hints, which lasts while it has a waiter
+			awaitWaiting("interrupt");
 			waiter.interrupt();
 			waiter.join(10_000);
 			assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
@@ -660,6 +666,19 @@ class RedlockRegistryIntegrationTests {
 	 * and the other nodes' deletions land within a node timeout, later on a loaded
 	 * machine (checked at once, these checks failed so under load).
 	 */
+	/**
+	 * Waits until an acquisition of {@code key} waits for its holder: its registry is
+	 * subscribed to the key's release hints on every node, as it is only while it has a
+	 * waiter.
+	 */
+	private static void awaitWaiting(String key) {
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> fleet.fleet()
+				.nodes()
+				.stream()
+				.allMatch((node) -> NodeStats.subscribers(node, "redlock:lock:" + key) > 0));
+	}
+
 	private static void awaitGoneFromEveryNode(String key) {
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(lockValues(key)).containsOnlyNulls());
 	}

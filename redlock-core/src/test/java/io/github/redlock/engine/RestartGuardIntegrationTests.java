@@ -199,7 +199,11 @@ class RestartGuardIntegrationTests {
 		// empty; Lettuce reconnects and would replay the command on the empty node
 		fleet.node(2).pause();
 		var attempt = contender.acquireAsync("replayed", Duration.ofSeconds(20), Duration.ZERO);
-		Thread.sleep(200); // nodes 0 and 1 say held, 3 and 4 agree, 2 is frozen
+		// nodes 0 and 1 say held, 3 and 4 agree, 2 is frozen: seen on 3 and 4 (the
+		// attempt goes to every node at once) rather than assumed after 200 ms
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> fleet.node(3).call("GET", "redlock:lock:replayed") != null
+					&& fleet.node(4).call("GET", "redlock:lock:replayed") != null);
 		fleet.node(2).kill();
 		fleet.node(2).start();
 		assertThat(attempt).failsWithin(Duration.ofSeconds(15))

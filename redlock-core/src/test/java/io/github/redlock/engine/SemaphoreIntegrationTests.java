@@ -87,19 +87,17 @@ class SemaphoreIntegrationTests {
 		LockSemaphore semaphore = registry.semaphore("sem:wake", 1);
 		Lease held = semaphore.acquire(TTL, SETTLE);
 		Thread releaser = new Thread(() -> {
-			try {
-				Thread.sleep(300);
-			}
-			catch (InterruptedException ex) {
-				return;
-			}
+			// released once the waiter stands in line, so that the release is what
+			// wakes it (a fixed 300 ms sleep assumed it was waiting by then)
+			await().atMost(Duration.ofSeconds(10)).until(() -> registry.permitLines().waiters() > 0);
 			held.release();
 		});
 		releaser.start();
 		long start = System.nanoTime();
 		try (Lease next = semaphore.acquire(TTL, Duration.ofSeconds(5))) {
-			System.out.println("sem: the waiter got the permit "
-					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + "ms after asking (released at 300ms)");
+			System.out
+				.println("sem: the waiter got the permit " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)
+						+ "ms after asking (released once it stood in line)");
 			assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
 		}
 		releaser.join();

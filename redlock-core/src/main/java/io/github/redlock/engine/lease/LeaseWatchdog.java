@@ -238,7 +238,7 @@ final class LeaseWatchdog {
 		}
 		if (this.lease.holdDeadline() - now < this.engine.minimumTtlNanos()) {
 			this.lease.markLost("it reached the maximum hold time of " + this.engine.settings().maxHold()
-					+ " (redlock max-hold) and was not extended further");
+					+ " (redlock.max-hold) and was not extended further");
 		}
 		else if (this.autoExtendTtlNanos > 0) {
 			this.lease.markLost("its validity ran out before the watchdog could extend it");

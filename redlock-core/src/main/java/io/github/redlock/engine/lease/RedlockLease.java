@@ -660,6 +660,12 @@ public final class RedlockLease implements Lease {
 
 	@Override
 	public void addListener(LeaseListener listener) {
+		if (isActive() && this.engine.clock().nanoTime() - this.validUntil >= 0) {
+			// its validity ran out and the registry's timer has not looked yet: decide
+			// now what the timer would (lost, or ended as asked), so that a listener
+			// added to a lease already lost is told at once, as documented
+			this.watchdog.checkExpiry();
+		}
 		this.listeners.add(listener);
 		if (this.lostReason != null && this.listeners.remove(listener)) {
 			notify(listener, lossCause());
