@@ -54,10 +54,10 @@ final class Diagnostics {
 		String owner = (separator >= 0) ? value.substring(separator + 1)
 				: Script.READERS.equals(value) ? "readers (a read-write lock's read locks)" : "unknown owner";
 		String secret = (separator >= 0) ? value.substring(0, separator) : value;
-		if (separator == LockValues.SECRET_LENGTH + 1 && secret.charAt(LockValues.SECRET_LENGTH) == '+') {
+		if (separator == LockValues.SECRET_LENGTH + 1 && LockValues.isMarked(secret)) {
 			// marked by a waiting process that queued while it held the key
 			// (Script.QUEUE_WAITER)
-			secret = secret.substring(0, LockValues.SECRET_LENGTH);
+			secret = LockValues.secret(secret);
 		}
 		return new LockInfo.NodeState(node.toString(), owner, LockValues.fingerprint(secret),
 				Duration.ofMillis(Math.max(0, pttl)), counter, null);

@@ -12,6 +12,13 @@ import java.util.HexFormat;
  * Makes lock values: 20 bytes from {@link SecureRandom}, unique per acquisition, followed
  * by the owner's identity ({@code host:pid:thread}) so that an operator who looks at a
  * lock key sees who holds it.
+ * <p>
+ * <b>Invariants.</b> This class owns the value's layout, which the scripts are written
+ * from ({@link Script} puts these numbers into their text): the secret, the first
+ * {@link #SECRET_LENGTH} characters, alone proves ownership and is all a script that acts
+ * on a held value compares; then either the owner's {@code :} or, on a value that a
+ * waiting process marked, a {@link #MARK} before it; a secret shorter than
+ * {@link #MIN_SECRET_LENGTH} never matches.
  *
  * @author redlock contributors
  */
@@ -26,6 +33,25 @@ public final class LockValues {
 	 * scripts that act on a held lock are sent only this part (see {@link Script}).
 	 */
 	public static final int SECRET_LENGTH = 27;
+
+	/**
+	 * The mark a waiting process writes right after the secret, so that the holder's
+	 * release looks at the key's queue.
+	 */
+	public static final char MARK = '+';
+
+	/**
+	 * The shortest secret a script accepts: shorter ones never match, so that no caller
+	 * can match every value with an empty one.
+	 */
+	public static final int MIN_SECRET_LENGTH = 16;
+
+	/**
+	 * Returns whether a value is marked ({@link #MARK}) by a waiting process.
+	 */
+	public static boolean isMarked(String value) {
+		return value.length() > SECRET_LENGTH && value.charAt(SECRET_LENGTH) == MARK;
+	}
 
 	private final SecureRandom random = new SecureRandom();
 

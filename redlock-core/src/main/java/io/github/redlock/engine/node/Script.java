@@ -70,7 +70,17 @@ public record Script(String name, String text, String sha) {
 				|| this == RELEASE_PERMIT || this == LIVE_PERMITS;
 	}
 
-	static Script of(String name, String text) {
+	/**
+	 * Makes a script from its text, with the lock value's layout ({@link LockValues})
+	 * written into it: {@code $SECRET} the secret's length, {@code $MARK_AT} the position
+	 * (from 1, as Lua counts) of the mark or the owner's {@code :} after it,
+	 * {@code $MARK} the mark, {@code $MIN_SECRET} the shortest secret accepted.
+	 */
+	static Script of(String name, String template) {
+		String text = template.replace("$MIN_SECRET", String.valueOf(LockValues.MIN_SECRET_LENGTH))
+			.replace("$SECRET", String.valueOf(LockValues.SECRET_LENGTH))
+			.replace("$MARK_AT", String.valueOf(LockValues.SECRET_LENGTH + 1))
+			.replace("$MARK", String.valueOf(LockValues.MARK));
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
 			return new Script(name, text, HexFormat.of().formatHex(digest));
@@ -146,17 +156,16 @@ public record Script(String name, String text, String sha) {
 			""", 2, 3, 5));
 
 	// The scripts that act on a lock already set (raise, release, extend) compare only
-	// the lock value's secret part, its first 27 characters (LockValues.SECRET_LENGTH),
-	// and are sent only that: the owner's identity after it is for people reading the
-	// key, and costs its length (20 to 80 bytes) on every release and extension to every
-	// node. A secret shorter than 16 characters never matches, so that no caller can
-	// match every value with an empty one.
+	// the lock value's secret part ($SECRET in their text: LockValues' layout) and are
+	// sent only that: the owner's identity after it is for people reading the key, and
+	// costs its length on every release and extension to every node. A secret shorter
+	// than $MIN_SECRET never matches.
 
 	// The ownership check those scripts begin with: returns 0 unless KEYS[1] holds a
 	// value that starts with the secret ARGV[1].
 	private static final String OURS = """
 			local v = redis.call('get', KEYS[1])
-			if not v or #ARGV[1] < 16 or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+			if not v or #ARGV[1] < $MIN_SECRET or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
 			""";
 
 	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock secret, ARGV[2] token,
@@ -281,7 +290,7 @@ public record Script(String name, String text, String sha) {
 			local id, wait, stamp, keep, look = string.match(ARGV[3] or '', '^([^,]*),([^,]*),([^,]*),([^,]*),([^,]*)$')
 			if keep == '1' then return 3 end
 			if id and KEYS[2] then
-			  if look ~= '1' and string.sub(v, 28, 28) ~= '+' then return 1 end
+			  if look ~= '1' and string.sub(v, $MARK_AT, $MARK_AT) ~= '$MARK' then return 1 end
 			  local q = KEYS[2]
 			  local list = redis.call('get', q)
 			  if list then
@@ -317,22 +326,23 @@ public record Script(String name, String text, String sha) {
 	// then tries at once), queueing nothing; -3 when it writes nothing (as when
 	// NodeClient loads the script). It reads the key with GET, not PTTL: the herd
 	// benchmark counts a node's refused attempts by their PTTL.
-	public static final Script QUEUE_WAITER = of("queue-waiter", QUEUE + """
-			if ARGV[1] == '' then return -3 end
-			local held = redis.call('get', KEYS[1])
-			if not held and ARGV[3] ~= '0' then return -2 end
-			if redis.replicate_commands then redis.replicate_commands() end
-			local clock = redis.call('time')
-			local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-			local out = entries(redis.call('get', KEYS[2]), now, ARGV[2])
-			if ARGV[3] ~= '0' then enqueue(out, tonumber(ARGV[1]), ARGV[2], now + tonumber(ARGV[3])) end
-			store(KEYS[2], out, now)
-			if not held then return -2 end
-			if ARGV[3] ~= '0' and string.sub(held, 28, 28) == ':' then
-			  redis.call('set', KEYS[1], string.sub(held, 1, 27) .. '+' .. string.sub(held, 28), 'KEEPTTL')
-			end
-			return 1
-			""");
+	public static final Script QUEUE_WAITER = of("queue-waiter",
+			QUEUE + """
+					if ARGV[1] == '' then return -3 end
+					local held = redis.call('get', KEYS[1])
+					if not held and ARGV[3] ~= '0' then return -2 end
+					if redis.replicate_commands then redis.replicate_commands() end
+					local clock = redis.call('time')
+					local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+					local out = entries(redis.call('get', KEYS[2]), now, ARGV[2])
+					if ARGV[3] ~= '0' then enqueue(out, tonumber(ARGV[1]), ARGV[2], now + tonumber(ARGV[3])) end
+					store(KEYS[2], out, now)
+					if not held then return -2 end
+					if ARGV[3] ~= '0' and string.sub(held, $MARK_AT, $MARK_AT) == ':' then
+					  redis.call('set', KEYS[1], string.sub(held, 1, $SECRET) .. '$MARK' .. string.sub(held, $MARK_AT), 'KEEPTTL')
+					end
+					return 1
+					""");
 
 	// KEYS[1] lock key, KEYS[2] fencing counter (with ARGV[2] only); ARGV[1] lock secret,
 	// ARGV[2] the token this node gave the attempt, ARGV[3] that token minus one, ARGV[4]
@@ -452,7 +462,7 @@ public record Script(String name, String text, String sha) {
 	// lock's SET NX can never succeed beside a reader). Returns 1 if extended, else 0.
 	public static final Script EXTEND_READ = of("extend-read", """
 			if ARGV[1] == '' then return 0 end
-			if #ARGV[1] < 16 then return 0 end
+			if #ARGV[1] < $MIN_SECRET then return 0 end
 			""" + NOW + """
 			local score = redis.call('zscore', KEYS[3], ARGV[1])
 			if (not score) or tonumber(score) <= now then return 0 end
@@ -475,7 +485,7 @@ public record Script(String name, String text, String sha) {
 	// is not.
 	public static final Script RAISE_READ = of("raise-read", """
 			if ARGV[1] == '' then return 0 end
-			if #ARGV[1] < 16 then return 0 end
+			if #ARGV[1] < $MIN_SECRET then return 0 end
 			""" + NOW + """
 			local score = redis.call('zscore', KEYS[1], ARGV[1])
 			if (not score) or tonumber(score) <= now then return 0 end
@@ -487,7 +497,7 @@ public record Script(String name, String text, String sha) {
 	// shortens READERS to the latest reader's expiry. Returns 1 if the reader was there.
 	private static final String LEAVE_READ = """
 			if ARGV[1] == '' then return 0 end
-			if #ARGV[1] < 16 then return 0 end
+			if #ARGV[1] < $MIN_SECRET then return 0 end
 			""" + NOW + """
 			local removed = redis.call('zrem', KEYS[2], ARGV[1])
 			""" + LAST_READER.replace("$R", "2") + """
@@ -636,7 +646,7 @@ public record Script(String name, String text, String sha) {
 	private static final String OUR_PERMIT = """
 			if ARGV[1] == '' then return 0 end
 			local v = redis.call('hget', KEYS[1], ARGV[$S])
-			if not v or #ARGV[1] < 16 or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+			if not v or #ARGV[1] < $MIN_SECRET or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
 			""";
 
 	// KEYS[1] permit holders, KEYS[2] permit expiries, KEYS[3] fencing counter; ARGV[1]
