@@ -12,29 +12,20 @@ import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockInfo;
-import io.github.redlock.LockKeys;
 import io.github.redlock.LockRegistry;
 import io.github.redlock.LockSemaphore;
-import io.github.redlock.engine.kinds.Acquisition;
-import io.github.redlock.engine.kinds.HeldByThisThreadException;
-import io.github.redlock.engine.kinds.LockView;
+import io.github.redlock.engine.kinds.LockKinds;
 import io.github.redlock.engine.kinds.Observing;
-import io.github.redlock.engine.kinds.PermitSemaphore;
-import io.github.redlock.engine.kinds.ReadWriteLocks;
-import io.github.redlock.engine.kinds.ReadWriteView;
 import io.github.redlock.engine.lease.EngineContext;
 import io.github.redlock.engine.lease.ExpiryChecks;
 import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.lease.ReentrantLease;
 import io.github.redlock.engine.lease.RegistryEvents;
-import io.github.redlock.engine.lease.ThreadHolds;
 import io.github.redlock.engine.node.KeyLayout;
-import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeAddress;
 import io.github.redlock.engine.node.RestartGuard;
 import io.github.redlock.engine.node.SilentNodes;
@@ -84,35 +75,19 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	private final NodeFleet fleet;
 
-	private final ThreadHolds holds = new ThreadHolds();
-
 	/**
 	 * Orders {@link #start()}, {@link #stop()} and {@link #close()}; never held for a
 	 * lock.
 	 */
 	private final ReentrantLock lifecycle = new ReentrantLock();
 
-	/** The current threads' read locks. */
-	private final ThreadHolds readHolds = new ThreadHolds();
+	/** Every kind of lock, with the checks, the threads' holds and the observer. */
+	private final LockKinds kinds;
 
-	/** The current threads' write locks. */
-	private final ThreadHolds writeHolds = new ThreadHolds();
-
-	private final ReadWriteLocks readWrite;
-
-	/**
-	 * The waiting lines of semaphores, apart from the locks' lines (a semaphore and a
-	 * lock may share a key), with release hints of their own.
-	 */
+	/** The waiting lines of semaphores, with release hints of their own. */
 	private final Waiting permitLines;
 
 	private final Diagnostics diagnostics;
-
-	/**
-	 * Hears every acquisition and hold for tracing, or {@code null}: then it costs a null
-	 * check.
-	 */
-	private final Observing observing;
 
 	/** Wake-ups when other processes release, or {@code null} if turned off. */
 	private final ReleaseHints hints;
@@ -138,14 +113,14 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		this.engine = new EngineContext(settings, this.fleet, keys, builder.clock, validity,
 				new RegistryEvents(builder.listeners));
 		this.diagnostics = new Diagnostics(this.fleet, keys);
-		this.observing = new Observing(builder.observer, this.engine.callbacks());
 		this.permitLines = new Waiting(settings, this.engine.scheduler());
 		this.hints = builder.releaseHints ? new ReleaseHints(this.fleet, keys, this.engine.waiting(), this.permitLines,
 				this.engine.scheduler(), this.engine.callbacks()) : null;
 		this.engine.waiting().useHints((this.hints != null) ? this.hints.locks() : null);
 		this.engine.waiting().hintNodes(this.fleet.size());
 		this.permitLines.useHints((this.hints != null) ? this.hints.permits() : null);
-		this.readWrite = new ReadWriteLocks(this.engine);
+		this.kinds = new LockKinds(this.engine, new Observing(builder.observer, this.engine.callbacks()),
+				this.permitLines);
 	}
 
 	/**
@@ -233,63 +208,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	@Override
 	public Lease acquire(String key, Duration ttl, Duration waitTime, boolean autoExtend) throws InterruptedException {
-		checkAcquisition(key, ttl, waitTime);
-		ThreadHolds.Hold hold = this.holds.reenter(key);
-		if (hold == null) {
-			refuseIfReadingOrWriting(key);
-		}
-		return this.observing.blocking(key, ttl, waitTime, LockObserver.Kind.EXCLUSIVE, hold != null, () -> {
-			if (hold != null) {
-				this.holds.undoReenter(hold);
-			}
-		}, () -> acquire(key, ttl, waitTime, autoExtend, hold));
-	}
-
-	private Lease acquire(String key, Duration ttl, Duration waitTime, boolean autoExtend, ThreadHolds.Hold reentered)
-			throws InterruptedException {
-		if (reentered != null) {
-			joinHeld(this.holds, reentered, ttl, autoExtend);
-			return new ReentrantLease(this.holds, reentered);
-		}
-		RedlockLease lease = Acquisition.await(Acquisition.start(this.engine, key, ttl, waitTime), key,
-				decisionBound(waitTime));
-		ThreadHolds.Hold hold = this.holds.first(lease);
-		if (autoExtend) {
-			lease.autoExtend(ttl); // for as long as the lease lives
-		}
-		return new ReentrantLease(this.holds, hold);
-	}
-
-	/**
-	 * Joins the lease the current thread holds: at once, with no waiting. The nested
-	 * hold's TTL is honoured: when the lease has less validity left than a fresh
-	 * acquisition of that TTL could guarantee after its round trip (its validity less
-	 * three node timeouts), it is extended to the TTL first. The nested hold's
-	 * auto-extension lasts until it is released.
-	 * @throws LockAcquisitionException if the lease could not be extended to the TTL
-	 */
-	private void joinHeld(ThreadHolds holds, ThreadHolds.Hold hold, Duration ttl, boolean autoExtend) {
-		RedlockLease lease = hold.lease();
-		long promised = this.engine.validity().validUntil(0, ttl.toNanos()) - this.engine.minimumTtlNanos();
-		RedlockLease.ExtendOutcome outcome;
-		try {
-			outcome = (lease.remainingValidity().toNanos() < promised) ? lease.extendNow(ttl) : null;
-			if (outcome == null || outcome.extended()) {
-				hold.enterNested(autoExtend ? lease.autoExtend(ttl) : () -> {
-				});
-				return;
-			}
-		}
-		catch (RuntimeException | Error ex) {
-			// such as an interrupt while extending: the nested hold was counted by
-			// reenter, and only a hold that is returned is ever released
-			holds.undoReenter(hold);
-			throw ex;
-		}
-		holds.undoReenter(hold);
-		throw new LockAcquisitionException(lease.key(), Duration.ZERO, 1, outcome.agreed(), this.fleet.quorum(),
-				this.fleet.size(), List.of(), "this thread holds it, but it could not be extended to the "
-						+ ttl.toMillis() + "ms ttl the nested acquire asked for: " + outcome.failure());
+		return this.kinds.exclusive(key, ttl, waitTime, autoExtend);
 	}
 
 	/**
@@ -329,36 +248,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	@Override
 	public CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		checkAcquisition(key, ttl, waitTime);
-		return acquireAsync(key, ttl, waitTime, autoExtend, LockObserver.Kind.EXCLUSIVE,
-				() -> Acquisition.start(this.engine, key, ttl, waitTime));
-	}
-
-	/**
-	 * Runs an asynchronous acquisition of any kind ({@link Observing#async}).
-	 */
-	private CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend,
-			LockObserver.Kind kind, Supplier<CompletableFuture<RedlockLease>> start) {
-		return this.observing.async(key, ttl, waitTime, autoExtend, kind, start);
-	}
-
-	/**
-	 * Runs a blocking read, write or permit acquisition
-	 * ({@link Observing#uninterruptible}).
-	 * @param holds the thread's holds of this kind, whose hold of the key the acquisition
-	 * joins rather than making a lease; {@code null} for a kind that is not reentrant
-	 */
-	private Lease observed(String key, Duration ttl, Duration waitTime, LockObserver.Kind kind, ThreadHolds holds,
-			Supplier<Lease> acquisition) {
-		return this.observing.uninterruptible(key, ttl, waitTime, kind, () -> holds != null && holds.peek(key) != null,
-				acquisition);
-	}
-
-	private void checkAcquisition(String key, Duration ttl, Duration waitTime) {
-		this.engine.leases().checkRunning();
-		KeyLayout.check(key);
-		this.engine.checkTtl(ttl);
-		EngineContext.checkWaitTime(waitTime);
+		return this.kinds.exclusiveAsync(key, ttl, waitTime, autoExtend);
 	}
 
 	@Override
@@ -389,8 +279,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	@Override
 	public Lock obtain(String key) {
-		KeyLayout.check(key);
-		return new LockView(this.engine.settings().defaultTtl(), this.holds, key, this::acquire, "DistributedLock");
+		return this.kinds.lock(key);
 	}
 
 	@Override
@@ -411,9 +300,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	@Override
 	public Lease acquireRead(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		checkAcquisition(key, ttl, waitTime);
-		return observed(key, ttl, waitTime, LockObserver.Kind.READ, this.readHolds,
-				() -> uninterrupted(key, () -> readLease(key, ttl, waitTime, autoExtend)));
+		return this.kinds.read(key, ttl, waitTime, autoExtend);
 	}
 
 	@Override
@@ -434,9 +321,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	@Override
 	public Lease acquireWrite(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		checkAcquisition(key, ttl, waitTime);
-		return observed(key, ttl, waitTime, LockObserver.Kind.WRITE, this.writeHolds,
-				() -> uninterrupted(key, () -> writeLease(key, ttl, waitTime, autoExtend)));
+		return this.kinds.write(key, ttl, waitTime, autoExtend);
 	}
 
 	@Override
@@ -446,9 +331,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	@Override
 	public CompletableFuture<Lease> acquireReadAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		checkAcquisition(key, ttl, waitTime);
-		return acquireAsync(key, ttl, waitTime, autoExtend, LockObserver.Kind.READ,
-				() -> this.readWrite.read(key, ttl, waitTime, null));
+		return this.kinds.readAsync(key, ttl, waitTime, autoExtend);
 	}
 
 	@Override
@@ -458,118 +341,17 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	@Override
 	public CompletableFuture<Lease> acquireWriteAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		checkAcquisition(key, ttl, waitTime);
-		return acquireAsync(key, ttl, waitTime, autoExtend, LockObserver.Kind.WRITE,
-				() -> this.readWrite.write(key, ttl, waitTime));
+		return this.kinds.writeAsync(key, ttl, waitTime, autoExtend);
 	}
 
 	@Override
 	public ReadWriteLock obtainReadWrite(String key) {
-		KeyLayout.check(key);
-		Duration ttl = this.engine.settings().defaultTtl();
-		return new ReadWriteView(new LockView(ttl, this.readHolds, key, this::readLease, "DistributedReadLock"),
-				new LockView(ttl, this.writeHolds, key, this::writeLease, "DistributedWriteLock"));
+		return this.kinds.readWriteLock(key);
 	}
 
 	@Override
 	public LockSemaphore semaphore(String key, int permits) {
-		this.engine.leases().checkOpen();
-		return new PermitSemaphore(this.observing, this.engine, this.permitLines, key, permits);
-	}
-
-	private Lease readLease(String key, Duration ttl, Duration waitTime, boolean autoExtend)
-			throws InterruptedException {
-		checkAcquisition(key, ttl, waitTime);
-		ThreadHolds.Hold reentered = this.readHolds.reenter(key);
-		if (reentered != null) {
-			joinHeld(this.readHolds, reentered, ttl, autoExtend);
-			return new ReentrantLease(this.readHolds, reentered);
-		}
-		refuseIfExclusive(key, "read");
-		ThreadHolds.Hold writing = this.writeHolds.peek(key);
-		String writerSecret = (writing != null) ? LockValues.secret(writing.lease().value()) : null;
-		RedlockLease lease = Acquisition.await(this.readWrite.read(key, ttl, waitTime, writerSecret), key,
-				decisionBound(waitTime));
-		ThreadHolds.Hold hold = this.readHolds.first(lease);
-		if (autoExtend) {
-			lease.autoExtend(ttl);
-		}
-		return new ReentrantLease(this.readHolds, hold);
-	}
-
-	private Lease writeLease(String key, Duration ttl, Duration waitTime, boolean autoExtend)
-			throws InterruptedException {
-		checkAcquisition(key, ttl, waitTime);
-		ThreadHolds.Hold reentered = this.writeHolds.reenter(key);
-		if (reentered != null) {
-			joinHeld(this.writeHolds, reentered, ttl, autoExtend);
-			return new ReentrantLease(this.writeHolds, reentered);
-		}
-		if (this.readHolds.peek(key) != null) {
-			throw new HeldByThisThreadException(key, "Write lock '" + LockKeys.printable(key)
-					+ "' was not acquired: this thread holds its read lock, and a read lock is never upgraded to a"
-					+ " write lock, since two readers that both waited to write would each wait for the other to"
-					+ " leave, forever. Release the read lock and then acquire the write lock (and read again under"
-					+ " it: the data may have changed in between), or take the write lock from the start");
-		}
-		refuseIfExclusive(key, "write");
-		RedlockLease lease = Acquisition.await(this.readWrite.write(key, ttl, waitTime), key, decisionBound(waitTime));
-		ThreadHolds.Hold hold = this.writeHolds.first(lease);
-		if (autoExtend) {
-			lease.autoExtend(ttl);
-		}
-		return new ReentrantLease(this.writeHolds, hold);
-	}
-
-	/**
-	 * Refuses a read or write lock to a thread that holds the exclusive lock of the key,
-	 * which excludes both: it would wait for itself.
-	 */
-	private void refuseIfExclusive(String key, String mode) {
-		if (this.holds.peek(key) != null) {
-			throw new HeldByThisThreadException(key, "The " + mode + " lock '" + LockKeys.printable(key)
-					+ "' was not acquired: this thread holds the exclusive lock of the same key, which excludes"
-					+ " readers and writers, so it would wait for itself. Release the exclusive lock first, or use"
-					+ " the write lock throughout (a write lock may take a read lock too)");
-		}
-	}
-
-	/**
-	 * Refuses the exclusive lock to a thread that holds a read or write lock of the key,
-	 * which the exclusive lock excludes: it would wait for itself.
-	 */
-	private void refuseIfReadingOrWriting(String key) {
-		if (this.readHolds.peek(key) != null || this.writeHolds.peek(key) != null) {
-			throw new HeldByThisThreadException(key,
-					"Lock '" + LockKeys.printable(key)
-							+ "' was not acquired: this thread holds the read or write lock of the same key, which the"
-							+ " exclusive lock excludes, so it would wait for itself. Use the write lock throughout, or"
-							+ " release the read or write lock first");
-		}
-	}
-
-	/**
-	 * Runs an acquisition for a method that throws no {@link InterruptedException}: an
-	 * interrupt becomes a {@link LockAcquisitionException}, with the interrupted status
-	 * set again.
-	 */
-	private static Lease uninterrupted(String key, LeaseCall call) {
-		try {
-			return call.call();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new LockAcquisitionException(
-					"Lock '" + LockKeys.printable(key) + "' was not acquired: the thread was interrupted while waiting",
-					key, ex);
-		}
-	}
-
-	@FunctionalInterface
-	private interface LeaseCall {
-
-		Lease call() throws InterruptedException;
-
+		return this.kinds.semaphore(key, permits);
 	}
 
 	@Override
