@@ -2,6 +2,8 @@ package io.github.redlock.engine;
 
 import java.lang.reflect.Field;
 
+import io.github.redlock.engine.kinds.LockKinds;
+import io.github.redlock.engine.kinds.ReadWriteLocks;
 import io.github.redlock.engine.quorum.NodeFleet;
 
 /**
@@ -29,6 +31,26 @@ public final class BrokenEngines {
 		}
 		if (registry.quorum() != 1) {
 			throw new IllegalStateException("The quorum stayed " + registry.quorum());
+		}
+	}
+
+	/**
+	 * Makes a waiting writer's mark live for a millisecond, so that it no longer keeps
+	 * new readers out: a stream of readers then starves the writer.
+	 * @param registry the registry to break
+	 */
+	public static void writerMarkGone(RedlockRegistry registry) {
+		try {
+			Field kinds = RedlockRegistry.class.getDeclaredField("kinds");
+			kinds.setAccessible(true);
+			Field readWrite = LockKinds.class.getDeclaredField("readWrite");
+			readWrite.setAccessible(true);
+			Field mark = ReadWriteLocks.class.getDeclaredField("markTtlMillis");
+			mark.setAccessible(true);
+			mark.set(readWrite.get(kinds.get(registry)), "1");
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new IllegalStateException("The writer's mark has moved: break it where it lives now", ex);
 		}
 	}
 

@@ -256,11 +256,7 @@ class ReadWriteLockIntegrationTests {
 				+ "ms for a ring of readers that never left the key free; readers resumed after it");
 		assertThat(waited).as("ms the writer waited, -1 if starved").isNotNegative();
 		RedlockRegistry unmarked = registry();
-		java.lang.reflect.Field locks = RedlockRegistry.class.getDeclaredField("readWrite");
-		locks.setAccessible(true);
-		java.lang.reflect.Field mark = ReadWriteLocks.class.getDeclaredField("markTtlMillis");
-		mark.setAccessible(true);
-		mark.set(locks.get(unmarked), "1");
+		BrokenEngines.writerMarkGone(unmarked);
 		long unmarkedWait = writerAmidReaders(readers, unmarked, "rw:starve-unmarked", Duration.ofSeconds(8));
 		System.out.println("rw: without the mark (broken on purpose), the writer "
 				+ ((unmarkedWait < 0) ? "was still kept out after 8000ms" : "got in after " + unmarkedWait + "ms"));
