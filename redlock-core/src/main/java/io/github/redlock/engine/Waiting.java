@@ -41,7 +41,11 @@ import java.util.function.Function;
  * ({@link #RELEASED_KEPT}: its next waiter tries as the release is sent); after that its
  * release names the next process and queues this line behind it
  * ({@link #RELEASED_QUEUED}). A line that the nodes keep queued and whose waiters all
- * left takes itself out of the queues.
+ * left takes itself out of the queues, and so does one whose waiter acquired without a
+ * release naming it (the holder's value expired, or a read or write lock's release woke
+ * it): its next release looks at the queue, for the lines queued with it. A line's entry
+ * lives at most {@link #entryNanos}, renewed by each of its polls that a holder refuses,
+ * so that the entry of a process that died goes within minutes.
  * <p>
  * A release looks at the queue only when someone may be in it, so that an uncontended
  * cycle costs the nodes no queue read and no publish: when a line queued while the
@@ -69,9 +73,11 @@ import java.util.function.Function;
  * <li>An attempt or timeout runs through {@link #run}, never nested on another's
  * stack.</li>
  * <li>{@code Line.queuedUntil} is non-zero only while the line believes the nodes keep it
- * queued: set when it queued itself or its release queued it, cleared when a hint named
- * it, when it acquired, or when its release queued nothing. Believing it queued when it
- * is not costs at most polls, never the lock.</li>
+ * queued: set when it queued itself or its release queued it (until its entry's expiry,
+ * {@link #entryNanos}), cleared when a hint named it, when it acquired (and then, if no
+ * hint named it, {@link Waiter#leave} has the caller take it out of the queues), or when
+ * its release queued nothing. Believing it queued when it is not costs at most polls,
+ * never the lock.</li>
  * </ul>
  *
  * @author redlock contributors
@@ -128,6 +134,12 @@ final class Waiting {
 	 */
 	static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
+	/**
+	 * The least that a line's entry in the nodes' queues lives ({@link #entryNanos}):
+	 * long against any poll, short against the memory of nodes that must not evict.
+	 */
+	static final long ENTRY_FLOOR_NANOS = TimeUnit.MINUTES.toNanos(1);
+
 	/** Not the head: waits its turn, with only its deadline scheduled. */
 	private static final int QUEUED = 0;
 
@@ -149,6 +161,11 @@ final class Waiting {
 	private final long retryDelayNanos;
 
 	private final long retryJitterNanos;
+
+	/**
+	 * How long a line's entry in the nodes' queues lives at most ({@link #entryNanos}).
+	 */
+	private final long entryLifeNanos;
 
 	private final ScheduledExecutorService scheduler;
 
@@ -188,6 +205,10 @@ final class Waiting {
 	Waiting(RedlockSettings settings, ScheduledExecutorService scheduler) {
 		this.retryDelayNanos = settings.retryDelay().toNanos();
 		this.retryJitterNanos = settings.retryJitter().toNanos();
+		// twice the longest pause between two polls of a queued head (pollBackoff), each
+		// of which queues the line again when a holder refuses it
+		long pollNanos = Math.min(this.retryDelayNanos + this.retryJitterNanos, Long.MAX_VALUE / 64);
+		this.entryLifeNanos = Math.max(ENTRY_FLOOR_NANOS, 32 * pollNanos);
 		this.scheduler = scheduler;
 		char[] id = new char[12];
 		for (int i = 0; i < id.length; i++) {
@@ -236,9 +257,10 @@ final class Waiting {
 				}
 				else {
 					if (longest > 0) {
-						spec = this.lineId + "," + (TimeUnit.NANOSECONDS.toMillis(longest) + 1) + ","
+						long entry = entryNanos(longest);
+						spec = this.lineId + "," + (TimeUnit.NANOSECONDS.toMillis(entry) + 1) + ","
 								+ System.currentTimeMillis() + ",," + (line.look ? "1" : "");
-						line.queuedFor = longest;
+						line.queuedFor = entry;
 					}
 					else if (line.look) {
 						spec = this.lookSpec;
@@ -297,6 +319,18 @@ final class Waiting {
 			delay = Math.min(delay, holderLeftNanos + TimeUnit.MILLISECONDS.toNanos(1));
 		}
 		return delay;
+	}
+
+	/**
+	 * Returns how long the nodes keep a line's entry in their queues, given the longest
+	 * that a waiter of the line may still wait: never longer than twice the longest pause
+	 * between two polls of its head ({@link Waiter#pollBackoff}, and at least
+	 * {@link #ENTRY_FLOOR_NANOS}), since every poll that a holder refuses queues the line
+	 * again and so renews it. Waiting the whole wait time ({@code Lock.lock()} waits a
+	 * year), an entry whose process died kept the queue key on nodes that must not evict.
+	 */
+	long entryNanos(long longestNanos) {
+		return Math.min(longestNanos, this.entryLifeNanos);
 	}
 
 	/**
@@ -912,9 +946,10 @@ final class Waiting {
 				if (!this.line.queued(now)) {
 					this.line.queueStamp = System.currentTimeMillis();
 				}
-				this.line.queuedUntil = now + longest;
+				long entry = entryNanos(longest);
+				this.line.queuedUntil = now + entry;
 				return new String[] { String.valueOf(this.line.queueStamp), Waiting.this.lineId,
-						String.valueOf(TimeUnit.NANOSECONDS.toMillis(longest) + 1) };
+						String.valueOf(TimeUnit.NANOSECONDS.toMillis(entry) + 1) };
 			}
 		}
 
@@ -922,9 +957,10 @@ final class Waiting {
 		 * Leaves the line: the acquisition is done. The next waiter becomes the head, and
 		 * tries at once unless a lease of this registry holds the key.
 		 * @param holds whether it acquired the lease, which the line then counts
-		 * @return whether it left the line empty while the nodes keep it queued, so that
-		 * the caller takes it out of their queues (or a release would name a line that
-		 * nobody waits in, and the others would wait for their poll)
+		 * @return whether the caller must take the line out of the nodes' queues: it left
+		 * the line empty while the nodes keep it queued, or it acquired while they keep
+		 * it queued (no release named it); else a release would name a line that nobody
+		 * waits in, and the others would wait for their poll
 		 */
 		boolean leave(boolean holds) {
 			Waiter next = null;
@@ -945,6 +981,16 @@ final class Waiting {
 					cancelTimer();
 					if (holds) {
 						this.line.holders++;
+						if (this.line.queued(System.nanoTime())) {
+							// acquired without a release naming this line (which takes
+							// its entry out): the holder's value expired, or a read or
+							// write lock was released. Its entry would stay, and the
+							// next release would name a line that waits for nothing; and
+							// the lines queued with it, whose refusals may not have
+							// marked this line's value, are named by its release
+							unqueue = true;
+							this.line.look = true;
+						}
 						this.line.queuedUntil = 0;
 						this.line.polls = 0;
 						if (!this.line.inTurn) {
