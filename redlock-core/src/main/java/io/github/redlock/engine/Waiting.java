@@ -47,6 +47,15 @@ import java.util.function.Function;
  * lives at most {@link #entryNanos}, renewed by each of its polls that a holder refuses,
  * so that the entry of a process that died goes within minutes.
  * <p>
+ * Read and write waiters stand in the same line as exclusive ones (they share the key)
+ * and queue the same way, which marks an exclusive holder's value so that its release
+ * publishes and names them in their turn. So a reader or writer waiting for exclusive
+ * holders of other processes gets the lock once the lines queued before it had their
+ * turns, in the order of the clients' clocks: that is what guarantees it progress, as
+ * long as each holder releases (an expired holder names nobody: the first poll wins) and
+ * hints reach it; a named line that a holder still refuses (a reader refused by a waiting
+ * writer's mark) queues again at the back.
+ * <p>
  * A release looks at the queue only when someone may be in it, so that an uncontended
  * cycle costs the nodes no queue read and no publish: when a line queued while the
  * released value held the key (queueing marks the value), when a hint named this line
