@@ -282,6 +282,37 @@ final class Waiting {
 	}
 
 	/**
+	 * Returns the release script's arguments for a lease of this registry on {@code key}
+	 * that was lost before its release: clean-up on the nodes that may still hold its
+	 * value, whose line was told of its end when it was lost and hears nothing of this
+	 * release. So it never keeps the turn (nobody here would take it, and the processes
+	 * queued would wait for their polls), and it looks at the queue, since other
+	 * processes may have marked the value: it names the next process queued, and queues
+	 * this line, in its place when it is queued already, while it has waiters. It leaves
+	 * the line's turn and look flag to the releases of held leases.
+	 */
+	String[] lostReleaseArgs(String key, String secret, long token) {
+		String spec = this.lookSpec;
+		Line line = this.lines.get(key);
+		if (line != null) {
+			synchronized (line) {
+				long now = System.nanoTime();
+				long longest = line.longestWait(now);
+				if (longest > 0) {
+					if (!line.queued(now)) {
+						line.queueStamp = System.currentTimeMillis();
+					}
+					long entry = entryNanos(longest);
+					line.queuedUntil = now + entry;
+					spec = this.lineId + "," + (TimeUnit.NANOSECONDS.toMillis(entry) + 1) + "," + line.queueStamp
+							+ ",,1";
+				}
+			}
+		}
+		return new String[] { secret, String.valueOf(token), spec };
+	}
+
+	/**
 	 * Returns whether release arguments from {@link #releaseArgs} keep the turn for the
 	 * line's next waiter.
 	 */
