@@ -109,19 +109,17 @@ class QueueEntriesIntegrationTests {
 		Lock lock = a.obtain(KEY);
 		lock.lock();
 		lock.unlock();
+		// A's process ends: its subscription goes, its entry (before the fix) stays
+		a.close();
 		Lease held = c.acquire(KEY, TTL, WAIT);
 		CompletableFuture<Lease> forB = b.acquireAsync(KEY, TTL, WAIT);
 		String id = b.waiting().lineId();
-		await().atMost(Duration.ofSeconds(20)).until(() -> {
+		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
 			for (int i = 0; i < 3; i++) {
-				// B alone subscribed: A's subscription, lingering after its wait, is gone
-				if (!String.valueOf(fleet.node(i).call("GET", QUEUE)).contains(id)
-						|| NodeStats.subscribers(fleet.node(i), LOCK) != 1) {
-					return false;
-				}
+				assertThat(String.valueOf(fleet.node(i).call("GET", QUEUE))).as("node %d's queue", i).contains(id);
+				assertThat(NodeStats.subscribers(fleet.node(i), LOCK)).as("node %d's subscribers", i).isEqualTo(1);
 			}
-			return b.waiting().describe(KEY).startsWith("waiters [2]")
-					&& b.waiting().describe(KEY).endsWith("hinted true");
+			assertThat(b.waiting().describe(KEY)).startsWith("waiters [2]").endsWith("hinted true");
 		});
 		held.release();
 		// its poll is 20 s away: only a release hint naming it gets it the lock sooner
