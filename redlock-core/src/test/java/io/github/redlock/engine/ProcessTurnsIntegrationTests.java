@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
+import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.waiting.Waiting;
 import io.lettuce.core.RedisClient;
@@ -198,6 +199,40 @@ class ProcessTurnsIntegrationTests {
 		long refused = NodeStats.calls(fleet.node(0), "pttl") - refusedBefore;
 		assertThat(queue).as("node 0's queue while A kept the turn").contains(b.waiting().lineId());
 		assertThat(refused).as("attempts refused on node 0").isZero();
+	}
+
+	/**
+	 * A lease lost while its registry kept the turn: its release, clean-up on the nodes
+	 * that still hold its value, must not keep the turn (nobody in this registry is told
+	 * of it, so nobody takes it) but look at the queue and name the next process. Here
+	 * A's lease is lost while A keeps the turn (a minute) and has a waiter of its own,
+	 * who tries at once, is refused by the lost value still on every node, and queues
+	 * behind B. Before, the release kept the turn on every node: it named nobody and
+	 * published nothing, and this failed with a TimeoutException on B's 5 s get (B's poll
+	 * 30 s away).
+	 */
+	@Test
+	void aLostLeasesReleaseNamesTheNextProcess() throws Exception {
+		RedlockRegistry a = registry(Duration.ofSeconds(30));
+		a.waiting().turn(Duration.ofMinutes(1));
+		RedlockRegistry b = registry(Duration.ofSeconds(30));
+		RedlockLease held = (RedlockLease) a.acquireAsync(KEY, TTL, WAIT).get(20, TimeUnit.SECONDS);
+		CompletableFuture<Lease> forB = waitQueued(b);
+		CompletableFuture<Lease> forA2 = a.acquireAsync(KEY, TTL, WAIT);
+		await().atMost(Duration.ofSeconds(20)).until(() -> a.waiting().waiters() == 1);
+		held.markLost("the test says so");
+		String id = a.waiting().lineId();
+		await().atMost(Duration.ofSeconds(20)).until(() -> {
+			for (int i = 0; i < 3; i++) {
+				if (!String.valueOf(fleet.node(i).call("GET", QUEUE)).contains(id)) {
+					return false;
+				}
+			}
+			return a.waiting().describe(KEY).startsWith("waiters [2]");
+		});
+		held.release();
+		forB.get(5, TimeUnit.SECONDS).release();
+		forA2.get(20, TimeUnit.SECONDS).release();
 	}
 
 	/**

@@ -78,6 +78,84 @@ class ReadWriteHintsIntegrationTests {
 		write.release();
 	}
 
+	/**
+	 * An exclusive lock's release publishes only when a waiter marked its value
+	 * ({@link Script#QUEUE_WAITER}): a reader or writer waiting for it must mark it too.
+	 * Before they queued themselves, this failed with a TimeoutException on the reader's
+	 * 15 s get (its poll 30 s away): the release published nothing.
+	 */
+	@Test
+	void aReaderOfAnotherRegistryIsWokenWhenAnExclusiveHolderReleases() throws Exception {
+		RedlockRegistry holder = registry();
+		RedlockRegistry waiting = registry();
+		Lease exclusive = holder.acquire("rw-hint-x-read", HELD_TTL, Duration.ofSeconds(5));
+		CompletableFuture<Lease> reader = waiting.acquireReadAsync("rw-hint-x-read", TTL, WAIT);
+		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:rw-hint-x-read") == 3);
+		exclusive.release();
+		Lease read = reader.get(WOKEN_WITHIN_SECONDS, TimeUnit.SECONDS);
+		assertThat(read.fencingToken()).isGreaterThan(exclusive.fencingToken());
+		read.release();
+	}
+
+	/**
+	 * As {@link #aReaderOfAnotherRegistryIsWokenWhenAnExclusiveHolderReleases}, for a
+	 * writer; before the fix it failed the same way.
+	 */
+	@Test
+	void aWriterOfAnotherRegistryIsWokenWhenAnExclusiveHolderReleases() throws Exception {
+		RedlockRegistry holder = registry();
+		RedlockRegistry waiting = registry();
+		Lease exclusive = holder.acquire("rw-hint-x-write", HELD_TTL, Duration.ofSeconds(5));
+		CompletableFuture<Lease> writer = waiting.acquireWriteAsync("rw-hint-x-write", TTL, WAIT);
+		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:rw-hint-x-write") == 3);
+		exclusive.release();
+		Lease write = writer.get(WOKEN_WITHIN_SECONDS, TimeUnit.SECONDS);
+		assertThat(write.fencingToken()).isGreaterThan(exclusive.fencingToken());
+		write.release();
+	}
+
+	/**
+	 * A reader waiting for an exclusive holder stands in the nodes' queue of waiting
+	 * processes like an exclusive waiter, so the exclusive waiters of other processes
+	 * that queued after it cannot take every turn before it: here C (exclusive), B
+	 * (reader) and D (exclusive) queue in that order behind A, and get the lock in that
+	 * order. Before, the reader was never queued: C's release named D, and this failed
+	 * with a TimeoutException on the reader's 15 s get (its poll 30 s away).
+	 */
+	@Test
+	void aReaderTakesItsTurnBeforeExclusiveWaitersThatQueuedAfterIt() throws Exception {
+		String key = "rw-turns";
+		RedlockRegistry a = registry();
+		RedlockRegistry c = registry();
+		RedlockRegistry b = registry();
+		RedlockRegistry d = registry();
+		Lease heldByA = a.acquire(key, HELD_TTL, Duration.ofSeconds(5));
+		CompletableFuture<Lease> forC = c.acquireAsync(key, HELD_TTL, WAIT);
+		awaitSleeping(c, key, 3);
+		CompletableFuture<Lease> forB = b.acquireReadAsync(key, TTL, WAIT);
+		awaitSleeping(b, key, 6);
+		CompletableFuture<Lease> forD = d.acquireAsync(key, HELD_TTL, WAIT);
+		awaitSleeping(d, key, 9);
+		heldByA.release();
+		Lease heldByC = forC.get(WOKEN_WITHIN_SECONDS, TimeUnit.SECONDS);
+		heldByC.release();
+		Lease read = forB.get(WOKEN_WITHIN_SECONDS, TimeUnit.SECONDS);
+		assertThat(forD).as("D, queued after the reader").isNotDone();
+		read.release();
+		forD.get(WOKEN_WITHIN_SECONDS, TimeUnit.SECONDS).release();
+	}
+
+	/**
+	 * Waits until the registry's waiter for {@code key} sleeps, asking for release hints,
+	 * and {@code subscribers} registries are subscribed on the nodes in all.
+	 */
+	private static void awaitSleeping(RedlockRegistry registry, String key, int subscribers) {
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> registry.waiting().describe(key).startsWith("waiters [2]")
+					&& registry.waiting().describe(key).endsWith("hinted true")
+					&& subscribers("redlock:lock:" + key) == subscribers);
+	}
+
 	private RedlockRegistry registry() {
 		RedlockRegistry registry = RedlockRegistry.builder()
 			.nodes(fleet.uris())

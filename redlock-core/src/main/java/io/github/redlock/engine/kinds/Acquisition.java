@@ -409,7 +409,9 @@ public final class Acquisition implements LiveLeases.Pending {
 		// counted by the key's line before anyone can release it: its end wakes the next
 		Waiting.Waiter place = this.waiter;
 		if (place != null) {
-			place.leave(true);
+			if (place.leave(true)) {
+				unqueue(); // acquired while queued, without a release naming the line
+			}
 		}
 		else {
 			this.engine.waiting().holding(this.key);
@@ -485,8 +487,9 @@ public final class Acquisition implements LiveLeases.Pending {
 	}
 
 	/**
-	 * Takes this registry's line out of the nodes' queues, after its last waiter left
-	 * without the lock (gave up, was cancelled, or the registry closed).
+	 * Takes this registry's line out of the nodes' queues: after its last waiter left
+	 * without the lock (gave up, was cancelled, or the registry closed), or after a
+	 * waiter acquired while the line was queued and no release named it.
 	 */
 	private void unqueue() {
 		this.fleet.queueWaiter(queueKeys(),

@@ -82,6 +82,12 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 
 	private int splits;
 
+	/**
+	 * The attempt whose queueing last found the key free and woke the head
+	 * ({@link #queue}); written on the nodes' threads.
+	 */
+	private volatile int freeWake = -1;
+
 	private volatile Waiting.Waiter waiter;
 
 	private final long startedNanos = System.nanoTime();
@@ -177,6 +183,17 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 	}
 
 	/**
+	 * Returns the lock's key and the key's queue of waiting processes on the nodes, when
+	 * a refusal of this kind queues its line there ({@link Script#QUEUE_WAITER}), else
+	 * {@code null}. Read and write locks wait for the exclusive lock's key: queued, they
+	 * mark an exclusive holder's value, whose release then publishes and names them in
+	 * their turn. A semaphore's permits have hints of their own.
+	 */
+	String[] queueKeys() {
+		return null;
+	}
+
+	/**
 	 * Called once when the acquisition fails or is abandoned.
 	 */
 	void gaveUp() {
@@ -193,8 +210,8 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 		this.result.whenComplete((lease, ex) -> {
 			this.engine.leases().remove(this);
 			Waiting.Waiter place = this.waiter;
-			if (place != null) {
-				place.leave(false);
+			if (place != null && place.leave(false)) { // done already if it acquired
+				unqueue();
 			}
 			if (ex != null) {
 				gaveUp();
@@ -311,7 +328,9 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 		RedlockLease lease = lease(attempt, token, start, validUntil, call);
 		Waiting.Waiter place = this.waiter;
 		if (place != null) {
-			place.leave(this.countedInLine);
+			if (place.leave(this.countedInLine)) {
+				unqueue(); // acquired while queued, without a release naming the line
+			}
 		}
 		else if (this.countedInLine) {
 			this.line.holding(this.key);
@@ -367,8 +386,46 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 							+ " stopped trying " + TimeUnit.NANOSECONDS.toMillis(left) + "ms early",
 					LockAcquisitionException.Reason.NO_QUORUM);
 		}
-		else if (!place.retry(Math.min(left, nextDelay(attempt, call)))) {
-			abandonOnClose();
+		else {
+			if (call.countAnswered((reply) -> reply < 0) > 0) {
+				queue(place);
+			}
+			if (!place.retry(Math.min(left, nextDelay(attempt, call)))) {
+				abandonOnClose();
+			}
+		}
+	}
+
+	/**
+	 * Queues the line on the nodes after a holder refused an attempt, as
+	 * {@link Acquisition} does, when this kind queues ({@link #queueKeys}). When a quorum
+	 * found the key free meanwhile, the head tries at once, but not after two attempts in
+	 * a row: a reader refused by a waiting writer's mark finds the key free and would try
+	 * again and again while the mark lives.
+	 */
+	private void queue(Waiting.Waiter place) {
+		String[] keys = queueKeys();
+		String[] args = (keys != null) ? place.queueArgs() : null;
+		if (args == null) {
+			return;
+		}
+		int attempt = this.attempts;
+		this.fleet.queueWaiter(keys, args, () -> {
+			if (attempt - this.freeWake > 1) {
+				this.freeWake = attempt;
+				this.line.hint(this.key, null);
+			}
+		});
+	}
+
+	/**
+	 * Takes the line out of the nodes' queues ({@link Acquisition}'s {@code unqueue}).
+	 */
+	private void unqueue() {
+		String[] keys = queueKeys();
+		if (keys != null) {
+			this.fleet.queueWaiter(keys,
+					new String[] { String.valueOf(System.currentTimeMillis()), this.line.lineId(), "0" }, null);
 		}
 	}
 
@@ -391,7 +448,20 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 			long millis = heldMillis(reply);
 			least = (least < 0) ? millis : Math.min(least, millis);
 		}
-		return this.engine.waiting().retryDelay((least < 0) ? -1 : TimeUnit.MILLISECONDS.toNanos(least));
+		Waiting.Waiter place = this.waiter;
+		return this.engine.waiting()
+			.retryDelay((least < 0) ? -1 : TimeUnit.MILLISECONDS.toNanos(least),
+					(place != null && backsOff()) ? place.pollBackoff() : 0);
+	}
+
+	/**
+	 * Returns whether a queued head of this kind polls ever less often, as the exclusive
+	 * lock's does ({@link Waiting.Waiter#pollBackoff}): not a kind whose refused attempts
+	 * leave something only its next attempt renews (a writer's mark, which keeps new
+	 * readers out only while its writer polls within its life).
+	 */
+	boolean backsOff() {
+		return true;
 	}
 
 	private void tellNotAcquired(LockAcquisitionException failure) {

@@ -81,11 +81,14 @@ import io.github.redlock.engine.waiting.Waiting;
  * the mark is set, so the readers that hold drain and none joins them; the writer's
  * acquisition deletes the mark if it is its own, and a writer that stops waiting deletes
  * it too ({@link Script#CLEAR_INTENT}), else it expires. Within one registry, readers and
- * writers of a key also stand in one {@link Waiting} line, in order. Writers thus take
- * precedence over readers that arrive after them, and a stream of writers can hold
- * readers back (as {@code ReentrantReadWriteLock}'s non-fair mode may): by design, since
- * writes are what readers wait to see. The mark is only a preference; safety never rests
- * on it. The exclusive lock leaves no mark: use write locks where readers are many.
+ * writers of a key also stand in one {@link Waiting} line, in order; across processes, a
+ * reader or writer refused by a holder queues its line on the nodes as an exclusive
+ * waiter does ({@link Script#QUEUE_WAITER}), so that an exclusive holder's release
+ * publishes and names it in its turn ({@link Waiting} says what that guarantees). Writers
+ * thus take precedence over readers that arrive after them, and a stream of writers can
+ * hold readers back (as {@code ReentrantReadWriteLock}'s non-fair mode may): by design,
+ * since writes are what readers wait to see. The mark is only a preference; safety never
+ * rests on it. The exclusive lock leaves no mark: use write locks where readers are many.
  *
  * <h2>Reentrancy</h2> ({@code RedlockRegistry}): a thread that holds a read lock and
  * reads again joins its lease (same token); a thread that holds the write lock may take a
@@ -176,6 +179,11 @@ public final class ReadWriteLocks {
 		}
 
 		@Override
+		String[] queueKeys() {
+			return new String[] { this.keys[0], this.engine.keys().waitersKey(this.key) };
+		}
+
+		@Override
 		void raise(NodeClient node, Attempt attempt, String secret, String token, int index,
 				NodeClient.ReplyHandler replies) {
 			node.eval(Script.RAISE_READ, new String[] { this.keys[2], this.keys[1] },
@@ -223,6 +231,13 @@ public final class ReadWriteLocks {
 		}
 
 		@Override
+		boolean backsOff() {
+			// the mark lives four retry delays: polls spaced out past that would let
+			// readers in between, and a stream of them would starve the writer
+			return false;
+		}
+
+		@Override
 		void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
 			String value = attempt.value();
 			String marker = node.marker();
@@ -238,6 +253,11 @@ public final class ReadWriteLocks {
 								ReadWriteLocks.this.markTtlMillis, this.mark, marker, node.floor() },
 						index, replies);
 			}
+		}
+
+		@Override
+		String[] queueKeys() {
+			return new String[] { this.keys[0], this.engine.keys().waitersKey(this.key) };
 		}
 
 		@Override

@@ -487,7 +487,7 @@ public final class RedlockLease implements Lease {
 		return this.watchdog.isKeptAlive();
 	}
 
-	void markLost(String reason) {
+	public void markLost(String reason) {
 		if (this.state.compareAndSet(LINGERING, RELEASED)) {
 			// its holder let it go already: only its minimum hold is cut short
 			ended();
@@ -633,7 +633,10 @@ public final class RedlockLease implements Lease {
 	private CompletableFuture<Boolean> releaseEverywhere(NodeFleet.AfterQuorum afterQuorum, String warnKey) {
 		LeaseOps leaseOps = this.ops;
 		if (leaseOps == null) {
-			String[] args = this.engine.waiting().releaseArgs(this.key, this.secret, this.token, this.acquisition);
+			// without afterQuorum, the lease was lost: its line heard of its end then
+			String[] args = (afterQuorum != null)
+					? this.engine.waiting().releaseArgs(this.key, this.secret, this.token, this.acquisition)
+					: this.engine.waiting().lostReleaseArgs(this.key, this.secret, this.token);
 			String[] releaseKeys = { this.keys[0], this.engine.keys().waitersKey(this.key) };
 			if (afterQuorum == null || !this.engine.waiting().keepsTurn(args)) {
 				return this.fleet.releaseEverywhere(releaseKeys, args, this.acquisition, afterQuorum, warnKey);

@@ -46,7 +46,20 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * ({@link #RELEASED_KEPT}: its next waiter tries as the release is sent); after that its
  * release names the next process and queues this line behind it
  * ({@link #RELEASED_QUEUED}). A line that the nodes keep queued and whose waiters all
- * left takes itself out of the queues.
+ * left takes itself out of the queues, and so does one whose waiter acquired without a
+ * release naming it (the holder's value expired, or a read or write lock's release woke
+ * it): its next release looks at the queue, for the lines queued with it. A line's entry
+ * lives at most {@link #entryNanos}, renewed by each of its polls that a holder refuses,
+ * so that the entry of a process that died goes within minutes.
+ * <p>
+ * Read and write waiters stand in the same line as exclusive ones (they share the key)
+ * and queue the same way, which marks an exclusive holder's value so that its release
+ * publishes and names them in their turn. So a reader or writer waiting for exclusive
+ * holders of other processes gets the lock once the lines queued before it had their
+ * turns, in the order of the clients' clocks: that is what guarantees it progress, as
+ * long as each holder releases (an expired holder names nobody: the first poll wins) and
+ * hints reach it; a named line that a holder still refuses (a reader refused by a waiting
+ * writer's mark) queues again at the back.
  * <p>
  * A release looks at the queue only when someone may be in it, so that an uncontended
  * cycle costs the nodes no queue read and no publish: when a line queued while the
@@ -74,9 +87,11 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * <li>An attempt or timeout runs through {@link #run}, never nested on another's
  * stack.</li>
  * <li>{@code Line.queuedUntil} is non-zero only while the line believes the nodes keep it
- * queued: set when it queued itself or its release queued it, cleared when a hint named
- * it, when it acquired, or when its release queued nothing. Believing it queued when it
- * is not costs at most polls, never the lock.</li>
+ * queued: set when it queued itself or its release queued it (until its entry's expiry,
+ * {@link #entryNanos}), cleared when a hint named it, when it acquired (and then, if no
+ * hint named it, {@link Waiter#leave} has the caller take it out of the queues), or when
+ * its release queued nothing. Believing it queued when it is not costs at most polls,
+ * never the lock.</li>
  * </ul>
  *
  * @author redlock contributors
@@ -133,6 +148,12 @@ public final class Waiting {
 	 */
 	static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
+	/**
+	 * The least that a line's entry in the nodes' queues lives ({@link #entryNanos}):
+	 * long against any poll, short against the memory of nodes that must not evict.
+	 */
+	static final long ENTRY_FLOOR_NANOS = TimeUnit.MINUTES.toNanos(1);
+
 	/** Not the head: waits its turn, with only its deadline scheduled. */
 	private static final int QUEUED = 0;
 
@@ -154,6 +175,11 @@ public final class Waiting {
 	private final long retryDelayNanos;
 
 	private final long retryJitterNanos;
+
+	/**
+	 * How long a line's entry in the nodes' queues lives at most ({@link #entryNanos}).
+	 */
+	private final long entryLifeNanos;
 
 	private final ScheduledExecutorService scheduler;
 
@@ -193,6 +219,10 @@ public final class Waiting {
 	public Waiting(RedlockSettings settings, ScheduledExecutorService scheduler) {
 		this.retryDelayNanos = settings.retryDelay().toNanos();
 		this.retryJitterNanos = settings.retryJitter().toNanos();
+		// twice the longest pause between two polls of a queued head (pollBackoff), each
+		// of which queues the line again when a holder refuses it
+		long pollNanos = Math.min(this.retryDelayNanos + this.retryJitterNanos, Long.MAX_VALUE / 64);
+		this.entryLifeNanos = Math.max(ENTRY_FLOOR_NANOS, 32 * pollNanos);
 		this.scheduler = scheduler;
 		char[] id = new char[12];
 		for (int i = 0; i < id.length; i++) {
@@ -241,14 +271,46 @@ public final class Waiting {
 				}
 				else {
 					if (longest > 0) {
-						spec = this.lineId + "," + (TimeUnit.NANOSECONDS.toMillis(longest) + 1) + ","
+						long entry = entryNanos(longest);
+						spec = this.lineId + "," + (TimeUnit.NANOSECONDS.toMillis(entry) + 1) + ","
 								+ System.currentTimeMillis() + ",," + (line.look ? "1" : "");
-						line.queuedFor = longest;
+						line.queuedFor = entry;
 					}
 					else if (line.look) {
 						spec = this.lookSpec;
 					}
 					line.look = false; // this release looks, and names the next if any
+				}
+			}
+		}
+		return new String[] { secret, String.valueOf(token), spec };
+	}
+
+	/**
+	 * Returns the release script's arguments for a lease of this registry on {@code key}
+	 * that was lost before its release: clean-up on the nodes that may still hold its
+	 * value, whose line was told of its end when it was lost and hears nothing of this
+	 * release. So it never keeps the turn (nobody here would take it, and the processes
+	 * queued would wait for their polls), and it looks at the queue, since other
+	 * processes may have marked the value: it names the next process queued, and queues
+	 * this line, in its place when it is queued already, while it has waiters. It leaves
+	 * the line's turn and look flag to the releases of held leases.
+	 */
+	public String[] lostReleaseArgs(String key, String secret, long token) {
+		String spec = this.lookSpec;
+		Line line = this.lines.get(key);
+		if (line != null) {
+			synchronized (line) {
+				long now = System.nanoTime();
+				long longest = line.longestWait(now);
+				if (longest > 0) {
+					if (!line.queued(now)) {
+						line.queueStamp = System.currentTimeMillis();
+					}
+					long entry = entryNanos(longest);
+					line.queuedUntil = now + entry;
+					spec = this.lineId + "," + (TimeUnit.NANOSECONDS.toMillis(entry) + 1) + "," + line.queueStamp
+							+ ",,1";
 				}
 			}
 		}
@@ -302,6 +364,18 @@ public final class Waiting {
 			delay = Math.min(delay, holderLeftNanos + TimeUnit.MILLISECONDS.toNanos(1));
 		}
 		return delay;
+	}
+
+	/**
+	 * Returns how long the nodes keep a line's entry in their queues, given the longest
+	 * that a waiter of the line may still wait: never longer than twice the longest pause
+	 * between two polls of its head ({@link Waiter#pollBackoff}, and at least
+	 * {@link #ENTRY_FLOOR_NANOS}), since every poll that a holder refuses queues the line
+	 * again and so renews it. Waiting the whole wait time ({@code Lock.lock()} waits a
+	 * year), an entry whose process died kept the queue key on nodes that must not evict.
+	 */
+	long entryNanos(long longestNanos) {
+		return Math.min(longestNanos, this.entryLifeNanos);
 	}
 
 	/**
@@ -917,9 +991,10 @@ public final class Waiting {
 				if (!this.line.queued(now)) {
 					this.line.queueStamp = System.currentTimeMillis();
 				}
-				this.line.queuedUntil = now + longest;
+				long entry = entryNanos(longest);
+				this.line.queuedUntil = now + entry;
 				return new String[] { String.valueOf(this.line.queueStamp), Waiting.this.lineId,
-						String.valueOf(TimeUnit.NANOSECONDS.toMillis(longest) + 1) };
+						String.valueOf(TimeUnit.NANOSECONDS.toMillis(entry) + 1) };
 			}
 		}
 
@@ -927,9 +1002,10 @@ public final class Waiting {
 		 * Leaves the line: the acquisition is done. The next waiter becomes the head, and
 		 * tries at once unless a lease of this registry holds the key.
 		 * @param holds whether it acquired the lease, which the line then counts
-		 * @return whether it left the line empty while the nodes keep it queued, so that
-		 * the caller takes it out of their queues (or a release would name a line that
-		 * nobody waits in, and the others would wait for their poll)
+		 * @return whether the caller must take the line out of the nodes' queues: it left
+		 * the line empty while the nodes keep it queued, or it acquired while they keep
+		 * it queued (no release named it); else a release would name a line that nobody
+		 * waits in, and the others would wait for their poll
 		 */
 		public boolean leave(boolean holds) {
 			Waiter next = null;
@@ -950,6 +1026,16 @@ public final class Waiting {
 					cancelTimer();
 					if (holds) {
 						this.line.holders++;
+						if (this.line.queued(System.nanoTime())) {
+							// acquired without a release naming this line (which takes
+							// its entry out): the holder's value expired, or a read or
+							// write lock was released. Its entry would stay, and the
+							// next release would name a line that waits for nothing; and
+							// the lines queued with it, whose refusals may not have
+							// marked this line's value, are named by its release
+							unqueue = true;
+							this.line.look = true;
+						}
 						this.line.queuedUntil = 0;
 						this.line.polls = 0;
 						if (!this.line.inTurn) {
