@@ -135,7 +135,8 @@ class ExclusiveScriptContractIntegrationTests {
 	void acquireHeldByAnotherOwnerItAnswersTheHoldersMillisAndTheCounterLowBitsAndWritesNothing() {
 		String holder = lockValue();
 		node.call("SET", LOCK, holder, "PX", "60000");
-		long counterValue = 1_795_000_000_123_457L; // above 2^19, as node clocks are
+		long counterValue = 1_795_000_000_385_601L; // above 2^19 as node clocks are, bit
+													// 18 set
 		node.call("SET", FENCE, String.valueOf(counterValue));
 		long reply = acquire(lockValue(), "30000");
 		assertThat(reply).isNegative();
