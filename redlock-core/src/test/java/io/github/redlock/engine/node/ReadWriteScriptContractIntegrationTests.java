@@ -118,6 +118,16 @@ class ReadWriteScriptContractIntegrationTests {
 	}
 
 	@Test
+	void acquireReadWithADowngradeSecretShorterThanTheMinimumIsNoDowngrade() {
+		String writer = lockValue();
+		node.call("SET", LOCK, writer, "PX", "30000");
+		long reply = acquireRead(secret(), "60000", writer.substring(0, LockValues.MIN_SECRET_LENGTH - 1));
+		assertThat(-reply - 1).isBetween(0L, 30000L);
+		assertThat((Long) node.call("EXISTS", READERS)).isZero();
+		assertThat(acquireRead(secret(), "60000", writer.substring(0, LockValues.MIN_SECRET_LENGTH))).isPositive();
+	}
+
+	@Test
 	void acquireReadAnswersZeroAndWritesNothingForAnEmptySecretOrAnotherMarker() {
 		assertThat(acquireRead("", "30000", "")).isZero();
 		node.call("SET", MARKER_KEY, "new-id:1");
