@@ -72,15 +72,15 @@ public record Script(String name, String text, String sha) {
 
 	/**
 	 * Makes a script from its text, with the lock value's layout ({@link LockValues})
-	 * written into it: {@code $SECRET} the secret's length, {@code $MARK_AT} the position
-	 * (from 1, as Lua counts) of the mark or the owner's {@code :} after it,
-	 * {@code $MARK} the mark, {@code $MIN_SECRET} the shortest secret accepted.
+	 * written into it: {@code @SECRET@} the secret's length, {@code @MARK_AT@} the
+	 * position (from 1, as Lua counts) of the mark or the owner's {@code :} after it,
+	 * {@code @MARK@} the mark, {@code @MIN_SECRET@} the shortest secret accepted.
 	 */
 	static Script of(String name, String template) {
-		String text = template.replace("$MIN_SECRET", String.valueOf(LockValues.MIN_SECRET_LENGTH))
-			.replace("$SECRET", String.valueOf(LockValues.SECRET_LENGTH))
-			.replace("$MARK_AT", String.valueOf(LockValues.SECRET_LENGTH + 1))
-			.replace("$MARK", String.valueOf(LockValues.MARK));
+		String text = template.replace("@MIN_SECRET@", String.valueOf(LockValues.MIN_SECRET_LENGTH))
+			.replace("@SECRET@", String.valueOf(LockValues.SECRET_LENGTH))
+			.replace("@MARK_AT@", String.valueOf(LockValues.SECRET_LENGTH + 1))
+			.replace("@MARK@", String.valueOf(LockValues.MARK));
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
 			return new Script(name, text, HexFormat.of().formatHex(digest));
@@ -92,32 +92,33 @@ public record Script(String name, String text, String sha) {
 
 	// The next fencing token, the one place a counter starts and rises: KEYS[$F] the
 	// counter, KEYS[$M] the node marker (present only with the restart guard), ARGV[$L]
-	// the node's floor (idem), ARGV[3] the counter's retention ms. Returns the token. A
-	// missing counter starts at the node's clock in microseconds: INCR first, and only
-	// when that made it 1 (it was missing; a counter is never 0, and never below the
-	// clock value it started at) is the clock read and the counter written with its
-	// expiry in one SET (string.format writes it whole: a Lua number would be written as
-	// 1.79e+15). With the restart guard checking the marker it starts from the whole
-	// second, so that nodes starting it within the same second agree and need no second
-	// round: a node that lost its counter then sits out the maximum TTL before it
-	// counts, so its new counter starts seconds later. Without the guard a node can
-	// restart empty within the second the counter began and start it again from the
+	// the node's floor (idem; empty for none), ARGV[3] the counter's retention ms.
+	// Returns the token. A missing counter starts at the node's clock in microseconds:
+	// INCR first, and only when that made it 1 (it was missing; a counter is never 0, and
+	// never below the clock value it started at) is the clock read and the counter
+	// written with its expiry in one SET (string.format writes it whole: a Lua number
+	// would be written as 1.79e+15). With the restart guard checking the marker it starts
+	// from the whole second, so that nodes starting it within the same second agree and
+	// need no second round: a node that lost its counter then sits out the maximum TTL
+	// before it counts, so its new counter starts seconds later. Without the guard a node
+	// can restart empty within the second the counter began and start it again from the
 	// same second, below the last token: it keeps the microseconds. A counter below the
 	// floor is old data the node came back with, and is lifted to it. The script must
 	// have called replicate_commands before its first write, as TIME follows one here.
 	private static final String NEXT_TOKEN = """
+			local floor = ARGV[$L] and tonumber(ARGV[$L])
 			local token = redis.call('incr', KEYS[$F])
 			if token == 1 then
 			  local start = redis.call('time')
 			  token = tonumber(start[1]) * 1000000 + 1
 			  if not KEYS[$M] then token = token + tonumber(start[2]) end
-			  if ARGV[$L] and token < tonumber(ARGV[$L]) then token = tonumber(ARGV[$L]) end
+			  if floor and token < floor then token = floor end
 			  redis.call('set', KEYS[$F], string.format('%d', token), 'PX', ARGV[3])
 			  return token
 			end
-			if ARGV[$L] and token < tonumber(ARGV[$L]) then
+			if floor and token < floor then
 			  redis.call('set', KEYS[$F], ARGV[$L], 'PX', ARGV[3])
-			  return tonumber(ARGV[$L])
+			  return floor
 			end
 			redis.call('pexpire', KEYS[$F], ARGV[3])
 			return token
@@ -156,16 +157,16 @@ public record Script(String name, String text, String sha) {
 			""", 2, 3, 5));
 
 	// The scripts that act on a lock already set (raise, release, extend) compare only
-	// the lock value's secret part ($SECRET in their text: LockValues' layout) and are
+	// the lock value's secret part (@SECRET@ in their text: LockValues' layout) and are
 	// sent only that: the owner's identity after it is for people reading the key, and
 	// costs its length on every release and extension to every node. A secret shorter
-	// than $MIN_SECRET never matches.
+	// than @MIN_SECRET@ never matches.
 
 	// The ownership check those scripts begin with: returns 0 unless KEYS[1] holds a
 	// value that starts with the secret ARGV[1].
 	private static final String OURS = """
 			local v = redis.call('get', KEYS[1])
-			if not v or #ARGV[1] < $MIN_SECRET or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+			if not v or #ARGV[1] < @MIN_SECRET@ or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
 			""";
 
 	// KEYS[1] lock key, KEYS[2] fencing counter; ARGV[1] lock secret, ARGV[2] token,
@@ -290,7 +291,7 @@ public record Script(String name, String text, String sha) {
 			local id, wait, stamp, keep, look = string.match(ARGV[3] or '', '^([^,]*),([^,]*),([^,]*),([^,]*),([^,]*)$')
 			if keep == '1' then return 3 end
 			if id and KEYS[2] then
-			  if look ~= '1' and string.sub(v, $MARK_AT, $MARK_AT) ~= '$MARK' then return 1 end
+			  if look ~= '1' and string.sub(v, @MARK_AT@, @MARK_AT@) ~= '@MARK@' then return 1 end
 			  local q = KEYS[2]
 			  local list = redis.call('get', q)
 			  if list then
@@ -299,7 +300,7 @@ public record Script(String name, String text, String sha) {
 			    local out = entries(list, now, id)
 			    if #out > 0 then
 			      local named = table.remove(out, 1)[2]
-			      if wait ~= '' then enqueue(out, tonumber(stamp), id, now + tonumber(wait)) end
+			      if wait ~= '' then enqueue(out, tonumber(stamp) or now, id, now + tonumber(wait)) end
 			      store(q, out, now)
 			      local more = ''
 			      if #out > 0 then more = '+' end
@@ -338,8 +339,8 @@ public record Script(String name, String text, String sha) {
 					if ARGV[3] ~= '0' then enqueue(out, tonumber(ARGV[1]), ARGV[2], now + tonumber(ARGV[3])) end
 					store(KEYS[2], out, now)
 					if not held then return -2 end
-					if ARGV[3] ~= '0' and string.sub(held, $MARK_AT, $MARK_AT) == ':' then
-					  redis.call('set', KEYS[1], string.sub(held, 1, $SECRET) .. '$MARK' .. string.sub(held, $MARK_AT), 'KEEPTTL')
+					if ARGV[3] ~= '0' and string.sub(held, @MARK_AT@, @MARK_AT@) == ':' then
+					  redis.call('set', KEYS[1], string.sub(held, 1, @SECRET@) .. '@MARK@' .. string.sub(held, @MARK_AT@), 'KEEPTTL')
 					end
 					return 1
 					""");
@@ -433,7 +434,7 @@ public record Script(String name, String text, String sha) {
 			if ARGV[1] == '' then return 0 end
 			if KEYS[5] and redis.call('get', KEYS[5]) ~= ARGV[5] then return 0 end
 			local v = redis.call('get', KEYS[1])
-			local downgrade = v and #ARGV[4] >= 16 and string.sub(v, 1, #ARGV[4]) == ARGV[4]
+			local downgrade = v and #ARGV[4] >= @MIN_SECRET@ and string.sub(v, 1, #ARGV[4]) == ARGV[4]
 			if v and v ~= '(readers)' and not downgrade then
 			  local left = redis.call('pttl', KEYS[1])
 			  if left < 0 then left = 0 end
@@ -462,7 +463,7 @@ public record Script(String name, String text, String sha) {
 	// lock's SET NX can never succeed beside a reader). Returns 1 if extended, else 0.
 	public static final Script EXTEND_READ = of("extend-read", """
 			if ARGV[1] == '' then return 0 end
-			if #ARGV[1] < $MIN_SECRET then return 0 end
+			if #ARGV[1] < @MIN_SECRET@ then return 0 end
 			""" + NOW + """
 			local score = redis.call('zscore', KEYS[3], ARGV[1])
 			if (not score) or tonumber(score) <= now then return 0 end
@@ -485,7 +486,7 @@ public record Script(String name, String text, String sha) {
 	// is not.
 	public static final Script RAISE_READ = of("raise-read", """
 			if ARGV[1] == '' then return 0 end
-			if #ARGV[1] < $MIN_SECRET then return 0 end
+			if #ARGV[1] < @MIN_SECRET@ then return 0 end
 			""" + NOW + """
 			local score = redis.call('zscore', KEYS[1], ARGV[1])
 			if (not score) or tonumber(score) <= now then return 0 end
@@ -497,7 +498,7 @@ public record Script(String name, String text, String sha) {
 	// shortens READERS to the latest reader's expiry. Returns 1 if the reader was there.
 	private static final String LEAVE_READ = """
 			if ARGV[1] == '' then return 0 end
-			if #ARGV[1] < $MIN_SECRET then return 0 end
+			if #ARGV[1] < @MIN_SECRET@ then return 0 end
 			""" + NOW + """
 			local removed = redis.call('zrem', KEYS[2], ARGV[1])
 			""" + LAST_READER.replace("$R", "2") + """
@@ -646,7 +647,7 @@ public record Script(String name, String text, String sha) {
 	private static final String OUR_PERMIT = """
 			if ARGV[1] == '' then return 0 end
 			local v = redis.call('hget', KEYS[1], ARGV[$S])
-			if not v or #ARGV[1] < $MIN_SECRET or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
+			if not v or #ARGV[1] < @MIN_SECRET@ or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] then return 0 end
 			""";
 
 	// KEYS[1] permit holders, KEYS[2] permit expiries, KEYS[3] fencing counter; ARGV[1]

@@ -124,6 +124,21 @@ class ExclusiveScriptContractIntegrationTests {
 		assertThat(counter(node, FENCE)).isEqualTo(floor);
 	}
 
+	/**
+	 * A marker with an empty floor (no floor known) takes no floor. Failed before the
+	 * fix: the script compared the token with a nil and failed after it had set the lock
+	 * and the counter, leaving the counter at 1 without an expiry.
+	 */
+	@Test
+	void acquireWithTheMarkerAndAnEmptyFloorStartsTheCounterAtTheWholeSecond() {
+		node.call("SET", MARKER_KEY, "m");
+		long before = nodeMicros(node) / 1_000_000 * 1_000_000;
+		long token = acquireChecked(lockValue(), "m", "");
+		assertThat(token).isBetween(before + 1, nodeMicros(node) + 1);
+		assertThat(counter(node, FENCE)).isEqualTo(token);
+		assertThat(pttl(node, FENCE)).isBetween(1L, RETENTION_MS);
+	}
+
 	@Test
 	void acquireAFloorBelowTheCounterLeavesTheIncrement() {
 		node.call("SET", MARKER_KEY, "m");

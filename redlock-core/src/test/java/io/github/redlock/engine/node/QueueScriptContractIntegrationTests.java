@@ -6,7 +6,6 @@ import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.engine.node.ScriptContractSupport.Subscriber;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -193,13 +192,12 @@ class QueueScriptContractIntegrationTests {
 
 	/**
 	 * The comment gives ARGV[3]'s clock as "the client's clock in ms, or empty", apart
-	 * from the wait. On the node a wait without a clock fails the script with "bad
-	 * argument #2 to 'format'" after it deleted the key: no hint, the queue not updated,
-	 * an error reply. The engine never sends that (Waiting#releaseArgs sends the clock
-	 * whenever it sends a wait), so it relies on the behaviour, not the comment.
+	 * from the wait: the line is queued again by the node's clock then. Failed before the
+	 * fix: a wait without a clock failed the script with "bad argument #2 to 'format'"
+	 * after it deleted the key (no hint, the queue not updated, an error reply). The
+	 * engine sends the clock whenever it sends a wait (Waiting#releaseArgs).
 	 */
 	@Test
-	@Disabled("finding: RELEASE fails on a wait without the client's clock, which its comment allows")
 	void releaseOfALineWithWaitersButNoClockStillNamesTheHead() throws Exception {
 		String value = marked(hold());
 		node.call("SET", LOCK, value, "PX", "30000");
