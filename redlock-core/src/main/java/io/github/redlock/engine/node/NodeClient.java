@@ -13,6 +13,7 @@ import java.util.function.Consumer;
 
 import io.github.redlock.NodeFailure;
 import io.github.redlock.engine.NodeStatus;
+import io.github.redlock.engine.node.ConnectionGenerations.Generation;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
@@ -115,12 +116,10 @@ public final class NodeClient {
 	private final NodeErrors errors;
 
 	/**
-	 * The lock connection's generation: raised by its disconnect listener, and once more
-	 * when the registry stops and closes the connection itself. A script is sent only if
-	 * the trust vouches for the generation read before sending, and its reply counts only
-	 * if the generation is unchanged when it arrives.
+	 * The lock connection's generations: one ends at each drop, and when the registry
+	 * stops and closes the connection itself.
 	 */
-	private final AtomicInteger generation = new AtomicInteger();
+	private final ConnectionGenerations generations = new ConnectionGenerations();
 
 	private final Duration nodeTimeout;
 
@@ -160,7 +159,7 @@ public final class NodeClient {
 		customizer.accept(options);
 		this.client.setOptions(options.build());
 		this.errors = new NodeErrors(address.toString(), "after " + nodeTimeout.toMillis() + "ms");
-		this.trust = new NodeTrust(address.toString(), guard, resources, () -> this.connection, this.generation::get,
+		this.trust = new NodeTrust(address.toString(), guard, resources, () -> this.connection, this.generations,
 				identities, acceptEviction, changed);
 		this.silence = new NodeSilence(address.toString(), silentNodes, nodeTimeout, resources, () -> this.connection,
 				this::lastRead, changed);
@@ -264,7 +263,7 @@ public final class NodeClient {
 		public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
 			// whatever answers after the reconnect may be a restarted server
 			// the trust vouched for the old generation only
-			NodeClient.this.generation.incrementAndGet();
+			NodeClient.this.generations.moveOn();
 			if (NodeClient.this.closed || this.connection != NodeClient.this.connection) {
 				// the registry closes this connection itself (stopping or closing), or
 				// closed it before: the node is not down
@@ -414,7 +413,7 @@ public final class NodeClient {
 		}
 		// the generation first: the trust must vouch for that connection, and a drop
 		// after this voids the reply
-		int sentOn = this.generation.get();
+		Generation sentOn = this.generations.current();
 		if (script.counts()) {
 			NodeFailure silent = this.silence.failure();
 			if (silent != null) {
@@ -445,7 +444,7 @@ public final class NodeClient {
 		ReplyHandler handler = replies;
 		try {
 			this.<Long>run(current, script, ScriptOutputType.INTEGER, keys, args, (value, ex) -> {
-				if (this.generation.get() != sentOn) {
+				if (!sentOn.stillCurrent()) {
 					// answered after the connection dropped: by a server that may have
 					// restarted since the command was sent, so it proves nothing
 					handler.reply(index, NodeReply.failed(reset()));
@@ -546,7 +545,7 @@ public final class NodeClient {
 							return;
 						}
 						Duration latency = Duration.ofNanos(System.nanoTime() - start);
-						NodeFailure untrusted = this.trust.untrusted(this.generation.get());
+						NodeFailure untrusted = this.trust.untrusted(this.generations.current());
 						result.complete((untrusted != null) ? status(false, latency, untrusted.describe())
 								: status(true, latency, null));
 					});
@@ -749,7 +748,7 @@ public final class NodeClient {
 	 * connection before it checked it: the server may restart while stopped.
 	 */
 	public CompletableFuture<Void> stopAsync() {
-		return drainAndClose().thenRun(this.generation::incrementAndGet);
+		return drainAndClose().thenRun(this.generations::moveOn);
 	}
 
 	/**
