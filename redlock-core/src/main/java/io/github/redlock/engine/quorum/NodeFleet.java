@@ -52,7 +52,7 @@ public final class NodeFleet {
 
 	private final List<NodeClient> nodes;
 
-	private final int quorum;
+	private final Quorum quorum;
 
 	private final ClientResources resources;
 
@@ -121,7 +121,7 @@ public final class NodeFleet {
 					this::changed));
 		}
 		this.nodes = List.copyOf(clients);
-		this.quorum = this.nodes.size() / 2 + 1;
+		this.quorum = new Quorum(this.nodes.size());
 		this.availability = new FleetAvailability(this.nodes, this.quorum);
 		this.connectTimeout = settings.connectTimeout();
 		this.callBoundNanos = 3 * settings.nodeTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
@@ -156,7 +156,7 @@ public final class NodeFleet {
 	}
 
 	public int quorum() {
-		return this.quorum;
+		return this.quorum.majority();
 	}
 
 	/**
@@ -187,7 +187,7 @@ public final class NodeFleet {
 				possible++;
 			}
 		}
-		return possible >= this.quorum;
+		return this.quorum.reachedBy(possible);
 	}
 
 	public List<NodeClient> nodes() {
@@ -279,7 +279,7 @@ public final class NodeFleet {
 	 * @param call the call to make on one node
 	 */
 	public QuorumCall quorumCall(LongPredicate agrees, QuorumCall.Send call) {
-		return QuorumCall.start(this.nodes, this.quorum, agrees, call);
+		return QuorumCall.start(this.nodes, this.quorum.majority(), agrees, call);
 	}
 
 	/**
@@ -383,7 +383,8 @@ public final class NodeFleet {
 	public void queueWaiter(String[] keys, String[] args, Runnable free) {
 		AtomicInteger freeCount = new AtomicInteger();
 		NodeClient.ReplyHandler replies = (index, reply) -> {
-			if (free != null && reply.answered() && reply.value() == -2 && freeCount.incrementAndGet() == this.quorum) {
+			if (free != null && reply.answered() && reply.value() == -2
+					&& this.quorum.reachedAt(freeCount.incrementAndGet())) {
 				free.run();
 			}
 		};
@@ -677,21 +678,21 @@ public final class NodeFleet {
 		}
 
 		private void answered(boolean free) {
-			if (free && this.free.incrementAndGet() == NodeFleet.this.quorum) {
+			if (free && NodeFleet.this.quorum.reachedAt(this.free.incrementAndGet())) {
 				this.freed.complete(true);
 			}
 			int count = this.answered.incrementAndGet();
-			if (count == NodeFleet.this.quorum && this.afterQuorum != null) {
+			if (NodeFleet.this.quorum.reachedAt(count) && this.afterQuorum != null) {
 				this.afterQuorum.done(this.queuedBehind);
 			}
 			if (count == NodeFleet.this.nodes.size()) {
 				// every node is done, so the count of free nodes is final: warned before
 				// the
 				// future completes, so that a caller who returns has been warned
-				if (this.free.get() < NodeFleet.this.quorum) {
+				if (!NodeFleet.this.quorum.reachedBy(this.free.get())) {
 					if (this.warnKey != null) {
 						logger.warn("Lock '" + LockKeys.printable(this.warnKey) + "' was released on fewer than "
-								+ NodeFleet.this.quorum + " of " + NodeFleet.this.nodes.size()
+								+ NodeFleet.this.quorum.majority() + " of " + NodeFleet.this.nodes.size()
 								+ " nodes: the others did not answer within the node timeout. It may stay held there"
 								+ " until its ttl runs out, and nobody can acquire it before then; check the nodes'"
 								+ " health");

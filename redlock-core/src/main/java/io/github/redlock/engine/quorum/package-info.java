@@ -6,6 +6,8 @@
  * ({@code N/2+1}), connecting, and the two ways of asking the nodes: a quorum call and
  * asking each node for every answer, under one bound; releases and deletions that reach
  * every node;</li>
+ * <li>{@code Quorum}: the majority, and the rule that a lock counts only when a majority
+ * agreed with time left;</li>
  * <li>{@code QuorumCall}: one script sent to every node at once, decided as soon as a
  * majority agreed or no longer can;</li>
  * <li>{@code Validity} and {@code MonotonicClock}: what is left of a TTL after the time
