@@ -14,8 +14,10 @@
  * Lua), {@code KeyLayout} (the keys on the nodes), {@code LockValues} (the lock value's
  * layout), {@code WriteCoalescing};</li>
  * <li>{@link io.github.redlock.engine.quorum}, N masters as one: {@code NodeFleet} (the
- * quorum, connecting, a quorum call and asking each node, under one bound),
- * {@code QuorumCall}, {@code Validity}, {@code FleetAvailability};</li>
+ * fleet: connecting, a quorum call, asking each node under one bound, releases that reach
+ * every node), {@code Quorum} (the majority, and the rule that a lock counts only when a
+ * majority agreed with time left), {@code QuorumCall}, {@code Validity},
+ * {@code FleetAvailability};</li>
  * <li>{@link io.github.redlock.engine.waiting}, when to try again: {@code Waiting} (a
  * line per key, retries, hints, the turns processes take) and {@code ReleaseHints}
  * (wake-ups across processes);</li>
