@@ -88,7 +88,7 @@ final class ScriptCalls {
 			NodeFailure silent = this.silence.failure();
 			if (silent != null) {
 				// before the trust, which may send a check: nothing goes to a silent node
-				// but deletions of values sent before (NodeFleet's Deletion sends none
+				// but deletions of values sent before (the fleet's deletions send none
 				// for a value refused here)
 				replies.reply(index, NodeReply.unsent(silent));
 				return;
