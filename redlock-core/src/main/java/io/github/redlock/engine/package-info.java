@@ -5,15 +5,19 @@
  * <h2>Map of the engine</h2> Layers, each depending only on those below it
  * ({@code EngineLayersTests} fails otherwise), bottom up:
  * <ul>
- * <li>{@link io.github.redlock.engine.node}, one master: {@code NodeClient} (one node's
- * connection and script calls, which never fail but answer a {@code NodeReply}),
- * {@code NodeTrust} and {@code RestartDecision} (whether the node counts toward a quorum
- * now: the restart guard and the fencing floor), {@code NodeSilence}, {@code NodeErrors},
- * {@code Script} (the Lua), {@code KeyLayout} (the keys on the nodes), {@code LockValues}
- * (the lock value's layout), {@code WriteCoalescing};</li>
+ * <li>{@link io.github.redlock.engine.node}, one master: {@code NodeClient} (one node,
+ * made of {@code NodeConnection}, {@code ScriptCalls}, whose calls never fail but answer
+ * a {@code NodeReply}, and {@code NodeHealth}), {@code ConnectionGenerations} (a reply
+ * counts only on the connection generation the trust vouched for), {@code NodeTrust} and
+ * {@code RestartDecision} (whether the node counts toward a quorum now: the restart guard
+ * and the fencing floor), {@code NodeSilence}, {@code NodeErrors}, {@code Script} (the
+ * Lua), {@code KeyLayout} (the keys on the nodes), {@code LockValues} (the lock value's
+ * layout), {@code WriteCoalescing};</li>
  * <li>{@link io.github.redlock.engine.quorum}, N masters as one: {@code NodeFleet} (the
- * quorum, connecting, a quorum call and asking each node, under one bound),
- * {@code QuorumCall}, {@code Validity}, {@code FleetAvailability};</li>
+ * fleet: connecting, a quorum call, asking each node under one bound, releases that reach
+ * every node), {@code Quorum} (the majority, and the rule that a lock counts only when a
+ * majority agreed with time left), {@code QuorumCall}, {@code Validity},
+ * {@code FleetAvailability};</li>
  * <li>{@link io.github.redlock.engine.waiting}, when to try again: {@code Waiting} (a
  * line per key, retries, hints, the turns processes take) and {@code ReleaseHints}
  * (wake-ups across processes);</li>

@@ -22,12 +22,15 @@ public final class BrokenEngines {
 	 */
 	public static void quorumOfOne(RedlockRegistry registry) {
 		try {
-			Field quorum = NodeFleet.class.getDeclaredField("quorum");
-			quorum.setAccessible(true);
-			quorum.setInt(registry.fleet(), 1);
+			Field quorumField = NodeFleet.class.getDeclaredField("quorum");
+			quorumField.setAccessible(true);
+			Object quorum = quorumField.get(registry.fleet());
+			Field majority = quorum.getClass().getDeclaredField("majority");
+			majority.setAccessible(true);
+			majority.setInt(quorum, 1);
 		}
 		catch (ReflectiveOperationException ex) {
-			throw new IllegalStateException("NodeFleet has no quorum field to break", ex);
+			throw new IllegalStateException("NodeFleet has no quorum (with a majority) to break", ex);
 		}
 		if (registry.quorum() != 1) {
 			throw new IllegalStateException("The quorum stayed " + registry.quorum());

@@ -199,7 +199,7 @@ public final class NodeSilence {
 			return;
 		}
 		try {
-			// within the probe timeout (NodeClient's Timeouts)
+			// within the probe timeout (CommandTimeouts)
 			this.probeSentNanos = System.nanoTime();
 			current.async().time().whenComplete((time, ex) -> suspicionChecked(answered(ex)));
 		}
@@ -280,7 +280,7 @@ public final class NodeSilence {
 			return;
 		}
 		try {
-			// within the probe timeout (NodeClient's Timeouts)
+			// within the probe timeout (CommandTimeouts)
 			this.probeSentNanos = System.nanoTime();
 			current.async().time().whenComplete((time, ex) -> probed(answered(ex)));
 		}

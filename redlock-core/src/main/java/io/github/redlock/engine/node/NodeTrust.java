@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 import io.github.redlock.NodeFailure;
+import io.github.redlock.engine.node.ConnectionGenerations.Generation;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -31,13 +31,12 @@ import org.apache.commons.logging.LogFactory;
  * These are one check; what the restart guard decides from it is
  * {@link RestartDecision}'s.
  * <p>
- * <b>Invariants.</b> {@code verifiedGeneration} is the connection generation
- * ({@link NodeClient}'s, which its lock connection's disconnect and a stop of the
- * registry raise) on which a check last ran to the end; only a finished check sets it,
- * and a lost marker, a refused permission or its periodic re-check reset it. The node
- * counts only while it equals the current generation and the node is neither guarded,
- * refused, a duplicate nor evicting. A failed check is retried with a back-off, not by
- * every command.
+ * <b>Invariants.</b> The node counts only while the current connection generation is
+ * vouched for ({@link ConnectionGenerations}, which owns the rule that a reply counts
+ * only on that generation) and the node is neither guarded, refused, a duplicate nor
+ * evicting. Only a check that ran to its end vouches, for the generation it ran on; a
+ * lost marker, a refused permission or its periodic re-check revoke that. A failed check
+ * is retried with a back-off, not by every command.
  *
  * @author redlock contributors
  */
@@ -62,7 +61,7 @@ public final class NodeTrust {
 
 	private final Supplier<StatefulRedisConnection<String, String>> connection;
 
-	private final IntSupplier generation;
+	private final ConnectionGenerations generations;
 
 	private final AtomicBoolean verifying = new AtomicBoolean();
 
@@ -72,16 +71,13 @@ public final class NodeTrust {
 	 */
 	private volatile int failedChecks;
 
-	private volatile int failedGeneration;
+	private volatile Generation failedGeneration;
 
 	/** Why the last check failed, while {@link #failedChecks} is not zero. */
 	private volatile String checkFailure;
 
 	/** When a failed check may run again, as {@link System#nanoTime()}. */
 	private volatile long nextCheckNanos;
-
-	/** The connection generation last checked and found sound; -1 for none. */
-	private volatile int verifiedGeneration = -1;
 
 	private volatile long guardedUntilNanos;
 
@@ -128,20 +124,20 @@ public final class NodeTrust {
 	 * @param guard the registry's restart guard
 	 * @param resources where to schedule the note that the node counts again
 	 * @param connection the node's current connection, or {@code null}
-	 * @param generation how many times the node's connection has dropped
+	 * @param generations the generations of the node's lock connection
 	 * @param identities the servers of the fleet, for duplicates
 	 * @param acceptEviction whether a server that may evict keys still counts
 	 * @param changed told whenever whether the node counts may have changed
 	 */
 	NodeTrust(String node, RestartGuard guard, ClientResources resources,
-			Supplier<StatefulRedisConnection<String, String>> connection, IntSupplier generation,
+			Supplier<StatefulRedisConnection<String, String>> connection, ConnectionGenerations generations,
 			ServerIdentities identities, boolean acceptEviction, Runnable changed) {
 		this.changed = changed;
 		this.node = node;
 		this.guard = guard;
 		this.resources = resources;
 		this.connection = connection;
-		this.generation = generation;
+		this.generations = generations;
 		this.identities = identities;
 		this.acceptEviction = acceptEviction;
 		identities.register(this);
@@ -178,23 +174,22 @@ public final class NodeTrust {
 	 * Checks the node again: a script found its marker gone or changed.
 	 */
 	void dataLost() {
-		this.verifiedGeneration = -1;
+		this.generations.revoke();
 		verify();
 	}
 
 	/**
 	 * Returns why this node must not count toward a quorum now, or {@code null} if it
-	 * may: it must have been checked on the connection of the given generation, and not
-	 * be guarded.
+	 * may: the given generation must be vouched for, and the node not be guarded.
 	 */
-	NodeFailure untrusted(int generation) {
+	NodeFailure untrusted(Generation generation) {
 		String refused = this.denied;
 		if (refused != null) {
 			if (System.nanoTime() - this.deniedCheckedAt > RECHECK_DENIED_NANOS) {
 				// the operator may have changed the rules: check again, restart guard and
 				// all
 				this.deniedCheckedAt = System.nanoTime();
-				this.verifiedGeneration = -1;
+				this.generations.revoke();
 				verify();
 			}
 			return new NodeFailure(this.node, NodeFailure.Kind.NOPERM, refused);
@@ -209,12 +204,12 @@ public final class NodeTrust {
 			return new NodeFailure(this.node, NodeFailure.Kind.EVICTION, evicting);
 		}
 		if (!this.guard.enabled()) {
-			if (this.verifiedGeneration != generation && checkDue(generation)) {
+			if (!generation.isVouched() && checkDue(generation)) {
 				verify(); // which server answers after a reconnect, for duplicates
 			}
 			return null;
 		}
-		if (this.verifiedGeneration != generation) {
+		if (!generation.isVouched()) {
 			if (!checkDue(generation)) {
 				return new NodeFailure(this.node, NodeFailure.Kind.RESTARTED,
 						"its restart check failed (" + this.checkFailure + "); checking again in "
@@ -247,7 +242,7 @@ public final class NodeTrust {
 		if (!this.guard.enabled()) {
 			return Long.MIN_VALUE;
 		}
-		return (this.verifiedGeneration == this.generation.getAsInt()) ? this.guardedUntilNanos : Long.MAX_VALUE;
+		return this.generations.currentIsVouched() ? this.guardedUntilNanos : Long.MAX_VALUE;
 	}
 
 	/**
@@ -305,8 +300,7 @@ public final class NodeTrust {
 		if (ruledOut()) {
 			return false;
 		}
-		return !this.guard.enabled() || this.verifiedGeneration != this.generation.getAsInt()
-				|| this.guardedUntilNanos - deadline <= 0;
+		return !this.guard.enabled() || !this.generations.currentIsVouched() || this.guardedUntilNanos - deadline <= 0;
 	}
 
 	/**
@@ -319,7 +313,7 @@ public final class NodeTrust {
 		if (current == null || !this.verifying.compareAndSet(false, true)) {
 			return CompletableFuture.completedFuture(null);
 		}
-		int checkedGeneration = this.generation.getAsInt();
+		Generation checkedGeneration = this.generations.current();
 		String[] marker = { this.guard.markerKey() };
 		String candidate = markerId();
 		CompletableFuture<Void> check = current.async().info("server").toCompletableFuture().thenCompose((info) -> {
@@ -368,7 +362,7 @@ public final class NodeTrust {
 	 * {@code generation}: at once after a reconnect, else only once the back-off after
 	 * failed checks has passed, so that commands do not each send one.
 	 */
-	private boolean checkDue(int generation) {
+	private boolean checkDue(Generation generation) {
 		return this.failedChecks == 0 || this.failedGeneration != generation
 				|| System.nanoTime() - this.nextCheckNanos >= 0;
 	}
@@ -379,7 +373,7 @@ public final class NodeTrust {
 	 * reported as such), and tried again on its own after a delay that doubles with each
 	 * failure, up to {@link #RECHECK_FAILED_MAX_NANOS}.
 	 */
-	private void checkFailed(StatefulRedisConnection<String, String> checked, int generation, Throwable ex) {
+	private void checkFailed(StatefulRedisConnection<String, String> checked, Generation generation, Throwable ex) {
 		int failures = (this.failedGeneration == generation) ? this.failedChecks + 1 : 1;
 		long delay = Math.min(RECHECK_FAILED_MAX_NANOS, RECHECK_FAILED_NANOS << Math.min(failures - 1, 5));
 		this.checkFailure = NodeErrors.message(ex);
@@ -397,8 +391,7 @@ public final class NodeTrust {
 		}
 		try {
 			this.resources.eventExecutorGroup().schedule(() -> {
-				if (this.failedChecks == failures && this.failedGeneration == generation
-						&& this.generation.getAsInt() == generation) {
+				if (this.failedChecks == failures && this.failedGeneration == generation && generation.stillCurrent()) {
 					verify();
 				}
 			}, delay, TimeUnit.NANOSECONDS);
@@ -408,10 +401,10 @@ public final class NodeTrust {
 		}
 	}
 
-	private void finishVerify(CompletableFuture<Void> done, int checkedGeneration, boolean checked) {
+	private void finishVerify(CompletableFuture<Void> done, Generation checkedGeneration, boolean checked) {
 		if (checked) {
 			// vouches for that connection only: after a drop, the next one is checked
-			this.verifiedGeneration = checkedGeneration;
+			this.generations.vouch(checkedGeneration);
 			if (this.failedChecks > 0) {
 				this.failedChecks = 0;
 				logger.info("Redlock node " + this.node + " passed its restart check after it had failed ("
@@ -434,7 +427,7 @@ public final class NodeTrust {
 					+ " script uses a command or key the ACL user may not (checking which: " + NodeErrors.message(ex)
 					+ ")";
 			this.deniedCheckedAt = System.nanoTime();
-			this.verifiedGeneration = -1;
+			this.generations.revoke();
 			verify();
 			this.changed.run();
 		}
@@ -579,8 +572,8 @@ public final class NodeTrust {
 		if (ruledOut()) {
 			return false;
 		}
-		return !this.guard.enabled() || (this.verifiedGeneration == this.generation.getAsInt()
-				&& System.nanoTime() >= this.guardedUntilNanos);
+		return !this.guard.enabled()
+				|| (this.generations.currentIsVouched() && System.nanoTime() >= this.guardedUntilNanos);
 	}
 
 }

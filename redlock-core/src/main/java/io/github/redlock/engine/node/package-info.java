@@ -2,8 +2,15 @@
  * One master: the engine's lowest layer. What a single Redis, Valkey or KeyDB server is
  * asked and what its answers mean, knowing nothing of quorums, waiting or leases.
  * <ul>
- * <li>{@code NodeClient}: one node's connection and script calls, which never fail their
- * future but answer a {@code NodeReply} within the node timeout;</li>
+ * <li>{@code NodeClient}: one node as the layers above see it, made of
+ * {@code NodeConnection} (connecting, a drop's grace, closing once what was sent has
+ * landed: {@code InFlight}), {@code ScriptCalls} (script calls, which never fail their
+ * future but answer a {@code NodeReply} within the node timeout; deletions wait longer in
+ * Lettuce, {@code CommandTimeouts}, and are answered in time by {@code DeletionReply}),
+ * {@code NodeHealth} (the health check), {@code LockClientOptions} and
+ * {@code ScriptPreload};</li>
+ * <li>{@code ConnectionGenerations}: the lock connection's generations, and the rule that
+ * a reply counts only on the generation the trust vouched for;</li>
  * <li>{@code NodeTrust}: whether that node counts toward a quorum now (the restart guard,
  * its {@code RestartGuard} settings, duplicate servers by {@code ServerIdentities}, the
  * memory policy); {@code NodeSilence}: whether it went silent; {@code NodeErrors} and

@@ -31,7 +31,7 @@ public final class FleetAvailability {
 
 	private final List<NodeClient> nodes;
 
-	private final int quorum;
+	private final Quorum quorum;
 
 	private final boolean[] up;
 
@@ -39,7 +39,7 @@ public final class FleetAvailability {
 
 	private boolean started;
 
-	FleetAvailability(List<NodeClient> nodes, int quorum) {
+	FleetAvailability(List<NodeClient> nodes, Quorum quorum) {
 		this.nodes = nodes;
 		this.quorum = quorum;
 		this.up = new boolean[nodes.size()];
@@ -84,14 +84,14 @@ public final class FleetAvailability {
 				logger.warn("Redlock node " + node + " is down (disconnected; reconnecting): " + tolerance(usable));
 			}
 		}
-		boolean can = usable >= this.quorum;
+		boolean can = this.quorum.reachedBy(usable);
 		if (can == this.canLock) {
 			return;
 		}
 		this.canLock = can;
 		if (can) {
 			logger.info("Redlock can lock again: " + usable + " of " + this.nodes.size() + " nodes usable, "
-					+ this.quorum + " needed");
+					+ this.quorum.majority() + " needed");
 		}
 		else {
 			logger.warn(unavailable(usable));
@@ -110,9 +110,9 @@ public final class FleetAvailability {
 
 	private String tolerance(int usable) {
 		String counts = usable + " of " + this.nodes.size() + " nodes usable";
-		int spare = usable - this.quorum;
-		return (spare >= 0) ? counts + ", the quorum of " + this.quorum + " tolerates " + spare + " more"
-				: counts + ", fewer than the quorum of " + this.quorum + ": no lock can be acquired";
+		int spare = usable - this.quorum.majority();
+		return (spare >= 0) ? counts + ", the quorum of " + this.quorum.majority() + " tolerates " + spare + " more"
+				: counts + ", fewer than the quorum of " + this.quorum.majority() + ": no lock can be acquired";
 	}
 
 	/**
@@ -144,12 +144,12 @@ public final class FleetAvailability {
 			}
 		}
 		Arrays.sort(countsFrom);
-		long quorumFrom = countsFrom[this.quorum - 1];
+		long quorumFrom = countsFrom[this.quorum.majority() - 1];
 		StringBuilder message = new StringBuilder("Redlock cannot lock at all: ").append(usable)
 			.append(" of ")
 			.append(this.nodes.size())
 			.append(" nodes usable, ")
-			.append(this.quorum)
+			.append(this.quorum.majority())
 			.append(" needed");
 		if (quorumFrom != Long.MAX_VALUE && quorumFrom - now > 0) {
 			message.append("; locking is unavailable until about ")

@@ -1,84 +1,51 @@
 package io.github.redlock.engine.quorum;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.IntConsumer;
 import java.util.function.LongPredicate;
 
-import io.github.redlock.Durations;
-import io.github.redlock.LockKeys;
-import io.github.redlock.RedlockException;
 import io.github.redlock.engine.RedlockSettings;
 import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeAddress;
 import io.github.redlock.engine.node.NodeClient;
-import io.github.redlock.engine.node.NodeReply;
-import io.github.redlock.engine.node.NodeSilence;
 import io.github.redlock.engine.node.RestartGuard;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.node.ServerIdentities;
 import io.github.redlock.engine.node.SilentNodes;
 import io.github.redlock.engine.node.WriteCoalescing;
-import io.github.redlock.engine.waiting.Waiting;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
-import io.netty.util.Timeout;
-import io.netty.util.TimerTask;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 /**
- * The N nodes of a registry: their clients on shared Lettuce resources, the quorum
- * ({@code N/2+1}), and the two ways of asking them: a {@link #quorumCall quorum call},
- * decided as soon as a quorum agreed or no longer can (acquire, extend), and
- * {@link #toEach asking each node} and gathering every answer (inspection, node checks; a
- * release goes to every node too, each chained on that node's acquisition reply).
+ * The N nodes of a registry, as the layers above see them: their clients on shared
+ * Lettuce resources ({@link FleetResources}), the {@link Quorum}, the fleet's life
+ * ({@link FleetConnections}), and the ways of asking the nodes: a {@link #quorumCall
+ * quorum call}, decided as soon as a quorum agreed or no longer can (acquire, extend),
+ * {@link #askEveryNode asking every node} and gathering every answer ({@link EveryNode}:
+ * inspection, node checks), and releases and deletions that reach every node, each
+ * chained on that node's acquisition reply ({@link FleetDeletions}).
  *
  * @author redlock contributors
  */
 public final class NodeFleet {
 
-	private static final Log logger = LogFactory.getLog(NodeFleet.class);
-
 	private final List<NodeClient> nodes;
 
-	private final int quorum;
+	private final Quorum quorum;
 
 	private final ClientResources resources;
 
-	private final boolean ownsResources;
-
-	/**
-	 * Whether {@link #resources} are a copy of the application's that adds
-	 * {@link WriteCoalescing}: shut down on close, which stops nothing shared.
-	 */
-	private final boolean copiesResources;
-
-	private final Duration connectTimeout;
-
 	private final long callBoundNanos;
 
-	private final long nodeTimeoutNanos;
+	private final EveryNode everyNode;
 
-	private volatile CompletableFuture<Void> connected;
+	private final FleetDeletions deletions;
 
-	private volatile FleetAvailability availability;
-
-	/** Releases and withdrawals not yet done on every node. */
-	private final AtomicInteger deleting = new AtomicInteger();
-
-	/** Completed once {@link #deleting} is zero, while someone waits for that. */
-	private volatile CompletableFuture<Void> drained;
+	private final FleetConnections connections;
 
 	/**
 	 * Creates the clients; connects none of them.
@@ -98,21 +65,8 @@ public final class NodeFleet {
 	public NodeFleet(List<NodeAddress> addresses, RedlockSettings settings, ClientResources resources,
 			RestartGuard guard, boolean acceptEviction, SilentNodes silentNodes,
 			Consumer<ClientOptions.Builder> clientOptions, boolean coalesceWrites) {
-		this.ownsResources = resources == null;
-
-		if (this.ownsResources) {
-			DefaultClientResources.Builder builder = DefaultClientResources.builder()
-				.reconnectDelay(
-						Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS));
-			if (coalesceWrites) {
-				builder.nettyCustomizer(WriteCoalescing.create());
-			}
-			this.resources = builder.build();
-		}
-		else {
-			this.resources = coalesceWrites ? sharedWithCoalescing(resources) : resources;
-		}
-		this.copiesResources = !this.ownsResources && this.resources != resources;
+		FleetResources fleetResources = new FleetResources(resources, coalesceWrites);
+		this.resources = fleetResources.get();
 		List<NodeClient> clients = new ArrayList<>(addresses.size());
 		ServerIdentities identities = new ServerIdentities();
 		for (NodeAddress address : addresses) {
@@ -121,31 +75,20 @@ public final class NodeFleet {
 					this::changed));
 		}
 		this.nodes = List.copyOf(clients);
-		this.quorum = this.nodes.size() / 2 + 1;
-		this.availability = new FleetAvailability(this.nodes, this.quorum);
-		this.connectTimeout = settings.connectTimeout();
+		this.quorum = new Quorum(this.nodes.size());
 		this.callBoundNanos = 3 * settings.nodeTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
-		this.nodeTimeoutNanos = settings.nodeTimeout().toNanos();
+		this.everyNode = new EveryNode(this.nodes, this.quorum, this.callBoundNanos);
+		this.deletions = new FleetDeletions(this.nodes, this.quorum, this.resources, settings.nodeTimeout().toNanos());
+		this.connections = new FleetConnections(this.nodes, this.quorum, fleetResources, this.deletions,
+				settings.connectTimeout(), this.callBoundNanos);
 	}
 
 	/**
-	 * Returns a copy of the application's resources that adds write coalescing, or the
-	 * resources themselves if they cannot be copied (a {@code ClientResources} of its own
-	 * whose {@code mutate()} fails): locking works the same, one write per command.
+	 * Told by a node whenever its connection or trust may have changed, from the moment
+	 * it is made: before the fleet has its connections, there is nobody to tell.
 	 */
-	private static ClientResources sharedWithCoalescing(ClientResources resources) {
-		try {
-			return WriteCoalescing.sharing(resources);
-		}
-		catch (RuntimeException ex) {
-			logger.info("Redlock nodes get no write coalescing: the given ClientResources could not be copied (" + ex
-					+ "); each command goes out in a write of its own");
-			return resources;
-		}
-	}
-
 	private void changed() {
-		FleetAvailability current = this.availability;
+		FleetConnections current = this.connections;
 		if (current != null) {
 			current.changed();
 		}
@@ -156,7 +99,7 @@ public final class NodeFleet {
 	}
 
 	public int quorum() {
-		return this.quorum;
+		return this.quorum.majority();
 	}
 
 	/**
@@ -187,7 +130,7 @@ public final class NodeFleet {
 				possible++;
 			}
 		}
-		return possible >= this.quorum;
+		return this.quorum.reachedBy(possible);
 	}
 
 	public List<NodeClient> nodes() {
@@ -219,27 +162,7 @@ public final class NodeFleet {
 	 * gave up
 	 */
 	public CompletableFuture<Void> connect() {
-		CompletableFuture<Void> ready = this.connected;
-		if (ready == null) {
-			synchronized (this) {
-				ready = this.connected;
-				if (ready == null) {
-					FleetAvailability fleetAvailability = this.availability;
-					ready = CompletableFuture
-						.allOf(this.nodes.stream().map(NodeClient::connect).toArray(CompletableFuture[]::new))
-						.thenRun(() -> {
-							try {
-								fleetAvailability.start();
-							}
-							catch (RuntimeException ex) {
-								// only logging: it must never keep attempts from running
-							}
-						});
-					this.connected = ready;
-				}
-			}
-		}
-		return ready;
+		return this.connections.connect();
 	}
 
 	/**
@@ -247,13 +170,7 @@ public final class NodeFleet {
 	 * when they have been already.
 	 */
 	public void whenConnected(Runnable action) {
-		CompletableFuture<Void> ready = connect();
-		if (ready.isDone()) {
-			action.run();
-		}
-		else {
-			ready.thenRun(action);
-		}
+		this.connections.whenConnected(action);
 	}
 
 	/**
@@ -261,16 +178,7 @@ public final class NodeFleet {
 	 * {@link FleetAvailability}'s to say, once every node has been tried.
 	 */
 	public void start() {
-		try {
-			connect().get(this.connectTimeout.toNanos() + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new RedlockException("Interrupted while connecting to the redlock nodes", ex);
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			logger.warn("Not every redlock node answered within " + Durations.format(this.connectTimeout));
-		}
+		this.connections.start();
 	}
 
 	/**
@@ -279,20 +187,7 @@ public final class NodeFleet {
 	 * @param call the call to make on one node
 	 */
 	public QuorumCall quorumCall(LongPredicate agrees, QuorumCall.Send call) {
-		return QuorumCall.start(this.nodes, this.quorum, agrees, call);
-	}
-
-	/**
-	 * Asks every node at once.
-	 * @param call the call to make on the node at an index
-	 * @return one future per node, in configuration order
-	 */
-	<T> List<CompletableFuture<T>> toEach(NodeCall<T> call) {
-		List<CompletableFuture<T>> answers = new ArrayList<>(this.nodes.size());
-		for (int i = 0; i < this.nodes.size(); i++) {
-			answers.add(call.call(i, this.nodes.get(i)));
-		}
-		return answers;
+		return QuorumCall.start(this.nodes, this.quorum.majority(), agrees, call);
 	}
 
 	/**
@@ -303,50 +198,17 @@ public final class NodeFleet {
 	 */
 	public <T> List<T> askEveryNode(Function<NodeClient, CompletableFuture<T>> question,
 			Function<NodeClient, T> noAnswer, String doing) {
-		List<CompletableFuture<T>> answers = toEach((index, node) -> question.apply(node));
-		long deadline = System.nanoTime() + this.callBoundNanos;
-		List<T> result = new ArrayList<>(answers.size());
-		for (int i = 0; i < answers.size(); i++) {
-			try {
-				result.add(answers.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new RedlockException("Interrupted while " + doing, ex);
-			}
-			catch (ExecutionException | TimeoutException ex) {
-				result.add(noAnswer.apply(this.nodes.get(i)));
-			}
-		}
-		return result;
+		return this.everyNode.ask(question, noAnswer, doing);
 	}
 
 	/**
-	 * Deletes the lock on every node where its value starts with {@code secret}, with
-	 * {@link Script#RELEASE}, which publishes a release hint. On each node the release is
-	 * sent only once that node has answered the acquisition, so that it can never
-	 * overtake the acquire script (as it could while a NOSCRIPT reply made the script be
-	 * sent again).
-	 * <p>
-	 * A node that answered the acquisition "held by another owner" gets no release: its
-	 * script found another value under the key in the same atomic step as the
-	 * {@code SET NX}, so the value was not set there, and it never will be, since a
-	 * command is sent once and never replayed after a reconnect (a reply that arrives on
-	 * a later connection counts as no answer). A compare-and-delete there could delete
-	 * nothing. Nor does a silent node that was not sent the acquisition
-	 * ({@link NodeSilence}). Every other node gets the release: those that agreed,
-	 * failed, timed out, or answered after the attempt was decided with anything but
-	 * "held", silent ones included (a value sent before a node fell silent is deleted
-	 * there when it answers again).
-	 * <p>
-	 * The returned future completes once a quorum of nodes is known to be free of the
-	 * value: mutual exclusion needs no more, since the next holder needs a quorum and a
-	 * quorum no longer holds this value. The other nodes' deletions are still sent and
-	 * awaited in the background, and {@link #close()} waits for them
-	 * ({@link #awaitDeletions}). Until they land, a slow node may still hold the key: a
-	 * caller that reads every node right after a release (as tests do) must wait for
-	 * them. Waiting for every node would add the slowest node's reply to every
-	 * uncontended cycle.
+	 * Deletes the lock on every node where its value starts with the secret in
+	 * {@code args}, with {@link Script#RELEASE}, which publishes a release hint; each
+	 * node is sent it once it answered the acquisition, and none that answered it "held"
+	 * ({@link FleetDeletions} says which nodes get it and why). The rest of the nodes'
+	 * deletions are awaited in the background, and {@link #close()} waits for them
+	 * ({@link #awaitDeletions}): a caller that reads every node right after a release
+	 * must wait for them too.
 	 * @param keys the lock's key and the key's queue of waiting processes on the nodes
 	 * @param args the release script's arguments: the lock value's secret part
 	 * ({@link LockValues#secret}), the lease's fencing token (published with the release
@@ -367,7 +229,7 @@ public final class NodeFleet {
 	 */
 	public CompletableFuture<Boolean> releaseEverywhere(String[] keys, String[] args, QuorumCall acquisition,
 			AfterQuorum afterQuorum, String warnKey) {
-		return start(new Deletion(Script.RELEASE, keys, args, acquisition, afterQuorum, null, warnKey));
+		return this.deletions.release(keys, args, acquisition, afterQuorum, warnKey);
 	}
 
 	/**
@@ -381,19 +243,7 @@ public final class NodeFleet {
 	 * @param free what to run when a quorum found the key free, or {@code null}
 	 */
 	public void queueWaiter(String[] keys, String[] args, Runnable free) {
-		AtomicInteger freeCount = new AtomicInteger();
-		NodeClient.ReplyHandler replies = (index, reply) -> {
-			if (free != null && reply.answered() && reply.value() == -2 && freeCount.incrementAndGet() == this.quorum) {
-				free.run();
-			}
-		};
-		for (int i = 0; i < this.nodes.size(); i++) {
-			NodeClient node = this.nodes.get(i);
-			if (!node.isSilent()) {
-				// nothing but deletions goes to a silent node (NodeSilence)
-				node.eval(Script.QUEUE_WAITER, keys, args, i, replies);
-			}
-		}
+		this.everyNode.queueWaiter(keys, args, free);
 	}
 
 	/**
@@ -421,13 +271,7 @@ public final class NodeFleet {
 	 */
 	public CompletableFuture<Boolean> withdrawEverywhere(String[] lockAndFence, String secret, QuorumCall acquisition,
 			String retentionMillis) {
-		return deleteEverywhere(Script.WITHDRAW, lockAndFence, secret, acquisition, null, retentionMillis);
-	}
-
-	private CompletableFuture<Boolean> deleteEverywhere(Script script, String[] keys, String secret,
-			QuorumCall acquisition, Runnable afterQuorum, String retentionMillis) {
-		return start(new Deletion(script, keys, new String[] { secret }, acquisition, ignoring(afterQuorum),
-				retentionMillis, null));
+		return this.deletions.withdraw(lockAndFence, secret, acquisition, retentionMillis);
 	}
 
 	/**
@@ -446,36 +290,7 @@ public final class NodeFleet {
 	 */
 	public CompletableFuture<Boolean> undoEverywhere(Script script, String[] keys, String[] args,
 			QuorumCall acquisition, Runnable afterQuorum, String warnKey) {
-		return start(new Deletion(script, keys, args, acquisition, ignoring(afterQuorum), null, warnKey));
-	}
-
-	private static AfterQuorum ignoring(Runnable afterQuorum) {
-		return (afterQuorum != null) ? (queuedBehind) -> afterQuorum.run() : null;
-	}
-
-	/**
-	 * Sends a deletion to each node once that node answered the acquisition, counted
-	 * among those {@link #close()} waits for.
-	 */
-	private CompletableFuture<Boolean> start(Deletion deletion) {
-		this.deleting.incrementAndGet();
-		for (int i = 0; i < this.nodes.size(); i++) {
-			deletion.acquisition.afterReply(i, deletion);
-		}
-		return deletion.freed;
-	}
-
-	/**
-	 * Counts off a deletion that every node is done with, and completes {@link #drained}
-	 * when it was the last one and the fleet is closing.
-	 */
-	private void deletionDone() {
-		if (this.deleting.decrementAndGet() == 0) {
-			CompletableFuture<Void> waiting = this.drained;
-			if (waiting != null) {
-				waiting.complete(null);
-			}
-		}
+		return this.deletions.undo(script, keys, args, acquisition, afterQuorum, warnKey);
 	}
 
 	/**
@@ -486,222 +301,7 @@ public final class NodeFleet {
 	 * @throws InterruptedException if interrupted while waiting
 	 */
 	public boolean awaitDeletions(long timeoutNanos) throws InterruptedException {
-		CompletableFuture<Void> waiting = this.drained;
-		if (waiting == null || waiting.isDone()) {
-			waiting = new CompletableFuture<>();
-			this.drained = waiting;
-		}
-		if (this.deleting.get() == 0) {
-			waiting.complete(null);
-		}
-		try {
-			waiting.get(timeoutNanos, TimeUnit.NANOSECONDS);
-			return true;
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			return this.deleting.get() == 0;
-		}
-	}
-
-	/**
-	 * One release or withdrawal on every node: sends the script to a node once that node
-	 * answered the acquisition (unless it answered "held"), and counts the nodes done,
-	 * one object for all of them rather than futures per node. {@link #freed} completes
-	 * when a quorum is known free of the value, or when every node is done.
-	 */
-	private final class Deletion implements IntConsumer, NodeClient.DeletionDeadline, TimerTask {
-
-		private static final byte SENT = 1;
-
-		private static final byte DONE = 2;
-
-		private final Script script;
-
-		/** The lock's key, and for a withdrawal its fencing counter's. */
-		private final String[] keys;
-
-		private final String[] args;
-
-		private final QuorumCall acquisition;
-
-		/**
-		 * The counter's retention for a withdrawal that may undo an increment, else null.
-		 */
-		private final String retentionMillis;
-
-		private final AfterQuorum afterQuorum;
-
-		/**
-		 * Whether a node's release named another process's line and queued this one
-		 * behind it (a reply 2 to {@link Script#RELEASE}).
-		 */
-		private volatile boolean queuedBehind;
-
-		/** Nodes done: answered, failed, timed out or never sent the deletion. */
-		private final AtomicInteger answered = new AtomicInteger();
-
-		/** Nodes known free of the value: answered, or never had it. */
-		private final AtomicInteger free = new AtomicInteger();
-
-		private final CompletableFuture<Boolean> freed = new CompletableFuture<>();
-
-		/** The lock's key to warn with when no quorum could be freed, or null. */
-		private final String warnKey;
-
-		/**
-		 * When each node was sent the deletion ({@link System#nanoTime()}), read only for
-		 * a node {@link #SENT}. Guarded by this.
-		 */
-		private final long[] sentAt = new long[NodeFleet.this.nodes.size()];
-
-		/**
-		 * Each node's state: not sent yet (0), {@link #SENT} or {@link #DONE}, so that a
-		 * reply after the node's timeout (Lettuce still writes a late deletion, and hears
-		 * its reply) counts once. Guarded by this.
-		 */
-		private final byte[] state = new byte[NodeFleet.this.nodes.size()];
-
-		private int doneCount;
-
-		/**
-		 * One timer for every node, at the earliest deadline of a node sent the deletion
-		 * and not done, or null. Guarded by this.
-		 */
-		private Timeout timer;
-
-		Deletion(Script script, String[] keys, String[] args, QuorumCall acquisition, AfterQuorum afterQuorum,
-				String retentionMillis, String warnKey) {
-			this.warnKey = warnKey;
-			this.script = script;
-			this.keys = keys;
-			this.args = args;
-			this.acquisition = acquisition;
-			this.afterQuorum = afterQuorum;
-			this.retentionMillis = retentionMillis;
-		}
-
-		/** The node at {@code index} answered the acquisition. */
-		@Override
-		public void accept(int index) {
-			// a silent node that was not sent the value gets no deletion either: what is
-			// sent to it stays bounded by what was sent before it fell silent
-			if (this.acquisition.answeredHeld(index) || this.acquisition.unsent(index)) {
-				if (done(index)) {
-					answered(true);
-				}
-			}
-			else {
-				long undo = (this.retentionMillis != null) ? this.acquisition.tokenAboveHolders(index) : 0;
-				String[] arguments = (undo > 0) ? new String[] { this.args[0], String.valueOf(undo),
-						String.valueOf(undo - 1), this.retentionMillis } : this.args;
-				NodeFleet.this.nodes.get(index).eval(this.script, this.keys, arguments, index, this);
-			}
-		}
-
-		@Override
-		public synchronized void sending(int index) {
-			this.sentAt[index] = System.nanoTime();
-			this.state[index] = SENT;
-			if (this.timer == null) {
-				this.timer = NodeFleet.this.resources.timer()
-					.newTimeout(this, NodeFleet.this.nodeTimeoutNanos, TimeUnit.NANOSECONDS);
-			}
-		}
-
-		/**
-		 * The node at {@code index} answered the deletion, or failed to; a reply after
-		 * the node timed out is dropped.
-		 */
-		@Override
-		public void reply(int index, NodeReply reply) {
-			if (done(index)) {
-				if (reply.value() == 2 && reply.answered()) {
-					// written before the count that may reach the quorum: seen by its
-					// thread
-					this.queuedBehind = true;
-				}
-				answered(reply.answered());
-			}
-		}
-
-		/** Marks a node done; returns false if it already was. */
-		private synchronized boolean done(int index) {
-			if (this.state[index] == DONE) {
-				return false;
-			}
-			this.state[index] = DONE;
-			if (++this.doneCount == this.state.length && this.timer != null) {
-				this.timer.cancel();
-				this.timer = null;
-			}
-			return true;
-		}
-
-		@Override
-		public void run(Timeout fired) {
-			// off the timer's thread, as Lettuce completes its own timeouts
-			NodeFleet.this.resources.eventExecutorGroup().execute(this::timeOut);
-		}
-
-		/**
-		 * Counts each node sent the deletion a node timeout ago and not done as timed out
-		 * (Lettuce still writes and awaits the command: see NodeClient's Timeouts), and
-		 * sets the timer for the next such node's deadline.
-		 */
-		private void timeOut() {
-			int late = 0;
-			synchronized (this) {
-				long now = System.nanoTime();
-				long next = Long.MAX_VALUE;
-				this.timer = null;
-				for (int i = 0; i < this.state.length; i++) {
-					if (this.state[i] == SENT) {
-						long left = this.sentAt[i] + NodeFleet.this.nodeTimeoutNanos - now;
-						if (left <= 0) {
-							this.state[i] = DONE;
-							this.doneCount++;
-							late++;
-						}
-						else {
-							next = Math.min(next, left);
-						}
-					}
-				}
-				if (next != Long.MAX_VALUE) {
-					this.timer = NodeFleet.this.resources.timer().newTimeout(this, next, TimeUnit.NANOSECONDS);
-				}
-			}
-			for (int i = 0; i < late; i++) {
-				answered(false);
-			}
-		}
-
-		private void answered(boolean free) {
-			if (free && this.free.incrementAndGet() == NodeFleet.this.quorum) {
-				this.freed.complete(true);
-			}
-			int count = this.answered.incrementAndGet();
-			if (count == NodeFleet.this.quorum && this.afterQuorum != null) {
-				this.afterQuorum.done(this.queuedBehind);
-			}
-			if (count == NodeFleet.this.nodes.size()) {
-				// every node is done, so the count of free nodes is final: warned before
-				// the
-				// future completes, so that a caller who returns has been warned
-				if (this.free.get() < NodeFleet.this.quorum) {
-					if (this.warnKey != null) {
-						logger.warn("Lock '" + LockKeys.printable(this.warnKey) + "' was released on fewer than "
-								+ NodeFleet.this.quorum + " of " + NodeFleet.this.nodes.size()
-								+ " nodes: the others did not answer within the node timeout. It may stay held there"
-								+ " until its ttl runs out, and nobody can acquire it before then; check the nodes'"
-								+ " health");
-					}
-					this.freed.complete(false);
-				}
-				deletionDone();
-			}
-		}
-
+		return this.deletions.awaitDeletions(timeoutNanos);
 	}
 
 	/**
@@ -710,19 +310,7 @@ public final class NodeFleet {
 	 * waits a bounded time.
 	 */
 	public void stop() {
-		CompletableFuture<?>[] stopping = this.nodes.stream()
-			.map(NodeClient::stopAsync)
-			.toArray(CompletableFuture[]::new);
-		try {
-			CompletableFuture.allOf(stopping)
-				.get(this.callBoundNanos + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			logger.debug("Redlock connections did not close cleanly", ex);
-		}
+		this.connections.stop();
 	}
 
 	/**
@@ -730,63 +318,21 @@ public final class NodeFleet {
 	 * node, and availability is told afresh once every node has been tried.
 	 */
 	public void resume() {
-		synchronized (this) {
-			for (NodeClient node : this.nodes) {
-				node.reopen();
-			}
-			this.availability = new FleetAvailability(this.nodes, this.quorum);
-			this.connected = null;
-		}
+		this.connections.resume();
 	}
 
 	/**
-	 * Waits for the releases and withdrawals still on their way (a release returns once a
-	 * quorum is free of the lock), then closes every connection, letting scripts already
-	 * sent land first, and the Lettuce resources if the fleet created them; waits a
-	 * bounded time.
+	 * Waits for the releases and withdrawals still on their way, then closes every
+	 * connection, letting scripts already sent land first, and the Lettuce resources if
+	 * the fleet created or copied them; waits a bounded time.
 	 */
 	public void close() {
-		try {
-			if (!awaitDeletions(this.callBoundNanos)) {
-				logger.debug("Redlock releases were still on their way to some node when the connections closed");
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		CompletableFuture<?>[] closing = this.nodes.stream()
-			.map(NodeClient::closeAsync)
-			.toArray(CompletableFuture[]::new);
-		try {
-			CompletableFuture.allOf(closing)
-				.get(this.callBoundNanos + TimeUnit.SECONDS.toNanos(5), TimeUnit.NANOSECONDS);
-			if (this.ownsResources || this.copiesResources) {
-				this.resources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			logger.debug("Redlock connections did not close cleanly", ex);
-		}
+		this.connections.close();
 	}
 
 	@Override
 	public String toString() {
 		return this.nodes.toString();
-	}
-
-	/**
-	 * A call to one node of the fleet.
-	 *
-	 * @param <T> what the node answers
-	 */
-	@FunctionalInterface
-	interface NodeCall<T> {
-
-		CompletableFuture<T> call(int index, NodeClient node);
-
 	}
 
 }

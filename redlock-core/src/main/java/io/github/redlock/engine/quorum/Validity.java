@@ -6,6 +6,8 @@ package io.github.redlock.engine.quorum;
  * drift between processes: {@code drift = ttl * driftFactor + 2ms}. The lock is valid
  * until {@code start + ttl - drift}, which is the spec's
  * {@code validity = ttl - elapsed - drift} counted from the moment the quorum answered.
+ * The rule it serves (a majority and time left) is stated with the quorum, in
+ * {@link Quorum}.
  *
  * @author redlock contributors
  */
