@@ -1,7 +1,12 @@
 package io.github.redlock.engine;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -14,6 +19,7 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPac
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The engine's layers, each depending only on those below it, bottom up: {@code node}
@@ -61,6 +67,31 @@ class EngineLayersTests {
 					.or(resideInAPackage("io.github.redlock"))
 					.or(SEAM_TYPES))
 				.check(CORE);
+		}
+	}
+
+	/**
+	 * The layers' sources import nothing of the layers above them either, not even for
+	 * Javadoc, which the class files do not show.
+	 */
+	@Test
+	void noLayerImportsALayerAboveIt() throws IOException {
+		Path engine = Path.of("src/main/java/io/github/redlock/engine");
+		for (int i = 0; i < LAYERS.size(); i++) {
+			List<String> above = new ArrayList<>(LAYERS.subList(i + 1, LAYERS.size()));
+			try (Stream<Path> sources = Files.list(engine.resolve(LAYERS.get(i)))) {
+				for (Path source : sources.toList()) {
+					for (String line : Files.readAllLines(source)) {
+						if (line.startsWith("import io.github.redlock.engine.")) {
+							String imported = line.substring("import io.github.redlock.engine.".length());
+							assertThat(above.stream().anyMatch((layer) -> imported.startsWith(layer + "."))
+									|| imported.startsWith("RedlockRegistry") || imported.startsWith("Diagnostics"))
+								.as(source + ": " + line)
+								.isFalse();
+						}
+					}
+				}
+			}
 		}
 	}
 

@@ -6,12 +6,6 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
-import io.github.redlock.engine.kinds.Acquisition;
-import io.github.redlock.engine.kinds.PermitSemaphore;
-import io.github.redlock.engine.kinds.ReadWriteLocks;
-import io.github.redlock.engine.waiting.ReleaseHints;
-import io.github.redlock.engine.waiting.Waiting;
-
 /**
  * A Lua script and its SHA-1, run by EVALSHA with a fallback to EVAL on NOSCRIPT. Scripts
  * use only {@code redis.call}, so they run on Redis, Valkey and KeyDB alike.

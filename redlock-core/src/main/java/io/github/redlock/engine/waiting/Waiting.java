@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import io.github.redlock.engine.RedlockSettings;
-import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.QuorumCall;
 
@@ -75,7 +74,7 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * <li>{@code Line.holders} counts this registry's leases on the key: one more when a
  * waiter {@linkplain Waiter#leave leaves} with a lease, or through {@link #holding} for a
  * lease acquired without standing in line (or after its waiter gave up); one less through
- * {@link #holderGone}, which {@link RedlockLease} calls once per lease, when it is
+ * {@link #holderGone}, which {@code RedlockLease} calls once per lease, when it is
  * released on a quorum, lost, or reaches its end. It never goes below zero.</li>
  * <li>Only the head attempts or sleeps; the others are queued with only their deadline
  * timer. A sleeping head has a timer or waits for a wake-up; an attempting head has one
