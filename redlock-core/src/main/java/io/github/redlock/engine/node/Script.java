@@ -71,7 +71,8 @@ public record Script(String name, String text, String sha) {
 	 * {@code @MARK@} the mark, {@code @MIN_SECRET@} the shortest secret accepted.
 	 */
 	static Script of(String name, String template) {
-		String text = template.replace("@MIN_SECRET@", String.valueOf(LockValues.MIN_SECRET_LENGTH))
+		String text = TurnProtocol.fill(template)
+			.replace("@MIN_SECRET@", String.valueOf(LockValues.MIN_SECRET_LENGTH))
 			.replace("@SECRET@", String.valueOf(LockValues.SECRET_LENGTH))
 			.replace("@MARK_AT@", String.valueOf(LockValues.SECRET_LENGTH + 1))
 			.replace("@MARK@", String.valueOf(LockValues.MARK));
@@ -283,9 +284,9 @@ public record Script(String name, String text, String sha) {
 			if redis.replicate_commands then redis.replicate_commands() end
 			redis.call('del', KEYS[1])
 			local id, wait, stamp, keep, look = string.match(ARGV[3] or '', '^([^,]*),([^,]*),([^,]*),([^,]*),([^,]*)$')
-			if keep == '1' then return 3 end
+			if keep == '1' then return @RELEASED_KEPT@ end
 			if id and KEYS[2] then
-			  if look ~= '1' and string.sub(v, @MARK_AT@, @MARK_AT@) ~= '@MARK@' then return 1 end
+			  if look ~= '1' and string.sub(v, @MARK_AT@, @MARK_AT@) ~= '@MARK@' then return @RELEASED@ end
 			  local q = KEYS[2]
 			  local list = redis.call('get', q)
 			  if list then
@@ -297,15 +298,15 @@ public record Script(String name, String text, String sha) {
 			      if wait ~= '' then enqueue(out, tonumber(stamp) or now, id, now + tonumber(wait)) end
 			      store(q, out, now)
 			      local more = ''
-			      if #out > 0 then more = '+' end
+			      if #out > 0 then more = '@MORE@' end
 			      redis.pcall('publish', KEYS[1], ARGV[2] .. '@' .. named .. more)
-			      return 2
+			      return @RELEASED_NAMED@
 			    end
 			    redis.call('del', q)
 			  end
 			end
 			redis.pcall('publish', KEYS[1], ARGV[2] or '')
-			return 1
+			return @RELEASED@
 			""");
 
 	// KEYS[1] lock key, KEYS[2] the key's queue of waiting processes; ARGV[1] the
@@ -323,20 +324,20 @@ public record Script(String name, String text, String sha) {
 	// benchmark counts a node's refused attempts by their PTTL.
 	public static final Script QUEUE_WAITER = of("queue-waiter",
 			QUEUE + """
-					if ARGV[1] == '' then return -3 end
+					if ARGV[1] == '' then return @QUEUE_NOTHING@ end
 					local held = redis.call('get', KEYS[1])
-					if not held and ARGV[3] ~= '0' then return -2 end
+					if not held and ARGV[3] ~= '0' then return @QUEUE_FREE@ end
 					if redis.replicate_commands then redis.replicate_commands() end
 					local clock = redis.call('time')
 					local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 					local out = entries(redis.call('get', KEYS[2]), now, ARGV[2])
 					if ARGV[3] ~= '0' then enqueue(out, tonumber(ARGV[1]), ARGV[2], now + tonumber(ARGV[3])) end
 					store(KEYS[2], out, now)
-					if not held then return -2 end
+					if not held then return @QUEUE_FREE@ end
 					if ARGV[3] ~= '0' and string.sub(held, @MARK_AT@, @MARK_AT@) == ':' then
 					  redis.call('set', KEYS[1], string.sub(held, 1, @SECRET@) .. '@MARK@' .. string.sub(held, @MARK_AT@), 'KEEPTTL')
 					end
-					return 1
+					return @QUEUED@
 					""");
 
 	// KEYS[1] lock key, KEYS[2] fencing counter (with ARGV[2] only); ARGV[1] lock secret,

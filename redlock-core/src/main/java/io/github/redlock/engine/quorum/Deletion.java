@@ -9,6 +9,7 @@ import io.github.redlock.LockKeys;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.NodeReply;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.node.TurnProtocol;
 import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 import org.apache.commons.logging.Log;
@@ -149,7 +150,7 @@ final class Deletion implements IntConsumer, NodeClient.DeletionDeadline, TimerT
 	@Override
 	public void reply(int index, NodeReply reply) {
 		if (done(index)) {
-			if (reply.value() == 2 && reply.answered()) {
+			if (reply.value() == TurnProtocol.RELEASED_NAMED && reply.answered()) {
 				// written before the count that may reach the quorum: seen by its
 				// thread
 				this.queuedBehind = true;

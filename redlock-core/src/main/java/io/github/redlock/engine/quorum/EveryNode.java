@@ -12,6 +12,7 @@ import java.util.function.Function;
 import io.github.redlock.RedlockException;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.node.TurnProtocol;
 
 /**
  * Asking every node of the fleet at once and gathering each node's answer, all within one
@@ -80,7 +81,7 @@ final class EveryNode {
 	void queueWaiter(String[] keys, String[] args, Runnable free) {
 		AtomicInteger freeCount = new AtomicInteger();
 		NodeClient.ReplyHandler replies = (index, reply) -> {
-			if (free != null && reply.answered() && reply.value() == -2
+			if (free != null && reply.answered() && reply.value() == TurnProtocol.QUEUE_FREE
 					&& this.quorum.reachedAt(freeCount.incrementAndGet())) {
 				free.run();
 			}

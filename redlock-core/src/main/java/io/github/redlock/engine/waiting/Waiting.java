@@ -12,6 +12,7 @@ import java.util.function.Function;
 
 import io.github.redlock.engine.RedlockSettings;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.node.TurnProtocol;
 import io.github.redlock.engine.quorum.QuorumCall;
 
 /**
@@ -228,9 +229,9 @@ public final class Waiting {
 			id[i] = ID_CHARACTERS[ThreadLocalRandom.current().nextInt(ID_CHARACTERS.length)];
 		}
 		this.lineId = new String(id);
-		this.idleSpec = this.lineId + ",,,,";
-		this.lookSpec = this.lineId + ",,,,1";
-		this.keepSpec = this.lineId + ",,,1,";
+		this.idleSpec = TurnProtocol.idle(this.lineId);
+		this.lookSpec = TurnProtocol.look(this.lineId);
+		this.keepSpec = TurnProtocol.keep(this.lineId);
 	}
 
 	/**
@@ -271,8 +272,8 @@ public final class Waiting {
 				else {
 					if (longest > 0) {
 						long entry = entryNanos(longest);
-						spec = this.lineId + "," + (TimeUnit.NANOSECONDS.toMillis(entry) + 1) + ","
-								+ System.currentTimeMillis() + ",," + (line.look ? "1" : "");
+						spec = TurnProtocol.queueBehind(this.lineId, TimeUnit.NANOSECONDS.toMillis(entry) + 1,
+								System.currentTimeMillis(), line.look);
 						line.queuedFor = entry;
 					}
 					else if (line.look) {
@@ -308,8 +309,8 @@ public final class Waiting {
 					}
 					long entry = entryNanos(longest);
 					line.queuedUntil = now + entry;
-					spec = this.lineId + "," + (TimeUnit.NANOSECONDS.toMillis(entry) + 1) + "," + line.queueStamp
-							+ ",,1";
+					spec = TurnProtocol.queueBehind(this.lineId, TimeUnit.NANOSECONDS.toMillis(entry) + 1,
+							line.queueStamp, true);
 				}
 			}
 		}
@@ -595,14 +596,10 @@ public final class Waiting {
 		synchronized (line) {
 			head = (line.holders == 0) ? line.waiters.peekFirst() : null;
 			if (message != null && !message.isEmpty()) {
-				// "<token>@<line id>" names the line whose turn it is, with "+" after it
-				// when other lines stay queued behind (Script.RELEASE)
-				int at = message.indexOf('@');
-				String release = (at < 0) ? message : message.substring(0, at);
-				boolean more = at >= 0 && message.endsWith("+");
-				int end = more ? message.length() - 1 : message.length();
-				boolean turn = at < 0
-						|| (end - at - 1 == this.lineId.length() && message.startsWith(this.lineId, at + 1));
+				TurnProtocol.Hint hint = TurnProtocol.hint(message);
+				String release = hint.token();
+				boolean more = hint.more();
+				boolean turn = hint.turnOf(this.lineId);
 				if (turn && more) {
 					line.look = true; // its release must name the next: see releaseArgs
 				}
@@ -633,11 +630,10 @@ public final class Waiting {
 					line.heard = 1;
 					line.gathering = false;
 					if (!turn) {
-						return; // another process's turn: it tries, this line waits for
-								// its
-								// own
+						// another process's turn: it tries, this line waits for its own
+						return;
 					}
-					if (at >= 0) {
+					if (hint.named() != null) {
 						line.queuedUntil = 0; // named: out of the nodes' queues
 						line.polls = 0;
 						if (head != null && head.phase == SLEEPING && line.expected > 1) {
@@ -992,8 +988,8 @@ public final class Waiting {
 				}
 				long entry = entryNanos(longest);
 				this.line.queuedUntil = now + entry;
-				return new String[] { String.valueOf(this.line.queueStamp), Waiting.this.lineId,
-						String.valueOf(TimeUnit.NANOSECONDS.toMillis(entry) + 1) };
+				return TurnProtocol.queue(this.line.queueStamp, Waiting.this.lineId,
+						TimeUnit.NANOSECONDS.toMillis(entry) + 1);
 			}
 		}
 
