@@ -10,7 +10,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 import io.github.redlock.Lease;
@@ -19,26 +18,20 @@ import io.github.redlock.LockInfo;
 import io.github.redlock.LockRegistry;
 import io.github.redlock.LockSemaphore;
 import io.github.redlock.engine.kinds.LockKinds;
-import io.github.redlock.engine.kinds.Observing;
 import io.github.redlock.engine.lease.EngineContext;
 import io.github.redlock.engine.lease.ExpiryChecks;
 import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.lease.ReentrantLease;
-import io.github.redlock.engine.lease.RegistryEvents;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.NodeAddress;
-import io.github.redlock.engine.node.RestartGuard;
 import io.github.redlock.engine.node.SilentNodes;
 import io.github.redlock.engine.quorum.MonotonicClock;
 import io.github.redlock.engine.quorum.NodeFleet;
-import io.github.redlock.engine.quorum.Validity;
 import io.github.redlock.engine.waiting.ReleaseHints;
 import io.github.redlock.engine.waiting.Waiting;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 /**
  * A {@link LockRegistry} over N independent Redis-protocol masters, following the Redlock
@@ -69,58 +62,19 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	/** Longest key accepted, in characters, before the prefix is added. */
 	public static final int MAX_KEY_LENGTH = KeyLayout.MAX_KEY_LENGTH;
 
-	private final EngineContext engine;
+	private final RegistryEngine parts;
 
-	private static final Log logger = LogFactory.getLog(RedlockRegistry.class);
+	private final EngineContext engine;
 
 	private final NodeFleet fleet;
 
-	/**
-	 * Orders {@link #start()}, {@link #stop()} and {@link #close()}; never held for a
-	 * lock.
-	 */
-	private final ReentrantLock lifecycle = new ReentrantLock();
-
-	/** Every kind of lock, with the checks, the threads' holds and the observer. */
 	private final LockKinds kinds;
 
-	/** The waiting lines of semaphores, with release hints of their own. */
-	private final Waiting permitLines;
-
-	private final Diagnostics diagnostics;
-
-	/** Wake-ups when other processes release, or {@code null} if turned off. */
-	private final ReleaseHints hints;
-
-	private RedlockRegistry(Builder builder, RedlockSettings settings, SilentNodes silentNodes,
-			List<NodeAddress> addresses) {
-		KeyLayout keys = new KeyLayout(settings.keyPrefix());
-		Validity validity = new Validity(settings.driftFactor());
-		RestartGuard guard = settings.restartGuard() ? new RestartGuard(true,
-				settings.maxTtl().toNanos() + validity.driftNanos(settings.maxTtl().toNanos()), keys.markerKey())
-				: new RestartGuard(false, 0, keys.markerKey());
-		SslOptions sslOptions = builder.sslOptions;
-		Consumer<ClientOptions.Builder> clientOptions = (sslOptions != null) ? (options) -> {
-			options.sslOptions(sslOptions);
-			builder.clientOptions.accept(options);
-		} : builder.clientOptions;
-		this.fleet = new NodeFleet(addresses, settings, builder.clientResources, guard, builder.acceptEviction,
-				silentNodes, clientOptions, builder.coalesceWrites);
-		addresses.stream()
-			.filter((address) -> address.tlsWarning() != null)
-			.forEach((address) -> logger.warn("Redlock node " + address + ": " + address.tlsWarning()
-					+ ". Remove verifyPeer from its URI to verify the host name."));
-		this.engine = new EngineContext(settings, this.fleet, keys, builder.clock, validity,
-				new RegistryEvents(builder.listeners));
-		this.diagnostics = new Diagnostics(this.fleet, keys);
-		this.permitLines = new Waiting(settings, this.engine.scheduler());
-		this.hints = builder.releaseHints ? new ReleaseHints(this.fleet, keys, this.engine.waiting(), this.permitLines,
-				this.engine.scheduler(), this.engine.callbacks()) : null;
-		this.engine.waiting().useHints((this.hints != null) ? this.hints.locks() : null);
-		this.engine.waiting().hintNodes(this.fleet.size());
-		this.permitLines.useHints((this.hints != null) ? this.hints.permits() : null);
-		this.kinds = new LockKinds(this.engine, new Observing(builder.observer, this.engine.callbacks()),
-				this.permitLines);
+	private RedlockRegistry(RegistryEngine parts) {
+		this.parts = parts;
+		this.engine = parts.engine;
+		this.fleet = parts.fleet;
+		this.kinds = parts.kinds;
 	}
 
 	/**
@@ -144,22 +98,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @throws IllegalStateException if the registry is closed
 	 */
 	public RedlockRegistry start() {
-		this.lifecycle.lock();
-		try {
-			this.engine.leases().checkOpen();
-			if (this.engine.leases().isStopped()) {
-				this.fleet.resume();
-				if (this.hints != null) {
-					this.hints.resume();
-				}
-				this.engine.leases().resume();
-				logger.debug("Redlock registry starts again");
-			}
-		}
-		finally {
-			this.lifecycle.unlock();
-		}
-		this.fleet.start();
+		this.parts.start();
 		return this;
 	}
 
@@ -178,19 +117,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * or closed already.
 	 */
 	public void stop() {
-		this.lifecycle.lock();
-		try {
-			if (this.engine.leases().stop(this.fleet.callBoundNanos())) {
-				if (this.hints != null) {
-					this.hints.stop();
-				}
-				this.fleet.stop();
-				logger.debug("Redlock registry stopped: connections to the nodes closed");
-			}
-		}
-		finally {
-			this.lifecycle.unlock();
-		}
+		this.parts.stop();
 	}
 
 	/**
@@ -198,7 +125,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @return whether it runs
 	 */
 	public boolean isRunning() {
-		return !this.engine.leases().isStopped() && !this.engine.leases().isClosed();
+		return this.parts.isRunning();
 	}
 
 	@Override
@@ -358,7 +285,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	public LockInfo inspect(String key) {
 		this.engine.leases().checkOpen();
 		KeyLayout.check(key);
-		return this.diagnostics.inspect(key);
+		return this.parts.diagnostics.inspect(key);
 	}
 
 	/**
@@ -371,7 +298,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	public List<NodeStatus> checkNodes() {
 		this.engine.leases().checkOpen();
-		return this.diagnostics.checkNodes();
+		return this.parts.diagnostics.checkNodes();
 	}
 
 	/**
@@ -426,7 +353,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @return whether release hints are on
 	 */
 	public boolean releaseHints() {
-		return this.hints != null;
+		return this.parts.hints != null;
 	}
 
 	NodeFleet fleet() {
@@ -441,7 +368,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * Returns the semaphores' waiting lines, for tests.
 	 */
 	Waiting permitLines() {
-		return this.permitLines;
+		return this.parts.permitLines;
 	}
 
 	ExecutorService callbacks() {
@@ -453,7 +380,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	}
 
 	ReleaseHints hints() {
-		return this.hints;
+		return this.parts.hints;
 	}
 
 	/**
@@ -487,20 +414,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		this.lifecycle.lock();
-		try {
-			if (this.engine.leases().close(this.fleet.callBoundNanos())) {
-				this.engine.scheduler().shutdownNow();
-				if (this.hints != null) {
-					this.hints.close();
-				}
-				this.fleet.close();
-				this.engine.callbacks().shutdown();
-			}
-		}
-		finally {
-			this.lifecycle.unlock();
-		}
+		this.parts.close();
 	}
 
 	@Override
@@ -924,7 +838,15 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 					this.maxTtl, this.maxHold, this.fencingRetention, this.restartGuard);
 			SilentNodes silentNodes = new SilentNodes(this.silentNodeTimeouts, this.silentNodeProbeInterval);
 			Objects.requireNonNull(this.clock, "clock");
-			return new RedlockRegistry(this, settings, silentNodes, addresses);
+			SslOptions ssl = this.sslOptions;
+			Consumer<ClientOptions.Builder> clientOptions = (ssl != null) ? (options) -> {
+				options.sslOptions(ssl);
+				this.clientOptions.accept(options);
+			} : this.clientOptions;
+			return new RedlockRegistry(new RegistryEngine(settings, silentNodes, addresses,
+					new RegistryEngine.Options(this.clientResources, this.acceptEviction, clientOptions,
+							this.coalesceWrites, this.clock, List.copyOf(this.listeners), this.observer,
+							this.releaseHints)));
 		}
 
 	}
