@@ -202,9 +202,8 @@ public record Script(String name, String text, String sha) {
 
 	// The queue of processes waiting for a key, kept by each node beside the lock
 	// (<prefix>waiters:<key>) so that a release hands the next turn to one process
-	// instead
-	// of waking the head waiter of every process at once (issue 27's cross-process herd:
-	// with four processes three of four attempts after a release were refused). An entry
+	// instead of waking the head waiter of every process at once, most of whom the next
+	// holder would then refuse. An entry
 	// is one registry's line for the key: "<stamp>,<line id>,<expiry>;", ordered by the
 	// stamp (the client's wall clock in ms, the same on every node, so that every node
 	// names the same line first) and then the id; the expiry is the node's clock in ms,
@@ -267,9 +266,8 @@ public record Script(String name, String text, String sha) {
 	// (QUEUE_WAITER), or the client says so (a hint named its line with others queued
 	// behind, or its line kept the turn: Waiting#releaseArgs). When nobody may be, it
 	// publishes nothing and returns 1: an uncontended cycle costs the node no queue read
-	// and no PUBLISH (issue 27: 2 of the 11 commands a cycle ran on each node). Looking,
-	// when another line is queued it takes the
-	// first out and names it in the release hint, "<token>@<line id>", followed by "+"
+	// and no PUBLISH. Looking, when another line is queued it takes the first out and
+	// names it in the release hint, "<token>@<line id>", followed by "+"
 	// when lines remain queued after it (the named line's own release must then look:
 	// its value is not marked): that line tries, the others keep waiting (Waiting#hint),
 	// and this line, when it still has waiters, is queued behind it; it returns 2, so
@@ -352,11 +350,9 @@ public record Script(String name, String text, String sha) {
 	// refused it (an attempt while another owner held the lock on a quorum), so that
 	// those failed attempts do not leave this node's counter ahead and cost the next
 	// holder a second round (Acquisition#failed). A hint there would wake the attempt's
-	// own registry (it waits for
-	// the key, subscribed), which would try again at once, fail again when a quorum is
-	// down, and withdraw again: a loop of thousands of attempts a second, as
-	// RedlockRegistryIntegrationTests saw with three of five nodes down. Returns 1 if
-	// deleted, else 0.
+	// own registry (it waits for the key, subscribed), which would try again at once,
+	// fail again when a quorum is down, and withdraw again: a loop of thousands of
+	// attempts a second. Returns 1 if deleted, else 0.
 	public static final Script WITHDRAW = of("withdraw", OURS + """
 			redis.call('del', KEYS[1])
 			if ARGV[2] and redis.call('get', KEYS[2]) == ARGV[2] then
