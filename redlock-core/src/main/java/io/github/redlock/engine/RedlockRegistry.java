@@ -113,7 +113,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		this.engine = new EngineContext(settings, this.fleet, keys, builder.clock, validity,
 				new RegistryEvents(builder.listeners));
 		this.diagnostics = new Diagnostics(this.fleet, keys);
-		this.permitLines = new Waiting(settings, this.engine.scheduler());
+		this.permitLines = new Waiting(settings, this.engine.scheduler(), this.engine.clock());
 		this.hints = builder.releaseHints ? new ReleaseHints(this.fleet, keys, this.engine.waiting(), this.permitLines,
 				this.engine.scheduler(), this.engine.callbacks()) : null;
 		this.engine.waiting().useHints((this.hints != null) ? this.hints.locks() : null);

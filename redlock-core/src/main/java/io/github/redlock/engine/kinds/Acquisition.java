@@ -210,9 +210,8 @@ public final class Acquisition implements LiveLeases.Pending {
 			attempt();
 			return;
 		}
-		long deadlineNanos = System.nanoTime() + (this.deadline - this.engine.clock().nanoTime());
 		Waiting.Waiter place = this.engine.waiting()
-			.enter(this.key, this::attempt, this::timedOutInLine, deadlineNanos);
+			.enter(this.key, this::attempt, this::timedOutInLine, this.deadline);
 		this.waiter = place;
 		if (this.result.isDone()) {
 			place.leave(false); // completed while entering: the line must not wait for it

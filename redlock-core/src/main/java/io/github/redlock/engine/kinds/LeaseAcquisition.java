@@ -229,8 +229,7 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 			attempt();
 			return;
 		}
-		long deadlineNanos = System.nanoTime() + (this.deadline - this.engine.clock().nanoTime());
-		Waiting.Waiter place = this.line.enter(this.key, this::attempt, this::timedOutInLine, deadlineNanos);
+		Waiting.Waiter place = this.line.enter(this.key, this::attempt, this::timedOutInLine, this.deadline);
 		this.waiter = place;
 		if (this.result.isDone()) {
 			place.leave(false);
