@@ -210,9 +210,8 @@ public final class Acquisition implements LiveLeases.Pending {
 			attempt();
 			return;
 		}
-		long deadlineNanos = System.nanoTime() + (this.deadline - this.engine.clock().nanoTime());
 		Waiting.Waiter place = this.engine.waiting()
-			.enter(this.key, this::attempt, this::timedOutInLine, deadlineNanos);
+			.enter(this.key, this::attempt, this::timedOutInLine, this.deadline);
 		this.waiter = place;
 		if (this.result.isDone()) {
 			place.leave(false); // completed while entering: the line must not wait for it
@@ -231,8 +230,9 @@ public final class Acquisition implements LiveLeases.Pending {
 		int ahead = (place != null) ? place.ahead() : 0;
 		LockAcquisitionException failure = new LockAcquisitionException(LockAcquisitionException.Reason.HELD, this.key,
 				this.waitTime, this.attempts, 0, this.fleet.quorum(), this.fleet.size(), List.of(),
-				"it waited its turn behind " + ahead + " earlier acquisition" + ((ahead == 1) ? "" : "s")
-						+ " of this registry for the same lock, which held or tried it all that time");
+				(ahead == 0) ? "it waited behind a lease of this registry on the same lock, held all that time"
+						: "it waited its turn behind " + ahead + " earlier acquisition" + ((ahead == 1) ? "" : "s")
+								+ " of this registry for the same lock, which held or tried it all that time");
 		tellNotAcquired(failure);
 		this.result.completeExceptionally(failure);
 	}

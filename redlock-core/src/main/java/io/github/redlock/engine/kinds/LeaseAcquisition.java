@@ -229,8 +229,7 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 			attempt();
 			return;
 		}
-		long deadlineNanos = System.nanoTime() + (this.deadline - this.engine.clock().nanoTime());
-		Waiting.Waiter place = this.line.enter(this.key, this::attempt, this::timedOutInLine, deadlineNanos);
+		Waiting.Waiter place = this.line.enter(this.key, this::attempt, this::timedOutInLine, this.deadline);
 		this.waiter = place;
 		if (this.result.isDone()) {
 			place.leave(false);
@@ -245,8 +244,9 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 		int ahead = (place != null) ? place.ahead() : 0;
 		LockAcquisitionException failure = new LockAcquisitionException(LockAcquisitionException.Reason.HELD, this.key,
 				this.waitTime, this.attempts, 0, this.fleet.quorum(), this.fleet.size(), List.of(),
-				"it waited its turn behind " + ahead + " earlier acquisition" + ((ahead == 1) ? "" : "s")
-						+ " of this registry for the same key, which held or tried it all that time");
+				(ahead == 0) ? "it waited behind a lease of this registry on the same key, held all that time"
+						: "it waited its turn behind " + ahead + " earlier acquisition" + ((ahead == 1) ? "" : "s")
+								+ " of this registry for the same key, which held or tried it all that time");
 		tellNotAcquired(failure);
 		this.result.completeExceptionally(failure);
 	}

@@ -75,7 +75,7 @@ public final class EngineContext {
 			return thread;
 		});
 		this.scheduler.setRemoveOnCancelPolicy(true);
-		this.waiting = new Waiting(settings, this.scheduler);
+		this.waiting = new Waiting(settings, this.scheduler, clock);
 		this.expiryChecks = new ExpiryChecks(clock, this.scheduler);
 		this.callbacks = callbackThreads();
 		this.retentionMillis = String.valueOf(settings.fencingRetention().toMillis());

@@ -13,6 +13,7 @@ import java.util.function.Function;
 import io.github.redlock.engine.RedlockSettings;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.node.TurnProtocol;
+import io.github.redlock.engine.quorum.MonotonicClock;
 import io.github.redlock.engine.quorum.QuorumCall;
 
 /**
@@ -183,6 +184,9 @@ public final class Waiting {
 
 	private final ScheduledExecutorService scheduler;
 
+	/** The registry's clock: deadlines, turns and queue entries are read on it. */
+	private final MonotonicClock clock;
+
 	private final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
 
 	/** Made once: a {@code Line::new} at each call would allocate, since it captures. */
@@ -216,7 +220,12 @@ public final class Waiting {
 	/** The same, of a line that keeps the turn. */
 	private final String keepSpec;
 
-	public Waiting(RedlockSettings settings, ScheduledExecutorService scheduler) {
+	/**
+	 * Makes the lines of one registry.
+	 * @param clock the registry's clock, on which the deadlines given to {@link #enter}
+	 * are read
+	 */
+	public Waiting(RedlockSettings settings, ScheduledExecutorService scheduler, MonotonicClock clock) {
 		this.retryDelayNanos = settings.retryDelay().toNanos();
 		this.retryJitterNanos = settings.retryJitter().toNanos();
 		// twice the longest pause between two polls of a queued head (pollBackoff), each
@@ -224,6 +233,7 @@ public final class Waiting {
 		long pollNanos = Math.min(this.retryDelayNanos + this.retryJitterNanos, Long.MAX_VALUE / 64);
 		this.entryLifeNanos = Math.max(ENTRY_FLOOR_NANOS, 32 * pollNanos);
 		this.scheduler = scheduler;
+		this.clock = clock;
 		char[] id = new char[12];
 		for (int i = 0; i < id.length; i++) {
 			id[i] = ID_CHARACTERS[ThreadLocalRandom.current().nextInt(ID_CHARACTERS.length)];
@@ -262,7 +272,7 @@ public final class Waiting {
 		if (line != null) {
 			synchronized (line) {
 				line.released = acquisition;
-				long now = System.nanoTime();
+				long now = this.clock.nanoTime();
 				long longest = line.longestWait(now);
 				if (longest > 0 && line.inTurn && now - line.turnSince < this.turnNanos) {
 					spec = this.keepSpec;
@@ -301,7 +311,7 @@ public final class Waiting {
 		Line line = this.lines.get(key);
 		if (line != null) {
 			synchronized (line) {
-				long now = System.nanoTime();
+				long now = this.clock.nanoTime();
 				long longest = line.longestWait(now);
 				if (longest > 0) {
 					if (!line.queued(now)) {
@@ -385,7 +395,7 @@ public final class Waiting {
 	 * @param key the lock key
 	 * @param attempt sends one attempt; called once per turn, never concurrently
 	 * @param timedOut fails the acquisition because its wait time was spent in line
-	 * @param deadline when its wait time is spent, in {@link System#nanoTime()}
+	 * @param deadline when its wait time is spent, on the registry's clock
 	 * @return its place, which it must {@link Waiter#leave leave} when it is done
 	 */
 	public Waiter enter(String key, Runnable attempt, Runnable timedOut, long deadline) {
@@ -399,7 +409,7 @@ public final class Waiting {
 				line.waiters.addLast(waiter);
 				if (line.waiters.size() > 1) {
 					waiter.phase = QUEUED;
-					waiter.schedule(deadline - System.nanoTime());
+					waiter.schedule(deadline - this.clock.nanoTime());
 				}
 				else if (line.holders == 0) {
 					waiter.phase = ATTEMPTING;
@@ -407,8 +417,8 @@ public final class Waiting {
 				}
 				else {
 					waiter.phase = SLEEPING;
-					waiter.schedule(deadline - System.nanoTime()); // woken when that
-																	// lease ends
+					waiter.schedule(deadline - this.clock.nanoTime()); // woken when that
+																		// lease ends
 				}
 			}
 			return waiter;
@@ -519,7 +529,7 @@ public final class Waiting {
 			line.holders = Math.max(0, line.holders - 1);
 			Waiter head = (line.holders == 0) ? line.waiters.peekFirst() : null;
 			if (how == RELEASED_QUEUED && line.queuedFor > 0) {
-				line.queuedUntil = System.nanoTime() + line.queuedFor;
+				line.queuedUntil = this.clock.nanoTime() + line.queuedFor;
 			}
 			else if (how == RELEASED_NOT_QUEUED || how == RELEASED_KEPT) {
 				line.queuedUntil = 0;
@@ -530,12 +540,12 @@ public final class Waiting {
 			}
 			else if (how == RELEASED_NOT_QUEUED && line.inTurn) {
 				// no other process was queued: a new turn, which its next releases keep
-				line.turnSince = System.nanoTime();
+				line.turnSince = this.clock.nanoTime();
 			}
 			if (how == RELEASED_QUEUED && head != null && head.phase == SLEEPING) {
 				// another process's turn: its hint, or this poll should it never come
 				head.cancelTimer();
-				head.schedule(Math.min(retryDelay(-1), head.deadline - System.nanoTime()));
+				head.schedule(Math.min(retryDelay(-1), head.deadline - this.clock.nanoTime()));
 			}
 			else {
 				woken = startHead(head);
@@ -645,7 +655,7 @@ public final class Waiting {
 							// second round; at most HINTS_GRACE_NANOS later
 							line.gathering = true;
 							head.cancelTimer();
-							head.schedule(Math.min(HINTS_GRACE_NANOS, head.deadline - System.nanoTime()));
+							head.schedule(Math.min(HINTS_GRACE_NANOS, head.deadline - this.clock.nanoTime()));
 							return;
 						}
 					}
@@ -792,7 +802,7 @@ public final class Waiting {
 		 */
 		private boolean inTurn;
 
-		/** When its turn began ({@link System#nanoTime()}), while {@link #inTurn}. */
+		/** When its turn began (on the registry's clock), while {@link #inTurn}. */
 		private long turnSince;
 
 		/** How many nodes' hints of the last release were heard. */
@@ -814,8 +824,8 @@ public final class Waiting {
 		private boolean gathering;
 
 		/**
-		 * Until when ({@link System#nanoTime()}) the nodes keep this line queued, as far
-		 * as it knows: set when its release queued it or it queued itself, cleared when a
+		 * Until when (on the registry's clock) the nodes keep this line queued, as far as
+		 * it knows: set when its release queued it or it queued itself, cleared when a
 		 * hint named it or it acquired. Compared only while {@link #queued}.
 		 */
 		private long queuedUntil;
@@ -957,7 +967,7 @@ public final class Waiting {
 						this.echoed = false;
 						delay = Math.min(delay, ThreadLocalRandom.current().nextLong(ECHO_DELAY_NANOS + 1));
 					}
-					return schedule(Math.min(delay, this.deadline - System.nanoTime()));
+					return schedule(Math.min(delay, this.deadline - Waiting.this.clock.nanoTime()));
 				}
 				this.woken = false;
 			}
@@ -974,7 +984,7 @@ public final class Waiting {
 		 */
 		public String[] queueArgs() {
 			synchronized (this.line) {
-				long now = System.nanoTime();
+				long now = Waiting.this.clock.nanoTime();
 				long longest = this.line.longestWait(now);
 				if (this.phase != ATTEMPTING || longest <= 0) {
 					return null;
@@ -1021,7 +1031,7 @@ public final class Waiting {
 					cancelTimer();
 					if (holds) {
 						this.line.holders++;
-						if (this.line.queued(System.nanoTime())) {
+						if (this.line.queued(Waiting.this.clock.nanoTime())) {
 							// acquired without a release naming this line (which takes
 							// its entry out): the holder's value expired, or a read or
 							// write lock was released. Its entry would stay, and the
@@ -1035,11 +1045,11 @@ public final class Waiting {
 						this.line.polls = 0;
 						if (!this.line.inTurn) {
 							this.line.inTurn = true;
-							this.line.turnSince = System.nanoTime();
+							this.line.turnSince = Waiting.this.clock.nanoTime();
 						}
 					}
 					else if (this.line.waiters.isEmpty() && this.line.holders == 0
-							&& this.line.queued(System.nanoTime())) {
+							&& this.line.queued(Waiting.this.clock.nanoTime())) {
 						this.line.queuedUntil = 0;
 						unqueue = true;
 					}
@@ -1051,7 +1061,7 @@ public final class Waiting {
 							next.phase = nextAttempts ? ATTEMPTING : SLEEPING;
 							if (!nextAttempts) {
 								// woken when that lease ends
-								next.schedule(next.deadline - System.nanoTime());
+								next.schedule(next.deadline - Waiting.this.clock.nanoTime());
 							}
 						}
 					}
@@ -1094,7 +1104,7 @@ public final class Waiting {
 		 */
 		public int pollBackoff() {
 			synchronized (this.line) {
-				if (!this.line.queued(System.nanoTime())) {
+				if (!this.line.queued(Waiting.this.clock.nanoTime())) {
 					this.line.polls = 0;
 					return 0;
 				}
@@ -1117,7 +1127,7 @@ public final class Waiting {
 			}
 			else if (this.phase == SLEEPING) {
 				long soon = Math.min(ThreadLocalRandom.current().nextLong(ECHO_DELAY_NANOS + 1),
-						this.deadline - System.nanoTime());
+						this.deadline - Waiting.this.clock.nanoTime());
 				ScheduledFuture<?> scheduled = this.timer;
 				if (scheduled == null || scheduled.getDelay(TimeUnit.NANOSECONDS) > soon) {
 					cancelTimer();
@@ -1148,6 +1158,15 @@ public final class Waiting {
 				this.timer = null;
 				if (this.phase == QUEUED) {
 					attemptNow = false; // its wait time is spent in line
+				}
+				else if (this.phase == SLEEPING && this.line.holders > 0) {
+					// a lease of this registry holds the key: an attempt could only be
+					// refused, and the lease's end wakes the head (holderGone)
+					long left = this.deadline - Waiting.this.clock.nanoTime();
+					if (left > 0 && schedule(left)) {
+						return;
+					}
+					attemptNow = false; // its wait time is spent behind that lease
 				}
 				else if (this.phase == SLEEPING) {
 					if (this.line.gathering) {
