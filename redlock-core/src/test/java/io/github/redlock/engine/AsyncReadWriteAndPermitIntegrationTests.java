@@ -62,9 +62,7 @@ class AsyncReadWriteAndPermitIntegrationTests {
 	}
 
 	private RedlockRegistry registry(LockObserver observer, RegistryListener listener) {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.nodeTimeout(Duration.ofMillis(250))
 			.observer(observer)
 			.listener(listener)

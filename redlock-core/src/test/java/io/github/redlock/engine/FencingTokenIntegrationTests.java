@@ -30,10 +30,7 @@ class FencingTokenIntegrationTests {
 	}
 
 	private RedlockRegistry registry(Duration retention) {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
-									// guard
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.nodeTimeout(Duration.ofMillis(500))
 			.fencingRetention(retention)
 			.build()

@@ -43,9 +43,7 @@ class HandOverHintsIntegrationTests {
 
 	@Test
 	void aLockHandedOverWithinOneRegistrySubscribesNowhere() throws Exception {
-		this.registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		this.registry = TestRegistries.builder(fleet)
 			.releaseHints(true)
 			.nodeTimeout(Duration.ofMillis(500))
 			.connectTimeout(Duration.ofSeconds(10))
@@ -77,9 +75,7 @@ class HandOverHintsIntegrationTests {
 	 */
 	@Test
 	void aPermitHandedOverWithinOneRegistrySubscribesNowhere() throws Exception {
-		this.registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		this.registry = TestRegistries.builder(fleet)
 			.releaseHints(true)
 			.nodeTimeout(Duration.ofMillis(500))
 			.connectTimeout(Duration.ofSeconds(10))

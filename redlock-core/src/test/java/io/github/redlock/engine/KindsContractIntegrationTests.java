@@ -287,10 +287,7 @@ class KindsContractIntegrationTests {
 	}
 
 	private RedlockRegistry registry(LockObserver observer) {
-		RedlockRegistry.Builder builder = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.retryDelay(Duration.ofMillis(50));
+		RedlockRegistry.Builder builder = TestRegistries.builder(fleet).retryDelay(Duration.ofMillis(50));
 		if (observer != null) {
 			builder.observer(observer);
 		}

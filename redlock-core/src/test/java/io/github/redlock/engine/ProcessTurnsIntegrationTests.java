@@ -448,9 +448,7 @@ class ProcessTurnsIntegrationTests {
 	}
 
 	private RedlockRegistry registry(Duration retryDelay) {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.releaseHints(true)
 			.retryDelay(retryDelay)
 			.retryJitter(Duration.ZERO)

@@ -137,9 +137,7 @@ class QueueEntriesIntegrationTests {
 	}
 
 	private RedlockRegistry registry(Duration retryDelay) {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.releaseHints(true)
 			.retryDelay(retryDelay)
 			.retryJitter(Duration.ZERO)

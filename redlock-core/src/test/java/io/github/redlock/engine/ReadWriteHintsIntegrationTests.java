@@ -157,9 +157,7 @@ class ReadWriteHintsIntegrationTests {
 	}
 
 	private RedlockRegistry registry() {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.nodeTimeout(Duration.ofMillis(500))
 			.retryDelay(SLOW_POLL)
 			.retryJitter(Duration.ZERO)

@@ -51,9 +51,8 @@ class ReadWriteLockIntegrationTests {
 	}
 
 	private RedlockRegistry registry() {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false) // fresh nodes; the guard test below turns it on
+		RedlockRegistry registry = TestRegistries.builder(fleet) // the guard test below
+																	// turns it on
 			.nodeTimeout(Duration.ofMillis(250))
 			.build()
 			.start();

@@ -43,10 +43,7 @@ class RedlockRegistryIntegrationTests {
 	}
 
 	private RedlockRegistry registry() {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
-									// guard
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.nodeTimeout(NODE_TIMEOUT)
 			.defaultTtl(Duration.ofSeconds(10))
 			.build()
@@ -162,9 +159,7 @@ class RedlockRegistryIntegrationTests {
 	 */
 	@Test
 	void retryNeverFindsItsOwnEarlierAttempt() throws Exception {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.nodeTimeout(Duration.ofSeconds(2))
 			.retryDelay(Duration.ofMillis(10))
 			.retryJitter(Duration.ZERO)
@@ -214,12 +209,7 @@ class RedlockRegistryIntegrationTests {
 	 */
 	@Test
 	void nextAcquisitionNeverFindsTheFailedOnesValue() throws Exception {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.nodeTimeout(Duration.ofSeconds(2))
-			.build()
-			.start();
+		RedlockRegistry registry = TestRegistries.builder(fleet).nodeTimeout(Duration.ofSeconds(2)).build().start();
 		this.registries.add(registry);
 		registry.acquire("next-one", Duration.ofSeconds(10), Duration.ofSeconds(10)).release(); // connected
 		for (RedisNode node : fleet.fleet().nodes()) {
@@ -249,10 +239,7 @@ class RedlockRegistryIntegrationTests {
 
 	@Test
 	void pausedNodeDoesNotStallAnAcquisition() throws Exception {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
-									// guard
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.nodeTimeout(Duration.ofSeconds(3))
 			.defaultTtl(Duration.ofSeconds(30))
 			.build()
@@ -504,10 +491,7 @@ class RedlockRegistryIntegrationTests {
 
 	@Test
 	void lockViewIsReentrantAndExtendedUntilUnlocked() throws Exception {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
-									// guard
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.nodeTimeout(NODE_TIMEOUT)
 			.defaultTtl(Duration.ofSeconds(3))
 			.build();

@@ -65,10 +65,7 @@ class RegistryListenerIntegrationTests {
 	}
 
 	private RedlockRegistry registry(RegistryListener... listeners) {
-		RedlockRegistry.Builder builder = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false) // fresh nodes
-			.nodeTimeout(Duration.ofMillis(200));
+		RedlockRegistry.Builder builder = TestRegistries.builder(fleet).nodeTimeout(Duration.ofMillis(200));
 		for (RegistryListener listener : listeners) {
 			builder.listener(listener);
 		}

@@ -45,12 +45,7 @@ class SemaphoreAttemptIntegrationTests {
 	}
 
 	private RedlockRegistry registry() {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.nodeTimeout(Duration.ofMillis(250))
-			.build()
-			.start();
+		RedlockRegistry registry = TestRegistries.builder(fleet).nodeTimeout(Duration.ofMillis(250)).build().start();
 		this.registries.add(registry);
 		return registry;
 	}

@@ -147,9 +147,7 @@ class SemaphoreHintsIntegrationTests {
 	}
 
 	private RedlockRegistry registry() {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.nodeTimeout(NODE_TIMEOUT)
 			.retryDelay(SLOW_POLL)
 			.retryJitter(Duration.ZERO)

@@ -89,7 +89,7 @@ class TlsIntegrationTests {
 	@Test
 	void withoutTrustInThePrivateCaTheCertificateIsRefusedAndSaysWhy() {
 		// the JVM's default trust store: no private CA
-		this.registry = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build().start();
+		this.registry = TestRegistries.builder(fleet).build().start();
 		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
 				() -> this.registry.acquire("tls", Duration.ofSeconds(5), Duration.ofSeconds(3)));
 		assertThat(failure.getReason()).isEqualTo(LockAcquisitionException.Reason.NO_QUORUM);

@@ -63,9 +63,7 @@ class WaitingIntegrationTests {
 	}
 
 	private RedlockRegistry registry(boolean releaseHints) {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.nodeTimeout(NODE_TIMEOUT)
 			.retryDelay(SLOW_POLL)
 			.retryJitter(Duration.ZERO)
