@@ -10,6 +10,7 @@ import io.github.redlock.Lease;
 import io.github.redlock.LockSemaphore;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.waiting.WaitingLine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -179,7 +180,7 @@ class SemaphoreHintsIntegrationTests {
 	 */
 	private static void awaitSleeping(RedlockRegistry registry, String key) throws InterruptedException {
 		await().atMost(Duration.ofSeconds(20))
-			.until(() -> registry.permitLines().describe(key).startsWith("waiters [2]"));
+			.until(() -> WaitingLine.of(registry.permitLines(), key).waitersAre(WaitingLine.Phase.SLEEPING));
 		Thread.sleep(1000);
 	}
 
