@@ -52,11 +52,7 @@ class ReadWriteLockIntegrationTests {
 	}
 
 	private RedlockRegistry registry() {
-		RedlockRegistry registry = TestRegistries.builder(fleet) // the guard test below
-																	// turns it on
-			.nodeTimeout(Duration.ofMillis(250))
-			.build()
-			.start();
+		RedlockRegistry registry = TestRegistries.builder(fleet).nodeTimeout(Duration.ofMillis(250)).build().start();
 		this.registries.add(registry);
 		return registry;
 	}

@@ -46,8 +46,8 @@ class ReadWriteLockUnderNodeFaultsIntegrationTests {
 	}
 
 	private RedlockRegistry registry() {
-		RedlockRegistry registry = TestRegistries.builder(fleet) // the guard test below
-																	// turns it on
+		RedlockRegistry registry = TestRegistries.builder(fleet) // the guard test turns
+																	// it on
 			.nodeTimeout(Duration.ofMillis(250))
 			.build()
 			.start();
