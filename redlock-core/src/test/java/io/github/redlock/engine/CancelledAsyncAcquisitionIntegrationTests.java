@@ -14,7 +14,6 @@ import io.github.redlock.Lease;
 import io.github.redlock.LockSemaphore;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -41,12 +40,8 @@ class CancelledAsyncAcquisitionIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
+	@RegisterExtension
+	final TestRegistries registries = new TestRegistries();
 
 	private RedlockRegistry registry() {
 		return registry(null);

@@ -12,7 +12,6 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.NodeFailure;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -34,12 +33,8 @@ class LockLifecycleIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
+	@RegisterExtension
+	final TestRegistries registries = new TestRegistries();
 
 	private RedlockRegistry registry() {
 		RedlockRegistry registry = TestRegistries.builder(fleet)

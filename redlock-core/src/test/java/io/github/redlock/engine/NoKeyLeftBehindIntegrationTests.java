@@ -8,7 +8,6 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.engine.node.Script;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -27,12 +26,8 @@ class NoKeyLeftBehindIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
+	@RegisterExtension
+	final TestRegistries registries = new TestRegistries();
 
 	private RedlockRegistry registry() {
 		RedlockRegistry registry = TestRegistries.builder(fleet)

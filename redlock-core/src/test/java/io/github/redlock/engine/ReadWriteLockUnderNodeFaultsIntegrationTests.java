@@ -1,8 +1,6 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -11,7 +9,6 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.engine.kinds.ReadWriteLocks;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -38,12 +35,8 @@ class ReadWriteLockUnderNodeFaultsIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
+	@RegisterExtension
+	final TestRegistries registries = new TestRegistries();
 
 	private RedlockRegistry registry() {
 		RedlockRegistry registry = TestRegistries.builder(fleet) // the guard test turns

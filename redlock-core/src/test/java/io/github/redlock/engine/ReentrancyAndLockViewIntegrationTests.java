@@ -1,8 +1,6 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -10,7 +8,6 @@ import java.util.concurrent.locks.Lock;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -29,12 +26,8 @@ class ReentrancyAndLockViewIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
+	@RegisterExtension
+	final TestRegistries registries = new TestRegistries();
 
 	private RedlockRegistry registry() {
 		RedlockRegistry registry = TestRegistries.builder(fleet)

@@ -1,14 +1,12 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.embedded.RedisFleetExtension;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -24,7 +22,8 @@ class RegistryListenerIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final TestRegistries registries = new TestRegistries();
 
 	private final List<String> events = new CopyOnWriteArrayList<>();
 
@@ -57,11 +56,6 @@ class RegistryListenerIntegrationTests {
 	private void record(String event, Duration duration) {
 		this.events.add(event);
 		this.durations.add(duration);
-	}
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
 	}
 
 	private RedlockRegistry registry(RegistryListener... listeners) {

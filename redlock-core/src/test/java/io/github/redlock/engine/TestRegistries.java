@@ -28,8 +28,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>
  * Registered as an instance field, the extension closes, after each test, every registry
  * made through {@link #start(RedlockRegistry.Builder)} or handed to
- * {@link #closeAfterTest(RedlockRegistry)}, the last one first, even when the test
- * failed:
+ * {@link #add(RedlockRegistry)}, in that order (as the tests' own lists of registries
+ * did), each even when the test or another close failed:
  *
  * <pre class="code">
  * &#064;RegisterExtension
@@ -69,15 +69,16 @@ public final class TestRegistries implements AfterEachCallback {
 	 * @return the started registry
 	 */
 	public RedlockRegistry start(RedlockRegistry.Builder builder) {
-		return closeAfterTest(builder.build()).start();
+		return add(builder.build()).start();
 	}
 
 	/**
-	 * Closes the registry after the test.
+	 * Closes the registry after the test (named as the {@code List.add} that tests called
+	 * on their own list of registries before).
 	 * @param registry a registry the test made
 	 * @return the same registry
 	 */
-	public synchronized RedlockRegistry closeAfterTest(RedlockRegistry registry) {
+	public synchronized RedlockRegistry add(RedlockRegistry registry) {
 		this.made.add(registry);
 		return registry;
 	}
@@ -90,9 +91,9 @@ public final class TestRegistries implements AfterEachCallback {
 			this.made.clear();
 		}
 		RuntimeException failure = null;
-		for (int i = registries.size() - 1; i >= 0; i--) {
+		for (RedlockRegistry registry : registries) {
 			try {
-				registries.get(i).close();
+				registry.close();
 			}
 			catch (RuntimeException ex) {
 				if (failure == null) {
