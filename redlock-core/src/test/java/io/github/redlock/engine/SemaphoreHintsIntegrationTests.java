@@ -160,9 +160,7 @@ class SemaphoreHintsIntegrationTests {
 	}
 
 	private RedlockRegistry registryAs(String user, List<String> rules) {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(NodeStats.aclUser(fleet.fleet().nodes(), user, rules))
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(NodeStats.aclUser(fleet.fleet().nodes(), user, rules))
 			.nodeTimeout(NODE_TIMEOUT)
 			.retryDelay(SLOW_POLL)
 			.retryJitter(Duration.ZERO)

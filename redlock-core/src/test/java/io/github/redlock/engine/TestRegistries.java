@@ -13,9 +13,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * and an extension that closes every registry a test made.
  * <p>
  * {@link #builder(RedisFleetExtension)} (and {@link #builder(RedisFleet)} for a fleet the
- * test starts itself) sets exactly two options, and nothing else:
+ * test starts itself, {@link #builder(List)} for nodes it assembles itself) sets exactly
+ * two options, and nothing else:
  * <ul>
- * <li>{@code nodes(fleet.uris())}: every node of the test's fleet, in fleet order;</li>
+ * <li>{@code nodes(fleet.uris())}: every node of the test's fleet, in fleet order (or the
+ * given nodes);</li>
  * <li>{@code restartGuard(false)}: the fleet's nodes are fresh processes, so the guard
  * would only hold a test's first acquisitions back for a restart that never happened
  * ({@code RestartGuardIntegrationTests} and the other guard tests cover the guard and
@@ -61,6 +63,16 @@ public final class TestRegistries implements AfterEachCallback {
 	 */
 	public static RedlockRegistry.Builder builder(RedisFleet fleet) {
 		return RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false);
+	}
+
+	/**
+	 * Returns a builder with nodes the test assembled itself (through proxies, as an ACL
+	 * user, a part of its fleet), and the restart guard off.
+	 * @param nodes the node URIs
+	 * @return a builder the test can go on setting
+	 */
+	public static RedlockRegistry.Builder builder(List<String> nodes) {
+		return RedlockRegistry.builder().nodes(nodes).restartGuard(false);
 	}
 
 	/**

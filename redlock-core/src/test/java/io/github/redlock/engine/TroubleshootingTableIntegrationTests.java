@@ -214,7 +214,7 @@ class TroubleshootingTableIntegrationTests {
 	private String sameServerTwice() {
 		List<String> uris = new ArrayList<>(fleet.uris().subList(0, 4));
 		uris.add("redis://localhost:" + fleet.node(0).port());
-		RedlockRegistry registry = track(RedlockRegistry.builder().nodes(uris).restartGuard(false).build().start());
+		RedlockRegistry registry = track(TestRegistries.builder(uris).build().start());
 		await().atMost(Duration.ofSeconds(10)).until(() -> registry.checkNodes().get(4).problem() != null);
 		return registry.checkNodes().get(4).toString();
 	}
@@ -261,7 +261,7 @@ class TroubleshootingTableIntegrationTests {
 			node.call("ACL", "SETUSER", "app", "reset", "on", ">app-secret", "~*", "+@all", "-@dangerous");
 			uris.add("redis://app:app-secret@127.0.0.1:" + node.port());
 		}
-		RedlockRegistry registry = track(RedlockRegistry.builder().nodes(uris).restartGuard(false).build().start());
+		RedlockRegistry registry = track(TestRegistries.builder(uris).build().start());
 		return failure(() -> registry.acquire("x", Duration.ofSeconds(2), Duration.ZERO));
 	}
 
