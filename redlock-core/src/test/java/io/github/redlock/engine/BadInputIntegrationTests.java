@@ -29,12 +29,7 @@ class BadInputIntegrationTests {
 
 	@BeforeEach
 	void createRegistry() {
-		this.registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
-									// guard
-			.build()
-			.start();
+		this.registry = TestRegistries.builder(fleet).build().start();
 	}
 
 	@AfterEach
@@ -148,7 +143,7 @@ class BadInputIntegrationTests {
 
 	@Test
 	void closedRegistry() {
-		RedlockRegistry closed = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build().start();
+		RedlockRegistry closed = TestRegistries.builder(fleet).build().start();
 		closed.close();
 		assertThatIllegalStateException().isThrownBy(() -> closed.acquire("k"))
 			.withMessage("This LockRegistry is closed: no lock can be acquired through it");

@@ -57,10 +57,8 @@ class BlackHoleBenchmark {
 				ChannelGauge gauge = new ChannelGauge()) {
 			List<String> nodes = new ArrayList<>(fleet.uris().subList(0, 4));
 			nodes.add(link.uri());
-			try (RedlockRegistry registry = RedlockRegistry.builder()
-				.nodes(nodes)
+			try (RedlockRegistry registry = TestRegistries.builder(nodes)
 				.clientResources(gauge.resources())
-				.restartGuard(false) // fresh nodes
 				.build()
 				.start()) {
 				System.out.printf(

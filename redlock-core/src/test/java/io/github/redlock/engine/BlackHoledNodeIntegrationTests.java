@@ -129,13 +129,7 @@ class BlackHoledNodeIntegrationTests {
 	@Test
 	void aFrozenNodeIsSilentUntilItResumes() throws Exception {
 		// SIGSTOP: the kernel still takes what is sent, the server answers nothing
-		try (RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.maxTtl(TTL)
-			.defaultTtl(TTL)
-			.build()
-			.start()) {
+		try (RedlockRegistry registry = TestRegistries.builder(fleet).maxTtl(TTL).defaultTtl(TTL).build().start()) {
 			fleet.node(4).pause();
 			try {
 				for (int i = 0; i < 100 && registry.usableNodes() == 5; i++) {

@@ -31,12 +31,7 @@ class CloseIntegrationTests {
 	private final RedlockRegistry holder = registry(Duration.ofMillis(100));
 
 	private RedlockRegistry registry(Duration nodeTimeout) {
-		return RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.nodeTimeout(nodeTimeout)
-			.restartGuard(false)
-			.build()
-			.start();
+		return TestRegistries.builder(fleet).nodeTimeout(nodeTimeout).build().start();
 	}
 
 	@AfterEach

@@ -78,13 +78,7 @@ class CredentialsIntegrationTests {
 
 	@Test
 	void aWrongPasswordFailsFastAndSaysSoWithoutShowingIt() {
-		this.registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.username("locker")
-			.password("wrong-pw-9")
-			.restartGuard(false)
-			.build()
-			.start();
+		this.registry = TestRegistries.builder(fleet).username("locker").password("wrong-pw-9").build().start();
 		long start = System.nanoTime();
 		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
 				() -> this.registry.acquire("cred", Duration.ofSeconds(5), Duration.ofSeconds(30)));
@@ -108,7 +102,7 @@ class CredentialsIntegrationTests {
 	void aNodeThatNeedsAPasswordAndGetsNoneSaysSo() {
 		fleet.node(0).call("ACL", "SETUSER", "default", "resetpass", ">pw-default-3");
 		try {
-			this.registry = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build().start();
+			this.registry = TestRegistries.builder(fleet).build().start();
 			await().atMost(Duration.ofSeconds(10))
 				.untilAsserted(() -> assertThat(this.registry.checkNodes().get(0).problem())
 					.startsWith("not usable: authentication failed (NOAUTH")

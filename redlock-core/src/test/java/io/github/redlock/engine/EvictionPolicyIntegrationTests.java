@@ -32,12 +32,7 @@ class EvictionPolicyIntegrationTests {
 	private List<NodeStatus> statusWithAnEvictingNode(boolean accept) {
 		this.fleet.node(0).call("CONFIG", "SET", "maxmemory", "100mb");
 		this.fleet.node(0).call("CONFIG", "SET", "maxmemory-policy", "volatile-lru");
-		this.registry = RedlockRegistry.builder()
-			.nodes(this.fleet.uris())
-			.restartGuard(false)
-			.acceptEviction(accept)
-			.build()
-			.start();
+		this.registry = TestRegistries.builder(this.fleet).acceptEviction(accept).build().start();
 		return this.registry.checkNodes();
 	}
 
@@ -63,7 +58,7 @@ class EvictionPolicyIntegrationTests {
 		this.fleet.node(0).call("CONFIG", "SET", "maxmemory-policy", "noeviction");
 		this.fleet.node(1).call("CONFIG", "SET", "maxmemory", "0");
 		this.fleet.node(1).call("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
-		this.registry = RedlockRegistry.builder().nodes(this.fleet.uris()).restartGuard(false).build().start();
+		this.registry = TestRegistries.builder(this.fleet).build().start();
 		assertThat(this.registry.checkNodes()).allMatch(NodeStatus::usable);
 	}
 

@@ -42,12 +42,7 @@ class ExpiryChecksIntegrationTests {
 	}
 
 	private RedlockRegistry registry() {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.maxTtl(Duration.ofSeconds(60))
-			.build()
-			.start();
+		RedlockRegistry registry = TestRegistries.builder(fleet).maxTtl(Duration.ofSeconds(60)).build().start();
 		this.registries.add(registry);
 		return registry;
 	}

@@ -1,8 +1,6 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redlock.Lease;
@@ -10,7 +8,6 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockAcquisitionException.Reason;
 import io.github.redlock.NodeFailure;
 import io.github.redlock.embedded.RedisFleetExtension;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -30,12 +27,8 @@ class FailureReasonIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void close() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
+	@RegisterExtension
+	final TestRegistries registries = new TestRegistries();
 
 	@Test
 	void aBusyLockFailsAsHeldOnceTheWaitTimeIsSpent() throws Exception {

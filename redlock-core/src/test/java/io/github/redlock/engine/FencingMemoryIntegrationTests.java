@@ -27,11 +27,7 @@ class FencingMemoryIntegrationTests {
 	@Test
 	void aReleasedKeyLeavesOneCounterOfAboutAHundredBytes() throws Exception {
 		RedisNode node = fleet.node(0);
-		try (RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.build()
-			.start()) {
+		try (RedlockRegistry registry = TestRegistries.builder(fleet).build().start()) {
 			// warm up: connection, scripts, marker
 			registry.acquire("warm-up", Duration.ofSeconds(5), Duration.ofSeconds(5)).close();
 			long before = usedMemory(node);

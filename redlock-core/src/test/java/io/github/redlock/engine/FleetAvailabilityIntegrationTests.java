@@ -86,7 +86,7 @@ class FleetAvailabilityIntegrationTests {
 
 	@Test
 	void aNodeGoingDownIsToldOnceWithTheQuorumLeftAndOnceWhenItIsBack() throws Exception {
-		this.registry = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build().start();
+		this.registry = TestRegistries.builder(fleet).build().start();
 		fleet.node(0).kill();
 		await().atMost(Duration.ofSeconds(10))
 			.untilAsserted(() -> assertThat(lines("is down")).singleElement()

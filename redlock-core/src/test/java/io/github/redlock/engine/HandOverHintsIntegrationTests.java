@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redlock.Lease;
 import io.github.redlock.LockSemaphore;
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.waiting.WaitingLine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,9 +44,7 @@ class HandOverHintsIntegrationTests {
 
 	@Test
 	void aLockHandedOverWithinOneRegistrySubscribesNowhere() throws Exception {
-		this.registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		this.registry = TestRegistries.builder(fleet)
 			.releaseHints(true)
 			.nodeTimeout(Duration.ofMillis(500))
 			.connectTimeout(Duration.ofSeconds(10))
@@ -77,9 +76,7 @@ class HandOverHintsIntegrationTests {
 	 */
 	@Test
 	void aPermitHandedOverWithinOneRegistrySubscribesNowhere() throws Exception {
-		this.registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		this.registry = TestRegistries.builder(fleet)
 			.releaseHints(true)
 			.nodeTimeout(Duration.ofMillis(500))
 			.connectTimeout(Duration.ofSeconds(10))
@@ -92,7 +89,8 @@ class HandOverHintsIntegrationTests {
 			CompletableFuture<Lease> next = semaphore.acquireAsync(Duration.ofSeconds(10), Duration.ofSeconds(30));
 			// refused once, and asleep until this registry's release
 			await().atMost(Duration.ofSeconds(20))
-				.until(() -> this.registry.permitLines().describe("hand-over-permit").startsWith("waiters [2]"));
+				.until(() -> WaitingLine.of(this.registry.permitLines(), "hand-over-permit")
+					.waitersAre(WaitingLine.Phase.SLEEPING));
 			held.release();
 			held = next.get(20, TimeUnit.SECONDS);
 			Thread.sleep(1500); // longer than the hints linger

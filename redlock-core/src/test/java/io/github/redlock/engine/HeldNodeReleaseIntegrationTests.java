@@ -91,12 +91,7 @@ class HeldNodeReleaseIntegrationTests {
 	}
 
 	private static RedlockRegistry registry() {
-		return RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.nodeTimeout(Duration.ofMillis(200))
-			.build()
-			.start();
+		return TestRegistries.builder(fleet).nodeTimeout(Duration.ofMillis(200)).build().start();
 	}
 
 	/**

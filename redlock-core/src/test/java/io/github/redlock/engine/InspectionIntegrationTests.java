@@ -23,13 +23,7 @@ class InspectionIntegrationTests {
 
 	@BeforeEach
 	void createRegistry() {
-		this.registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.nodeTimeout(Duration.ofMillis(250))
-			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
-									// guard
-			.build()
-			.start();
+		this.registry = TestRegistries.builder(fleet).nodeTimeout(Duration.ofMillis(250)).build().start();
 	}
 
 	@AfterEach

@@ -15,7 +15,6 @@ import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockLostException;
 import io.github.redlock.embedded.RedisFleetExtension;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -45,12 +44,8 @@ class KindsContractIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void close() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
+	@RegisterExtension
+	final TestRegistries registries = new TestRegistries();
 
 	enum Kind {
 
@@ -287,10 +282,7 @@ class KindsContractIntegrationTests {
 	}
 
 	private RedlockRegistry registry(LockObserver observer) {
-		RedlockRegistry.Builder builder = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.retryDelay(Duration.ofMillis(50));
+		RedlockRegistry.Builder builder = TestRegistries.builder(fleet).retryDelay(Duration.ofMillis(50));
 		if (observer != null) {
 			builder.observer(observer);
 		}

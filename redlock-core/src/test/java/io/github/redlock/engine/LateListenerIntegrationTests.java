@@ -29,13 +29,7 @@ class LateListenerIntegrationTests {
 
 	@Test
 	void aListenerAddedToALeaseLostToItsQuorumIsToldAtOnceOnTheCallersThread() throws Exception {
-		try (RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.defaultTtl(TTL)
-			.maxTtl(TTL)
-			.build()
-			.start()) {
+		try (RedlockRegistry registry = TestRegistries.builder(fleet).defaultTtl(TTL).maxTtl(TTL).build().start()) {
 			Lease lease = registry.acquire("late-listener", TTL, Duration.ofSeconds(5), true);
 			CompletableFuture<LockLostException> first = new CompletableFuture<>();
 			lease.addListener((gone, cause) -> first.complete(cause));
@@ -61,9 +55,7 @@ class LateListenerIntegrationTests {
 	@Test
 	void aListenerAddedToALeaseWhoseValidityRanOutIsToldAtOnceOnTheCallersThread() throws Exception {
 		ManualClock clock = new ManualClock();
-		try (RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		try (RedlockRegistry registry = TestRegistries.builder(fleet)
 			.defaultTtl(Duration.ofSeconds(30))
 			.clock(clock)
 			.build()

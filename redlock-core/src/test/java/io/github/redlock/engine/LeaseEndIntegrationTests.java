@@ -40,13 +40,7 @@ class LeaseEndIntegrationTests {
 	private final RedlockRegistry other = registry();
 
 	private static RedlockRegistry registry() {
-		return RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.defaultTtl(MAX_TTL)
-			.maxTtl(MAX_TTL)
-			.build()
-			.start();
+		return TestRegistries.builder(fleet).defaultTtl(MAX_TTL).maxTtl(MAX_TTL).build().start();
 	}
 
 	@AfterEach
@@ -94,9 +88,7 @@ class LeaseEndIntegrationTests {
 	void aHoldThatReachesItsEndEndsQuietlyWithoutTellingListenersOfALoss() throws Exception {
 		CompletableFuture<String> released = new CompletableFuture<>();
 		CompletableFuture<String> lostEvent = new CompletableFuture<>();
-		try (RedlockRegistry quiet = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		try (RedlockRegistry quiet = TestRegistries.builder(fleet)
 			.defaultTtl(MAX_TTL)
 			.maxTtl(MAX_TTL)
 			.listener(new RegistryListener() {
@@ -197,7 +189,7 @@ class LeaseEndIntegrationTests {
 	 */
 	@Test
 	void releaseAfterWhoseEndHasComeDeletesTheLockOnTheNodes() throws Exception {
-		try (RedlockRegistry defaults = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build()) {
+		try (RedlockRegistry defaults = TestRegistries.builder(fleet).build()) {
 			defaults.start();
 			Lease lease = defaults.acquire("linger-spent", Duration.ofSeconds(60), Duration.ZERO);
 			lease.releaseAfter(Duration.ofMillis(1));
@@ -218,7 +210,7 @@ class LeaseEndIntegrationTests {
 	 */
 	@Test
 	void holdForWhoseEndHasComeDeletesTheLockOnTheNodes() throws Exception {
-		try (RedlockRegistry defaults = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build()) {
+		try (RedlockRegistry defaults = TestRegistries.builder(fleet).build()) {
 			defaults.start();
 			Lease lease = defaults.acquire("hold-spent", Duration.ofSeconds(60), Duration.ZERO);
 			lease.holdFor(Duration.ofMillis(1));

@@ -50,9 +50,7 @@ class LineHandOffIntegrationTests {
 
 	@Test
 	void aThousandWaitersFailingAtOnceAllHearTheirOutcomeAndTheLineMovesOn() throws Exception {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.releaseHints(false)
 			.nodeTimeout(Duration.ofSeconds(1))
 			.connectTimeout(Duration.ofSeconds(10))

@@ -39,8 +39,8 @@ class LockViewContractIntegrationTests {
 
 	@BeforeAll
 	static void start() {
-		registry = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build().start();
-		otherProcess = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build().start();
+		registry = TestRegistries.builder(fleet).build().start();
+		otherProcess = TestRegistries.builder(fleet).build().start();
 	}
 
 	@AfterEach

@@ -55,11 +55,9 @@ class ManyLeasesIntegrationTests {
 	void tenThousandAutoExtendedLeasesAreHeldOnAQuorumOrReportedLostWithBoundedThreads() throws Exception {
 		com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean) ManagementFactory
 			.getOperatingSystemMXBean();
-		try (RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
+		try (RedlockRegistry registry = TestRegistries.builder(fleet)
 			.nodeTimeout(Duration.ofMillis(250))
 			.defaultTtl(TTL)
-			.restartGuard(false) // fresh nodes
 			.build()
 			.start()) {
 			Set<Long> threadsBefore = threadIds();

@@ -44,9 +44,7 @@ class ManyWatchedLeasesIntegrationTests {
 
 	@Test
 	void aFiringLooksOnlyAtTheLeasesThatAreDue() throws Exception {
-		this.registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		this.registry = TestRegistries.builder(fleet)
 			.nodeTimeout(Duration.ofSeconds(1))
 			.connectTimeout(Duration.ofSeconds(10))
 			.build()

@@ -47,9 +47,7 @@ class MaxHoldIntegrationTests {
 
 	private final CompletableFuture<String> lostEvent = new CompletableFuture<>();
 
-	private final RedlockRegistry registry = RedlockRegistry.builder()
-		.nodes(fleet.uris())
-		.restartGuard(false) // fresh nodes
+	private final RedlockRegistry registry = TestRegistries.builder(fleet)
 		.defaultTtl(TTL)
 		.maxTtl(TTL)
 		.maxHold(MAX_HOLD)
@@ -62,13 +60,7 @@ class MaxHoldIntegrationTests {
 		.build()
 		.start();
 
-	private final RedlockRegistry other = RedlockRegistry.builder()
-		.nodes(fleet.uris())
-		.restartGuard(false)
-		.defaultTtl(TTL)
-		.maxTtl(TTL)
-		.build()
-		.start();
+	private final RedlockRegistry other = TestRegistries.builder(fleet).defaultTtl(TTL).maxTtl(TTL).build().start();
 
 	@AfterEach
 	void close() {

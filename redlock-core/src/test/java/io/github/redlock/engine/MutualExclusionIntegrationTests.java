@@ -40,10 +40,7 @@ class MutualExclusionIntegrationTests {
 		ExecutorService threads = Executors.newFixedThreadPool(REGISTRIES * THREADS_PER_REGISTRY);
 		try (RedisFleet fleet = RedisFleet.start(nodes)) {
 			for (int i = 0; i < REGISTRIES; i++) {
-				registries.add(RedlockRegistry.builder()
-					.nodes(fleet.uris())
-					.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests
-											// covers the guard
+				registries.add(TestRegistries.builder(fleet)
 					.nodeTimeout(Duration.ofMillis(500))
 					.retryDelay(Duration.ofMillis(5))
 					.retryJitter(Duration.ofMillis(20))

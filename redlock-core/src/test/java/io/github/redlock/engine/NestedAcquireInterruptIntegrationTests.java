@@ -38,9 +38,7 @@ class NestedAcquireInterruptIntegrationTests {
 	private final RedlockRegistry other = registry();
 
 	private static RedlockRegistry registry() {
-		return RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		return TestRegistries.builder(fleet)
 			.nodeTimeout(Duration.ofMillis(500))
 			.connectTimeout(Duration.ofSeconds(10))
 			.build()

@@ -1,11 +1,9 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redlock.embedded.RedisFleetExtension;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,12 +21,8 @@ class NodeStatusIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
+	@RegisterExtension
+	final TestRegistries registries = new TestRegistries();
 
 	private RedlockRegistry registry(boolean restartGuard) {
 		RedlockRegistry registry = RedlockRegistry.builder()

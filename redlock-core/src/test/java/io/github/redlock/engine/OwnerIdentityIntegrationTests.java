@@ -24,11 +24,7 @@ class OwnerIdentityIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
 
-	private final RedlockRegistry registry = RedlockRegistry.builder()
-		.nodes(fleet.uris())
-		.restartGuard(false)
-		.build()
-		.start();
+	private final RedlockRegistry registry = TestRegistries.builder(fleet).build().start();
 
 	@AfterEach
 	void close() {

@@ -99,9 +99,7 @@ class PartitionIntegrationTests {
 	@Test
 	void timeSpentOnTheNetworkCountsAgainstValidity() throws Exception {
 		FleetProxy a = proxy("a");
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(a.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(a.uris())
 			.nodeTimeout(Duration.ofSeconds(1))
 			.defaultTtl(Duration.ofSeconds(10))
 			.build()
@@ -123,7 +121,7 @@ class PartitionIntegrationTests {
 	}
 
 	private RedlockRegistry registry(FleetProxy proxy) {
-		RedlockRegistry registry = RedlockRegistry.builder().nodes(proxy.uris()).restartGuard(false).build().start();
+		RedlockRegistry registry = TestRegistries.builder(proxy.uris()).build().start();
 		this.closeables.add(registry);
 		return registry;
 	}

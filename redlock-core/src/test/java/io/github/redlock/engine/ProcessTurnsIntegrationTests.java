@@ -13,6 +13,7 @@ import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.waiting.Waiting;
+import io.github.redlock.engine.waiting.WaitingLine;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -228,7 +229,7 @@ class ProcessTurnsIntegrationTests {
 					return false;
 				}
 			}
-			return a.waiting().describe(KEY).startsWith("waiters [2]");
+			return WaitingLine.of(a.waiting(), KEY).waitersAre(WaitingLine.Phase.SLEEPING);
 		});
 		held.release();
 		forB.get(5, TimeUnit.SECONDS).release();
@@ -409,8 +410,8 @@ class ProcessTurnsIntegrationTests {
 					return false;
 				}
 			}
-			return registry.waiting().describe(KEY).startsWith("waiters [2]")
-					&& registry.waiting().describe(KEY).endsWith("hinted true") && subscribedEverywhere(expected);
+			WaitingLine line = WaitingLine.of(registry.waiting(), KEY);
+			return line.waitersAre(WaitingLine.Phase.SLEEPING) && line.hinted() && subscribedEverywhere(expected);
 		});
 		return future;
 	}
@@ -448,9 +449,7 @@ class ProcessTurnsIntegrationTests {
 	}
 
 	private RedlockRegistry registry(Duration retryDelay) {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.releaseHints(true)
 			.retryDelay(retryDelay)
 			.retryJitter(Duration.ZERO)

@@ -9,6 +9,7 @@ import java.util.concurrent.locks.Lock;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.waiting.WaitingLine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -119,7 +120,9 @@ class QueueEntriesIntegrationTests {
 				assertThat(String.valueOf(fleet.node(i).call("GET", QUEUE))).as("node %d's queue", i).contains(id);
 				assertThat(NodeStats.subscribers(fleet.node(i), LOCK)).as("node %d's subscribers", i).isEqualTo(1);
 			}
-			assertThat(b.waiting().describe(KEY)).startsWith("waiters [2]").endsWith("hinted true");
+			assertThat(WaitingLine.of(b.waiting(), KEY))
+				.returns(List.of(WaitingLine.Phase.SLEEPING), WaitingLine::waiters)
+				.returns(true, WaitingLine::hinted);
 		});
 		held.release();
 		// its poll is 20 s away: only a release hint naming it gets it the lock sooner
@@ -137,9 +140,7 @@ class QueueEntriesIntegrationTests {
 	}
 
 	private RedlockRegistry registry(Duration retryDelay) {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.releaseHints(true)
 			.retryDelay(retryDelay)
 			.retryJitter(Duration.ZERO)

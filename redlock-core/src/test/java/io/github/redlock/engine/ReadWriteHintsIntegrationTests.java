@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.engine.waiting.WaitingLine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -151,15 +152,13 @@ class ReadWriteHintsIntegrationTests {
 	 */
 	private static void awaitSleeping(RedlockRegistry registry, String key, int subscribers) {
 		await().atMost(Duration.ofSeconds(20))
-			.until(() -> registry.waiting().describe(key).startsWith("waiters [2]")
-					&& registry.waiting().describe(key).endsWith("hinted true")
+			.until(() -> WaitingLine.of(registry.waiting(), key).waitersAre(WaitingLine.Phase.SLEEPING)
+					&& WaitingLine.of(registry.waiting(), key).hinted()
 					&& subscribers("redlock:lock:" + key) == subscribers);
 	}
 
 	private RedlockRegistry registry() {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.nodeTimeout(Duration.ofMillis(500))
 			.retryDelay(SLOW_POLL)
 			.retryJitter(Duration.ZERO)

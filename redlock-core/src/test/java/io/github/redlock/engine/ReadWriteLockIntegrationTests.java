@@ -17,7 +17,6 @@ import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.engine.kinds.ReadWriteLocks;
 import io.github.redlock.engine.node.Script;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -27,8 +26,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Read-write locks against five real nodes: exclusion between readers, writers and the
- * exclusive lock of the same key, reentrancy rules, token order, writer preference, and
- * node faults. See {@link ReadWriteLocks} for the algorithm.
+ * exclusive lock of the same key, reentrancy rules, token order, writer preference and
+ * the lock view ({@link ReadWriteLockUnderNodeFaultsIntegrationTests} covers node
+ * faults). See {@link ReadWriteLocks} for the algorithm.
  */
 class ReadWriteLockIntegrationTests {
 
@@ -43,20 +43,11 @@ class ReadWriteLockIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
+	@RegisterExtension
+	final TestRegistries registries = new TestRegistries();
 
 	private RedlockRegistry registry() {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false) // fresh nodes; the guard test below turns it on
-			.nodeTimeout(Duration.ofMillis(250))
-			.build()
-			.start();
+		RedlockRegistry registry = TestRegistries.builder(fleet).nodeTimeout(Duration.ofMillis(250)).build().start();
 		this.registries.add(registry);
 		return registry;
 	}
@@ -208,20 +199,6 @@ class ReadWriteLockIntegrationTests {
 	}
 
 	@Test
-	void aReaderGrantedWhileSomeNodesRefusedItLeavesNothingBehindWhenReleased() throws Exception {
-		RedlockRegistry registry = registry();
-		fleet.node(1).call("SET", "redlock:lock:rw:partial", "someone-else", "PX", "60000");
-		fleet.node(3).call("SET", "redlock:lock:rw:partial", "someone-else", "PX", "60000");
-		Lease read = registry.acquireRead("rw:partial", TTL, SETTLE);
-		read.release();
-		for (RedisNode node : fleet.fleet().nodes()) {
-			assertThat(node.call("ZCARD", "redlock:readers:rw:partial")).as(node.name()).isEqualTo(0L);
-		}
-		fleet.node(1).call("DEL", "redlock:lock:rw:partial");
-		fleet.node(3).call("DEL", "redlock:lock:rw:partial");
-	}
-
-	@Test
 	void aReaderThatStopsExtendingFreesTheLockAtItsTtl() throws Exception {
 		RedlockRegistry dead = registry();
 		RedlockRegistry writer = registry();
@@ -359,102 +336,6 @@ class ReadWriteLockIntegrationTests {
 				thread.join(10_000);
 			}
 		}
-	}
-
-	@Test
-	void readAndWriteLocksWorkWithTwoOfFiveNodesDownAndFailWithThree() throws Exception {
-		RedlockRegistry registry = registry();
-		fleet.node(1).kill();
-		fleet.node(3).kill();
-		try (Lease read = registry.acquireRead("rw:down", TTL, Duration.ofSeconds(2))) {
-			assertThat(read.isHeld()).isTrue();
-			assertThat(read.extend(TTL)).isTrue();
-		}
-		try (Lease write = registry.acquireWrite("rw:down", TTL, Duration.ofSeconds(2))) {
-			assertThat(write.isHeld()).isTrue();
-		}
-		fleet.node(4).pause();
-		try {
-			assertThatExceptionOfType(LockAcquisitionException.class)
-				.isThrownBy(() -> registry.acquireRead("rw:down", TTL, Duration.ofMillis(500)))
-				.withMessageContaining("3 needed");
-		}
-		finally {
-			fleet.node(4).resume();
-		}
-	}
-
-	@Test
-	void aReadLeaseIsLostWhenItsQuorumIsAndTellsItsListeners() throws Exception {
-		RedlockRegistry registry = registry();
-		Lease read = registry.acquireRead("rw:lost", Duration.ofSeconds(1), SETTLE, true);
-		AtomicReference<Throwable> lost = new AtomicReference<>();
-		read.addListener((lease, cause) -> lost.set(cause));
-		fleet.node(0).kill();
-		fleet.node(1).kill();
-		fleet.node(2).kill();
-		await().atMost(Duration.ofSeconds(10)).until(() -> lost.get() != null);
-		assertThat(read.isHeld()).isFalse();
-		read.release();
-	}
-
-	@Test
-	void aRestartedNodeCountsTowardNoQuorumSoAWriterCannotOverlapAReader() throws Exception {
-		Duration maxTtl = Duration.ofSeconds(5);
-		for (RedisNode node : fleet.fleet().nodes()) {
-			node.call("SET", "redlock:node", "established:0");
-		}
-		await().atMost(Duration.ofSeconds(30))
-			.until(() -> fleet.fleet().nodes().stream().allMatch((node) -> uptimeSeconds(node) > 6));
-		RedlockRegistry readers = guarded(maxTtl, true);
-		// another owner's exclusive lock on nodes 3 and 4: the reader holds on 0, 1, 2
-		fleet.node(3).call("SET", "redlock:lock:rw:guard", "someone-else", "PX", "60000");
-		fleet.node(4).call("SET", "redlock:lock:rw:guard", "someone-else", "PX", "60000");
-		Lease read = readers.acquireRead("rw:guard", maxTtl, SETTLE);
-		// node 2 restarts empty, and the other owner's lock ends on 3 and 4
-		fleet.node(2).restart(false);
-		fleet.node(3).call("DEL", "redlock:lock:rw:guard");
-		fleet.node(4).call("DEL", "redlock:lock:rw:guard");
-		// nodes 2, 3 and 4 are free of the key, but node 2 forgot the reader: the guard
-		// keeps it out, so no writer gets in while the reader holds
-		RedlockRegistry writers = guarded(maxTtl, true);
-		assertThatExceptionOfType(LockAcquisitionException.class)
-			.isThrownBy(() -> writers.acquireWrite("rw:guard", maxTtl, Duration.ofMillis(500)));
-		// without the guard, a writer does get in beside the reader: what the guard is
-		// for
-		RedlockRegistry unguarded = guarded(maxTtl, false);
-		Optional<Lease> overlapping;
-		try {
-			overlapping = Optional.of(unguarded.acquireWrite("rw:guard", maxTtl, Duration.ZERO));
-		}
-		catch (LockAcquisitionException ex) {
-			overlapping = Optional.empty();
-		}
-		boolean readerStillHeld = read.isHeld();
-		System.out.println("rw: without the restart guard a writer got in: " + overlapping.isPresent()
-				+ ", while the reader was held: " + readerStillHeld);
-		assertThat(overlapping).isPresent();
-		overlapping.get().release();
-		read.release();
-	}
-
-	private static long uptimeSeconds(RedisNode node) {
-		String info = (String) node.call("INFO", "server");
-		int start = info.indexOf("uptime_in_seconds:") + "uptime_in_seconds:".length();
-		return Long.parseLong(info.substring(start, info.indexOf('\r', start)));
-	}
-
-	private RedlockRegistry guarded(Duration maxTtl, boolean guard) {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.nodeTimeout(Duration.ofMillis(250))
-			.maxTtl(maxTtl)
-			.defaultTtl(maxTtl)
-			.restartGuard(guard)
-			.build()
-			.start();
-		this.registries.add(registry);
-		return registry;
 	}
 
 	private static List<Object> lockKeyOnNodes(String key) {

@@ -84,12 +84,7 @@ class RefusedAttemptCounterIntegrationTests {
 
 	private static RedlockRegistry registry() {
 		// a node timeout that a loaded machine does not run into: every node must answer
-		return RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.nodeTimeout(Duration.ofSeconds(1))
-			.build()
-			.start();
+		return TestRegistries.builder(fleet).nodeTimeout(Duration.ofSeconds(1)).build().start();
 	}
 
 }

@@ -1,14 +1,12 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.embedded.RedisFleetExtension;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -24,7 +22,8 @@ class RegistryListenerIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final TestRegistries registries = new TestRegistries();
 
 	private final List<String> events = new CopyOnWriteArrayList<>();
 
@@ -59,16 +58,8 @@ class RegistryListenerIntegrationTests {
 		this.durations.add(duration);
 	}
 
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
-	}
-
 	private RedlockRegistry registry(RegistryListener... listeners) {
-		RedlockRegistry.Builder builder = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false) // fresh nodes
-			.nodeTimeout(Duration.ofMillis(200));
+		RedlockRegistry.Builder builder = TestRegistries.builder(fleet).nodeTimeout(Duration.ofMillis(200));
 		for (RegistryListener listener : listeners) {
 			builder.listener(listener);
 		}

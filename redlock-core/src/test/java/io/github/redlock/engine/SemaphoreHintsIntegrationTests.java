@@ -10,6 +10,7 @@ import io.github.redlock.Lease;
 import io.github.redlock.LockSemaphore;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.waiting.WaitingLine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -147,9 +148,7 @@ class SemaphoreHintsIntegrationTests {
 	}
 
 	private RedlockRegistry registry() {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.nodeTimeout(NODE_TIMEOUT)
 			.retryDelay(SLOW_POLL)
 			.retryJitter(Duration.ZERO)
@@ -161,9 +160,7 @@ class SemaphoreHintsIntegrationTests {
 	}
 
 	private RedlockRegistry registryAs(String user, List<String> rules) {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(NodeStats.aclUser(fleet.fleet().nodes(), user, rules))
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(NodeStats.aclUser(fleet.fleet().nodes(), user, rules))
 			.nodeTimeout(NODE_TIMEOUT)
 			.retryDelay(SLOW_POLL)
 			.retryJitter(Duration.ZERO)
@@ -181,7 +178,7 @@ class SemaphoreHintsIntegrationTests {
 	 */
 	private static void awaitSleeping(RedlockRegistry registry, String key) throws InterruptedException {
 		await().atMost(Duration.ofSeconds(20))
-			.until(() -> registry.permitLines().describe(key).startsWith("waiters [2]"));
+			.until(() -> WaitingLine.of(registry.permitLines(), key).waitersAre(WaitingLine.Phase.SLEEPING));
 		Thread.sleep(1000);
 	}
 

@@ -41,12 +41,7 @@ class SemaphoreTryAcquireIntegrationTests {
 	}
 
 	private RedlockRegistry registry() {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.nodeTimeout(Duration.ofMillis(250))
-			.build()
-			.start();
+		RedlockRegistry registry = TestRegistries.builder(fleet).nodeTimeout(Duration.ofMillis(250)).build().start();
 		this.registries.add(registry);
 		return registry;
 	}

@@ -147,9 +147,7 @@ class SlowNodeReleaseIntegrationTests {
 	 * A registry whose leases may last minutes, with the node timeout given.
 	 */
 	private static RedlockRegistry registry(Duration nodeTimeout) {
-		return RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		return TestRegistries.builder(fleet)
 			.nodeTimeout(nodeTimeout)
 			.defaultTtl(nodeTimeout.multipliedBy(10))
 			.maxTtl(Duration.ofMinutes(5))

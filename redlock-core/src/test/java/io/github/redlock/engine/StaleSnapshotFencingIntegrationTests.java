@@ -1,14 +1,11 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.engine.node.NodeClient;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -34,7 +31,8 @@ class StaleSnapshotFencingIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
 
-	private final List<RedlockRegistry> registries = new ArrayList<>();
+	@RegisterExtension
+	final TestRegistries registries = new TestRegistries();
 
 	@BeforeEach
 	void establishedFleet() {
@@ -45,11 +43,6 @@ class StaleSnapshotFencingIntegrationTests {
 		}
 		await().atMost(Duration.ofSeconds(30))
 			.until(() -> fleet.fleet().nodes().stream().allMatch((node) -> uptimeSeconds(node) > 3));
-	}
-
-	@AfterEach
-	void closeRegistries() {
-		this.registries.forEach(RedlockRegistry::close);
 	}
 
 	private RedlockRegistry registry() {

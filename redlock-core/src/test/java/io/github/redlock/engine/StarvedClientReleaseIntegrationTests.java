@@ -53,11 +53,9 @@ class StarvedClientReleaseIntegrationTests {
 	@BeforeEach
 	void start() {
 		this.resources = DefaultClientResources.builder().ioThreadPoolSize(1).computationThreadPoolSize(2).build();
-		this.registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
+		this.registry = TestRegistries.builder(fleet)
 			.clientResources(this.resources)
 			.nodeTimeout(Duration.ofMillis(100))
-			.restartGuard(false)
 			.build()
 			.start();
 		this.starver = RedisClient.create(this.resources, RedisURI.create(fleet.uris().get(0)));

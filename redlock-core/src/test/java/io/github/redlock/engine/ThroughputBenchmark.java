@@ -27,11 +27,7 @@ class ThroughputBenchmark {
 	@Test
 	void acquireReleaseCyclesPerSecond() throws Exception {
 		try (RedisFleet fleet = RedisFleet.start(5);
-				RedlockRegistry registry = RedlockRegistry.builder()
-					.nodes(fleet.uris())
-					.restartGuard(false) // fresh nodes
-					.build()
-					.start()) {
+				RedlockRegistry registry = TestRegistries.builder(fleet).build().start()) {
 			System.out.println("redis-server: " + io.github.redlock.embedded.RedisServerBinary.get());
 			for (boolean freshKeys : new boolean[] { false, true }) {
 				long roundsBefore = registry.fencingRounds();

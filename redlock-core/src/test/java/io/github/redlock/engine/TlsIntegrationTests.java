@@ -65,11 +65,9 @@ class TlsIntegrationTests {
 	@Test
 	void sslTrueMakesPlainUrisUseTls() throws Exception {
 		List<String> plain = fleet.uris().stream().map((uri) -> uri.replace("rediss://", "redis://")).toList();
-		this.registry = RedlockRegistry.builder()
-			.nodes(plain)
+		this.registry = TestRegistries.builder(plain)
 			.ssl(true)
 			.sslOptions(ssl(fleet.certificates(), true))
-			.restartGuard(false)
 			.build()
 			.start();
 		assertThat(this.registry.toString()).contains("rediss://").doesNotContain("redis://1");
@@ -89,7 +87,7 @@ class TlsIntegrationTests {
 	@Test
 	void withoutTrustInThePrivateCaTheCertificateIsRefusedAndSaysWhy() {
 		// the JVM's default trust store: no private CA
-		this.registry = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build().start();
+		this.registry = TestRegistries.builder(fleet).build().start();
 		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
 				() -> this.registry.acquire("tls", Duration.ofSeconds(5), Duration.ofSeconds(3)));
 		assertThat(failure.getReason()).isEqualTo(LockAcquisitionException.Reason.NO_QUORUM);
@@ -124,7 +122,7 @@ class TlsIntegrationTests {
 	}
 
 	private static RedlockRegistry registry(List<String> uris, SslOptions ssl) {
-		return RedlockRegistry.builder().nodes(uris).sslOptions(ssl).restartGuard(false).build().start();
+		return TestRegistries.builder(uris).sslOptions(ssl).build().start();
 	}
 
 	static SslOptions ssl(TestCertificates certificates, boolean clientCertificate) throws Exception {

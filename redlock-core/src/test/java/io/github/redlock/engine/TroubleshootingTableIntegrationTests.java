@@ -136,7 +136,7 @@ class TroubleshootingTableIntegrationTests {
 	}
 
 	private String ttlAboveTheMaximum() {
-		RedlockRegistry registry = track(RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build());
+		RedlockRegistry registry = track(TestRegistries.builder(fleet).build());
 		return failure(() -> registry.acquire("x", Duration.ofMinutes(2), Duration.ZERO));
 	}
 
@@ -145,13 +145,8 @@ class TroubleshootingTableIntegrationTests {
 			node.call("ACL", "SETUSER", "default", "resetpass", ">right");
 		}
 		try {
-			RedlockRegistry registry = track(RedlockRegistry.builder()
-				.nodes(fleet.uris())
-				.username("default")
-				.password("wrong")
-				.restartGuard(false)
-				.build()
-				.start());
+			RedlockRegistry registry = track(
+					TestRegistries.builder(fleet).username("default").password("wrong").build().start());
 			await().atMost(Duration.ofSeconds(10)).until(() -> registry.checkNodes().get(0).problem() != null);
 			return registry.checkNodes().get(0).toString();
 		}
@@ -219,7 +214,7 @@ class TroubleshootingTableIntegrationTests {
 	private String sameServerTwice() {
 		List<String> uris = new ArrayList<>(fleet.uris().subList(0, 4));
 		uris.add("redis://localhost:" + fleet.node(0).port());
-		RedlockRegistry registry = track(RedlockRegistry.builder().nodes(uris).restartGuard(false).build().start());
+		RedlockRegistry registry = track(TestRegistries.builder(uris).build().start());
 		await().atMost(Duration.ofSeconds(10)).until(() -> registry.checkNodes().get(4).problem() != null);
 		return registry.checkNodes().get(4).toString();
 	}
@@ -241,12 +236,8 @@ class TroubleshootingTableIntegrationTests {
 
 	private String tooSlow() {
 		AtomicLong offset = new AtomicLong();
-		RedlockRegistry registry = track(RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.clock(() -> System.nanoTime() + offset.get())
-			.build()
-			.start());
+		RedlockRegistry registry = track(
+				TestRegistries.builder(fleet).clock(() -> System.nanoTime() + offset.get()).build().start());
 		for (int i = 0; i < registry.fleet().size(); i++) {
 			registry.fleet().node(i).afterTrustCheck(() -> offset.addAndGet(TimeUnit.SECONDS.toNanos(10)));
 		}
@@ -270,7 +261,7 @@ class TroubleshootingTableIntegrationTests {
 			node.call("ACL", "SETUSER", "app", "reset", "on", ">app-secret", "~*", "+@all", "-@dangerous");
 			uris.add("redis://app:app-secret@127.0.0.1:" + node.port());
 		}
-		RedlockRegistry registry = track(RedlockRegistry.builder().nodes(uris).restartGuard(false).build().start());
+		RedlockRegistry registry = track(TestRegistries.builder(uris).build().start());
 		return failure(() -> registry.acquire("x", Duration.ofSeconds(2), Duration.ZERO));
 	}
 

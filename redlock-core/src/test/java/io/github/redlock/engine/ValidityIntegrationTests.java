@@ -29,10 +29,7 @@ class ValidityIntegrationTests {
 
 	@BeforeEach
 	void createRegistry() {
-		this.registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false) // fresh nodes: RestartGuardIntegrationTests covers the
-									// guard
+		this.registry = TestRegistries.builder(fleet)
 			.nodeTimeout(Duration.ofSeconds(1))
 			.defaultTtl(Duration.ofSeconds(60))
 			.clock(this.clock)

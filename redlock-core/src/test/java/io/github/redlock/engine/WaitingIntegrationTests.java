@@ -63,9 +63,7 @@ class WaitingIntegrationTests {
 	}
 
 	private RedlockRegistry registry(boolean releaseHints) {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries.builder(fleet)
 			.nodeTimeout(NODE_TIMEOUT)
 			.retryDelay(SLOW_POLL)
 			.retryJitter(Duration.ZERO)
@@ -344,9 +342,8 @@ class WaitingIntegrationTests {
 	}
 
 	private RedlockRegistry registryAs(String user, Duration retryDelay, String... rules) {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(NodeStats.aclUser(fleet.fleet().nodes(), user, List.of(rules)))
-			.restartGuard(false)
+		RedlockRegistry registry = TestRegistries
+			.builder(NodeStats.aclUser(fleet.fleet().nodes(), user, List.of(rules)))
 			.nodeTimeout(NODE_TIMEOUT)
 			.retryDelay(retryDelay)
 			.retryJitter(Duration.ZERO)

@@ -76,9 +76,7 @@ class WriteCoalescingIntegrationTests {
 	}
 
 	private static RedlockRegistry registry(boolean coalesce) {
-		return RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
+		return TestRegistries.builder(fleet)
 			.nodeTimeout(Duration.ofMillis(500))
 			.clientResources(application)
 			.coalesceWrites(coalesce)
@@ -227,12 +225,7 @@ class WriteCoalescingIntegrationTests {
 						throw ex.getCause();
 					}
 				});
-		try (RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(fleet.uris())
-			.restartGuard(false)
-			.clientResources(uncopyable)
-			.build()
-			.start()) {
+		try (RedlockRegistry registry = TestRegistries.builder(fleet).clientResources(uncopyable).build().start()) {
 			assertThat(registry.fleet().resources()).isSameAs(uncopyable);
 			registry.acquire("uncopyable", Duration.ofSeconds(2), Duration.ZERO).release();
 		}

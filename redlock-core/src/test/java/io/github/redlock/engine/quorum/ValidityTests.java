@@ -1,8 +1,7 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.quorum;
 
 import java.time.Duration;
 
-import io.github.redlock.engine.quorum.Validity;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

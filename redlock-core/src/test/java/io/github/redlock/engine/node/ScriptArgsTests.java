@@ -1,11 +1,9 @@
-package io.github.redlock.engine;
+package io.github.redlock.engine.node;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.redlock.engine.node.Script;
-import io.github.redlock.engine.node.ScriptArgs;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.protocol.Command;

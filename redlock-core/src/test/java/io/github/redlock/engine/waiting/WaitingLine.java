@@ -1,0 +1,109 @@
+package io.github.redlock.engine.waiting;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A typed snapshot of one key's waiting line, so that tests assert on fields rather than
+ * on the text of {@link Waiting#describe(String)}.
+ * <p>
+ * {@code Waiting} keeps its lines and waiters private and offers no typed accessor, so
+ * this reads the one line {@code describe} writes, and only here. The reading is strict:
+ * any text it does not recognise, including a change of the phase codes the line lists in
+ * its legend, fails the test at once instead of letting a {@code startsWith} pass or fail
+ * by accident. Once {@code Waiting} has a typed accessor, {@link #of(Waiting, String)}
+ * should call it and the parsing go.
+ *
+ * @param exists whether the key has a line at all ({@code "no line"} otherwise)
+ * @param waiters the phase of each waiter, in line order
+ * @param holders the holders the line counts
+ * @param ownPermits a semaphore's line: the permits this registry holds
+ * @param hinted whether release hints for the key are asked for, as the head waits
+ * @author redlock contributors
+ */
+public record WaitingLine(boolean exists, List<Phase> waiters, int holders, int ownPermits, boolean hinted) {
+
+	private static final Pattern LINE = Pattern.compile(
+			"waiters \\[([0-9,]*)\\] \\((\\d+) queued, (\\d+) attempting, (\\d+) sleeping\\), holders (-?\\d+), own permits (-?\\d+), hinted (true|false)");
+
+	/** A key with no line. */
+	public static final WaitingLine NONE = new WaitingLine(false, List.of(), 0, 0, false);
+
+	/**
+	 * Takes a snapshot of the key's line.
+	 * @param waiting the lines
+	 * @param key the key
+	 * @return the snapshot, {@link #NONE} for a key with no line
+	 */
+	public static WaitingLine of(Waiting waiting, String key) {
+		return parse(waiting.describe(key));
+	}
+
+	static WaitingLine parse(String described) {
+		if ("no line".equals(described)) {
+			return NONE;
+		}
+		Matcher matcher = LINE.matcher(described);
+		if (!matcher.matches()) {
+			throw new IllegalStateException("Unrecognised waiting line: " + described);
+		}
+		for (Phase phase : Phase.values()) {
+			int code = Integer.parseInt(matcher.group(2 + phase.ordinal()));
+			if (code != phase.code) {
+				throw new IllegalStateException(
+						"Phase " + phase + " is coded " + code + ", not " + phase.code + ": " + described);
+			}
+		}
+		List<Phase> waiters = new ArrayList<>();
+		if (!matcher.group(1).isEmpty()) {
+			for (String code : matcher.group(1).split(",")) {
+				waiters.add(Phase.of(Integer.parseInt(code)));
+			}
+		}
+		return new WaitingLine(true, List.copyOf(waiters), Integer.parseInt(matcher.group(5)),
+				Integer.parseInt(matcher.group(6)), Boolean.parseBoolean(matcher.group(7)));
+	}
+
+	/**
+	 * Returns whether the line holds exactly these waiters, in this order.
+	 * @param phases the phase of each waiter
+	 * @return whether the waiters are these
+	 */
+	public boolean waitersAre(Phase... phases) {
+		return this.waiters.equals(List.of(phases));
+	}
+
+	/**
+	 * A waiter's phase.
+	 */
+	public enum Phase {
+
+		/** Not the head: waits its turn, with only its deadline scheduled. */
+		QUEUED(0),
+
+		/** The head, with an attempt on its way. */
+		ATTEMPTING(1),
+
+		/** The head, waiting for a wake-up or its next poll. */
+		SLEEPING(2);
+
+		private final int code;
+
+		Phase(int code) {
+			this.code = code;
+		}
+
+		static Phase of(int code) {
+			for (Phase phase : values()) {
+				if (phase.code == code) {
+					return phase;
+				}
+			}
+			throw new IllegalStateException("Unknown waiter phase " + code);
+		}
+
+	}
+
+}
