@@ -352,42 +352,14 @@ public final class Acquisition implements LiveLeases.Pending {
 	}
 
 	private void fence(QuorumCall call, String value, long start) {
-		long[] tokens = call.agreedValues();
-		long highest = 0;
-		for (long token : tokens) {
-			highest = Math.max(highest, token);
-		}
-		int atHighest = 0;
-		List<NodeClient> behind = new ArrayList<>();
-		int[] agreedNodes = call.agreedNodes();
-		for (int i = 0; i < tokens.length; i++) {
-			if (tokens[i] == highest) {
-				atHighest++;
-			}
-			else {
-				behind.add(this.fleet.node(agreedNodes[i]));
-			}
-		}
-		int missing = this.fleet.quorum() - atHighest;
-		this.engine.countAcquisition(missing > 0);
-		if (missing <= 0) {
-			acquired(call, value, start, highest);
-			return;
-		}
-		long token = highest;
-		String tokenText = String.valueOf(token);
-		String[] raiseArgs = { LockValues.secret(value), tokenText, this.engine.retentionMillis() };
-		QuorumCall raise = QuorumCall.start(behind, missing, (reply) -> reply == 1,
-				(node, index, replies) -> node.eval(Script.RAISE_FENCE, this.lockAndFence, raiseArgs, index, replies));
-		raise.decision().thenAccept((decided) -> {
-			if (decided.succeeded()) {
-				acquired(call, value, start, token);
-			}
-			else {
-				failed(call, value, "the fencing counters could not be aligned on a quorum",
-						LockAcquisitionException.Reason.NO_QUORUM);
-			}
-		});
+		String secret = LockValues.secret(value);
+		String retention = this.engine.retentionMillis();
+		FencingRound.decide(this.engine, call,
+				(node, token, index, replies) -> node.eval(Script.RAISE_FENCE, this.lockAndFence,
+						new String[] { secret, token, retention }, index, replies),
+				(token) -> acquired(call, value, start, token),
+				() -> failed(call, value, "the fencing counters could not be aligned on a quorum",
+						LockAcquisitionException.Reason.NO_QUORUM));
 	}
 
 	private void acquired(QuorumCall call, String value, long start, long token) {

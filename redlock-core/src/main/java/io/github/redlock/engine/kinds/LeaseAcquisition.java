@@ -278,42 +278,12 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 	}
 
 	private void fence(QuorumCall call, Attempt attempt, long start) {
-		long[] tokens = call.agreedValues();
-		long highest = 0;
-		for (long token : tokens) {
-			highest = Math.max(highest, token);
-		}
-		int atHighest = 0;
-		List<NodeClient> behind = new ArrayList<>();
-		int[] agreedNodes = call.agreedNodes();
-		for (int i = 0; i < tokens.length; i++) {
-			if (tokens[i] == highest) {
-				atHighest++;
-			}
-			else {
-				behind.add(this.fleet.node(agreedNodes[i]));
-			}
-		}
-		int missing = this.fleet.quorum() - atHighest;
-		this.engine.countAcquisition(missing > 0);
-		if (missing <= 0) {
-			acquired(call, attempt, start, highest);
-			return;
-		}
-		long token = highest;
-		String tokenText = String.valueOf(token);
 		String secret = LockValues.secret(attempt.value());
-		QuorumCall raise = QuorumCall.start(behind, missing, (reply) -> reply == 1,
-				(node, index, replies) -> raise(node, attempt, secret, tokenText, index, replies));
-		raise.decision().thenAccept((decided) -> {
-			if (decided.succeeded()) {
-				acquired(call, attempt, start, token);
-			}
-			else {
-				failed(call, attempt, "the fencing counters could not be aligned on a quorum",
-						LockAcquisitionException.Reason.NO_QUORUM);
-			}
-		});
+		FencingRound.decide(this.engine, call,
+				(node, token, index, replies) -> raise(node, attempt, secret, token, index, replies),
+				(token) -> acquired(call, attempt, start, token),
+				() -> failed(call, attempt, "the fencing counters could not be aligned on a quorum",
+						LockAcquisitionException.Reason.NO_QUORUM));
 	}
 
 	private void acquired(QuorumCall call, Attempt attempt, long start, long token) {
