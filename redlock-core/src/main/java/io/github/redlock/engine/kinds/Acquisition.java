@@ -1,12 +1,9 @@
 package io.github.redlock.engine.kinds;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -154,13 +151,10 @@ public final class Acquisition implements LiveLeases.Pending {
 	 */
 	private QuorumCall previous;
 
-	/** Split votes in a row: see {@link #nextDelay}. */
-	private int splits;
-
 	/** Its place in its key's line, or {@code null} when it may not wait. */
 	private volatile Waiting.Waiter waiter;
 
-	private final long startedNanos = System.nanoTime();
+	private final AttemptOutcomes outcomes;
 
 	private Acquisition(EngineContext engine, String key, Duration ttl, Duration waitTime) {
 		this.engine = engine;
@@ -173,6 +167,7 @@ public final class Acquisition implements LiveLeases.Pending {
 		this.ttlMillis = String.valueOf(ttl.toMillis());
 		this.waitTime = waitTime;
 		this.deadline = engine.clock().nanoTime() + waitTime.toNanos();
+		this.outcomes = new AttemptOutcomes(engine, key, waitTime);
 	}
 
 	/**
@@ -229,11 +224,8 @@ public final class Acquisition implements LiveLeases.Pending {
 	private void timedOutInLine() {
 		Waiting.Waiter place = this.waiter;
 		int ahead = (place != null) ? place.ahead() : 0;
-		LockAcquisitionException failure = new LockAcquisitionException(LockAcquisitionException.Reason.HELD, this.key,
-				this.waitTime, this.attempts, 0, this.fleet.quorum(), this.fleet.size(), List.of(),
-				"it waited its turn behind " + ahead + " earlier acquisition" + ((ahead == 1) ? "" : "s")
-						+ " of this registry for the same lock, which held or tried it all that time");
-		tellNotAcquired(failure);
+		LockAcquisitionException failure = this.outcomes.timedOutInLine(ahead, this.attempts);
+		this.outcomes.tellNotAcquired(this.result, failure);
 		this.result.completeExceptionally(failure);
 	}
 
@@ -358,17 +350,15 @@ public final class Acquisition implements LiveLeases.Pending {
 				(node, token, index, replies) -> node.eval(Script.RAISE_FENCE, this.lockAndFence,
 						new String[] { secret, token, retention }, index, replies),
 				(token) -> acquired(call, value, start, token),
-				() -> failed(call, value, "the fencing counters could not be aligned on a quorum",
-						LockAcquisitionException.Reason.NO_QUORUM));
+				() -> failed(call, value, AttemptOutcomes.UNALIGNED, LockAcquisitionException.Reason.NO_QUORUM));
 	}
 
 	private void acquired(QuorumCall call, String value, long start, long token) {
 		long now = this.engine.clock().nanoTime();
 		long validUntil = this.engine.validity().validUntil(start, this.ttlNanos);
-		if (now >= validUntil) {
-			failed(call, value, "a quorum agreed only after " + TimeUnit.NANOSECONDS.toMillis(now - start)
-					+ "ms, which leaves no validity of the " + this.ttlMillis + "ms ttl once drift is allowed for",
-					LockAcquisitionException.Reason.VALIDITY_EXHAUSTED);
+		String tooLate = AttemptOutcomes.noValidity(start, now, validUntil, this.ttlMillis);
+		if (tooLate != null) {
+			failed(call, value, tooLate, LockAcquisitionException.Reason.VALIDITY_EXHAUSTED);
 			return;
 		}
 		if (logger.isDebugEnabled()) {
@@ -392,11 +382,7 @@ public final class Acquisition implements LiveLeases.Pending {
 			abandonOnClose(); // released already
 			return;
 		}
-		if (this.engine.events().any()) {
-			// told before the caller has the lease, so that its release is told after
-			Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
-			this.engine.events().tell((listener) -> listener.acquired(this.key, took));
-		}
+		this.outcomes.tellAcquired();
 		if (!this.result.complete(lease)) {
 			lease.releaseAsync(); // the caller gave up meanwhile
 		}
@@ -416,21 +402,19 @@ public final class Acquisition implements LiveLeases.Pending {
 		}
 		long left = this.deadline - this.engine.clock().nanoTime();
 		Waiting.Waiter place = this.waiter;
+		String hopeless = (left > 0 && place != null) ? this.outcomes.hopeless(left) : null;
 		if (left <= 0 || place == null) {
 			fail(call, note, reason);
 		}
-		else if (!this.fleet.quorumPossibleBy(System.nanoTime() + left)) {
-			fail(call,
-					"fewer nodes than a quorum are usable and none is expected back within the wait time, so it"
-							+ " stopped trying " + TimeUnit.NANOSECONDS.toMillis(left) + "ms early",
-					LockAcquisitionException.Reason.NO_QUORUM);
+		else if (hopeless != null) {
+			fail(call, hopeless, LockAcquisitionException.Reason.NO_QUORUM);
 		}
 		else {
-			int held = call.countAnswered((reply) -> reply < 0);
-			if (held > 0) {
+			if (AttemptOutcomes.held(call) > 0) {
 				queue(place);
 			}
-			if (!place.retry(Math.min(left, nextDelay(call, held)))) {
+			long delay = this.outcomes.nextDelay(call, -1, call.leastHeldMillis(), place.pollBackoff());
+			if (!place.retry(Math.min(left, delay))) {
 				abandonOnClose();
 			}
 		}
@@ -469,56 +453,12 @@ public final class Acquisition implements LiveLeases.Pending {
 	}
 
 	/**
-	 * Returns how long to wait before the next attempt. A split vote (some nodes agreed,
-	 * fewer than a quorum hold another owner's value) means the lock was free moments ago
-	 * and another process's waiter raced this one, each withdrawing its minority: the
-	 * next attempt goes after a random delay up to 1ms, doubling with each split in a row
-	 * up to the retry delay, so that one of them wins soon. Otherwise
-	 * {@link Waiting#retryDelay}.
-	 * @param held how many nodes answered "held by another owner"
-	 */
-	private long nextDelay(QuorumCall call, int held) {
-		if (call.agreedCount() > 0 && held > 0 && held < this.fleet.quorum()) {
-			long bound = Math.min(this.engine.waiting().retryDelayNanos(),
-					TimeUnit.MILLISECONDS.toNanos(1) << Math.min(this.splits++, 10));
-			return ThreadLocalRandom.current().nextLong(bound + 1);
-		}
-		this.splits = 0;
-		Waiting.Waiter place = this.waiter;
-		return this.engine.waiting().retryDelay(holderLeftNanos(call), (place != null) ? place.pollBackoff() : 0);
-	}
-
-	/**
-	 * Returns the shortest time to live of another owner's lock that the nodes reported
-	 * so far, or {@code -1} if none did.
-	 */
-	private static long holderLeftNanos(QuorumCall call) {
-		long leastMillis = call.leastHeldMillis();
-		return (leastMillis < 0) ? -1 : TimeUnit.MILLISECONDS.toNanos(leastMillis);
-	}
-
-	private void tellNotAcquired(LockAcquisitionException failure) {
-		if (!this.result.isDone() && this.engine.events().any()) {
-			Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
-			this.engine.events().tell((listener) -> listener.notAcquired(this.key, took, failure));
-		}
-	}
-
-	/**
 	 * Fails the acquisition once every node of its last attempt has answered.
 	 * @param reason the reason, or {@code null} to judge it from the call's replies
 	 */
 	private void fail(QuorumCall call, String note, LockAcquisitionException.Reason reason) {
-		int attemptsMade = this.attempts;
-		call.completion().thenRun(() -> {
-			int agreed = call.countAnswered((reply) -> reply > 0);
-			List<NodeFailure> failures = call
-				.failures((reply) -> "by another owner for " + HeldReply.millis(reply) + "ms more");
-			LockAcquisitionException failure = new LockAcquisitionException(reason, this.key, this.waitTime,
-					attemptsMade, agreed, this.fleet.quorum(), this.fleet.size(), failures, note);
-			tellNotAcquired(failure);
-			this.result.completeExceptionally(failure);
-		});
+		this.outcomes.fail(this.result, call, this.attempts, note, reason,
+				(reply) -> "by another owner for " + HeldReply.millis(reply) + "ms more");
 	}
 
 }

@@ -1,11 +1,7 @@
 package io.github.redlock.engine.kinds;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockKeys;
@@ -80,8 +76,6 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 	 */
 	private QuorumCall previous;
 
-	private int splits;
-
 	/**
 	 * The attempt whose queueing last found the key free and woke the head
 	 * ({@link #queue}); written on the nodes' threads.
@@ -90,7 +84,7 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 
 	private volatile Waiting.Waiter waiter;
 
-	private final long startedNanos = System.nanoTime();
+	private final AttemptOutcomes outcomes;
 
 	/**
 	 * @param line the waiting lines it stands in, by its key
@@ -109,6 +103,7 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 		this.ttlMillis = String.valueOf(ttl.toMillis());
 		this.waitTime = waitTime;
 		this.deadline = engine.clock().nanoTime() + waitTime.toNanos();
+		this.outcomes = new AttemptOutcomes(engine, key, waitTime);
 	}
 
 	/**
@@ -243,11 +238,8 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 	private void timedOutInLine() {
 		Waiting.Waiter place = this.waiter;
 		int ahead = (place != null) ? place.ahead() : 0;
-		LockAcquisitionException failure = new LockAcquisitionException(LockAcquisitionException.Reason.HELD, this.key,
-				this.waitTime, this.attempts, 0, this.fleet.quorum(), this.fleet.size(), List.of(),
-				"it waited its turn behind " + ahead + " earlier acquisition" + ((ahead == 1) ? "" : "s")
-						+ " of this registry for the same key, which held or tried it all that time");
-		tellNotAcquired(failure);
+		LockAcquisitionException failure = this.outcomes.timedOutInLine(ahead, this.attempts);
+		this.outcomes.tellNotAcquired(this.result, failure);
 		this.result.completeExceptionally(failure);
 	}
 
@@ -282,17 +274,15 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 		FencingRound.decide(this.engine, call,
 				(node, token, index, replies) -> raise(node, attempt, secret, token, index, replies),
 				(token) -> acquired(call, attempt, start, token),
-				() -> failed(call, attempt, "the fencing counters could not be aligned on a quorum",
-						LockAcquisitionException.Reason.NO_QUORUM));
+				() -> failed(call, attempt, AttemptOutcomes.UNALIGNED, LockAcquisitionException.Reason.NO_QUORUM));
 	}
 
 	private void acquired(QuorumCall call, Attempt attempt, long start, long token) {
 		long now = this.engine.clock().nanoTime();
 		long validUntil = this.engine.validity().validUntil(start, this.ttlNanos);
-		if (now >= validUntil) {
-			failed(call, attempt, "a quorum agreed only after " + TimeUnit.NANOSECONDS.toMillis(now - start)
-					+ "ms, which leaves no validity of the " + this.ttlMillis + "ms ttl once drift is allowed for",
-					LockAcquisitionException.Reason.VALIDITY_EXHAUSTED);
+		String tooLate = AttemptOutcomes.noValidity(start, now, validUntil, this.ttlMillis);
+		if (tooLate != null) {
+			failed(call, attempt, tooLate, LockAcquisitionException.Reason.VALIDITY_EXHAUSTED);
 			return;
 		}
 		RedlockLease lease = lease(attempt, token, start, validUntil, call);
@@ -309,10 +299,7 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 			abandonOnClose();
 			return;
 		}
-		if (this.engine.events().any()) {
-			Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
-			this.engine.events().tell((listener) -> listener.acquired(this.key, took));
-		}
+		this.outcomes.tellAcquired();
 		if (!this.result.complete(lease)) {
 			lease.releaseAsync();
 		}
@@ -347,20 +334,18 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 		}
 		long left = this.deadline - this.engine.clock().nanoTime();
 		Waiting.Waiter place = this.waiter;
+		String hopeless = (left > 0 && place != null) ? this.outcomes.hopeless(left) : null;
 		if (left <= 0 || place == null) {
 			fail(call, attempt, note, reason);
 		}
-		else if (!this.fleet.quorumPossibleBy(System.nanoTime() + left)) {
-			fail(call, attempt,
-					"fewer nodes than a quorum are usable and none is expected back within the wait time, so it"
-							+ " stopped trying " + TimeUnit.NANOSECONDS.toMillis(left) + "ms early",
-					LockAcquisitionException.Reason.NO_QUORUM);
+		else if (hopeless != null) {
+			fail(call, attempt, hopeless, LockAcquisitionException.Reason.NO_QUORUM);
 		}
 		else {
-			if (call.countAnswered((reply) -> reply < 0) > 0) {
+			if (AttemptOutcomes.held(call) > 0) {
 				queue(place);
 			}
-			if (!place.retry(Math.min(left, nextDelay(attempt, call)))) {
+			if (!place.retry(Math.min(left, nextDelay(attempt, call, place)))) {
 				abandonOnClose();
 			}
 		}
@@ -400,28 +385,17 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 	}
 
 	/**
-	 * Returns how long to wait before the next attempt: soon after a split vote or a
-	 * refusal the kind can act on, else {@link Waiting#retryDelay}, never later than the
-	 * shortest remaining time the nodes reported.
+	 * Returns how long to wait before the next attempt
+	 * ({@link AttemptOutcomes#nextDelay}), from the holders' remaining times as this kind
+	 * reads them.
 	 */
-	private long nextDelay(Attempt attempt, QuorumCall call) {
-		long soon = retrySoon(attempt, call);
-		int held = call.countAnswered((reply) -> reply < 0);
-		if (soon >= 0 || (call.agreedCount() > 0 && held > 0 && held < this.fleet.quorum())) {
-			long bound = Math.min(this.engine.waiting().retryDelayNanos(),
-					TimeUnit.MILLISECONDS.toNanos(1) << Math.min(this.splits++, 10));
-			return Math.max(soon, 0) + ThreadLocalRandom.current().nextLong(bound + 1);
-		}
-		this.splits = 0;
+	private long nextDelay(Attempt attempt, QuorumCall call, Waiting.Waiter place) {
 		long least = -1;
 		for (long reply : call.answeredValues((reply) -> reply < 0)) {
 			long millis = heldMillis(reply);
 			least = (least < 0) ? millis : Math.min(least, millis);
 		}
-		Waiting.Waiter place = this.waiter;
-		return this.engine.waiting()
-			.retryDelay((least < 0) ? -1 : TimeUnit.MILLISECONDS.toNanos(least),
-					(place != null && backsOff()) ? place.pollBackoff() : 0);
+		return this.outcomes.nextDelay(call, retrySoon(attempt, call), least, backsOff() ? place.pollBackoff() : 0);
 	}
 
 	/**
@@ -434,23 +408,8 @@ abstract class LeaseAcquisition implements LiveLeases.Pending {
 		return true;
 	}
 
-	private void tellNotAcquired(LockAcquisitionException failure) {
-		if (!this.result.isDone() && this.engine.events().any()) {
-			Duration took = Duration.ofNanos(System.nanoTime() - this.startedNanos);
-			this.engine.events().tell((listener) -> listener.notAcquired(this.key, took, failure));
-		}
-	}
-
 	private void fail(QuorumCall call, Attempt attempt, String note, LockAcquisitionException.Reason reason) {
-		int attemptsMade = this.attempts;
-		call.completion().thenRun(() -> {
-			int agreed = call.countAnswered((reply) -> reply > 0);
-			List<NodeFailure> failures = call.failures((reply) -> describeRefusal(attempt, reply));
-			LockAcquisitionException failure = new LockAcquisitionException(reason, this.key, this.waitTime,
-					attemptsMade, agreed, this.fleet.quorum(), this.fleet.size(), failures, note);
-			tellNotAcquired(failure);
-			this.result.completeExceptionally(failure);
-		});
+		this.outcomes.fail(this.result, call, this.attempts, note, reason, (reply) -> describeRefusal(attempt, reply));
 	}
 
 }
