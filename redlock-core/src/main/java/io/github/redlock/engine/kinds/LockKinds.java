@@ -107,7 +107,7 @@ public final class LockKinds {
 			joinHeld(this.holds, reentered, ttl, autoExtend);
 			return new ReentrantLease(this.holds, reentered);
 		}
-		RedlockLease lease = Acquisition.await(Acquisition.start(this.engine, key, ttl, waitTime), key,
+		RedlockLease lease = AcquisitionAwait.await(ExclusiveAcquisition.start(this.engine, key, ttl, waitTime), key,
 				this.engine.decisionBound(waitTime));
 		ThreadHolds.Hold hold = this.holds.first(lease);
 		if (autoExtend) {
@@ -122,7 +122,7 @@ public final class LockKinds {
 	public CompletableFuture<Lease> exclusiveAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
 		check(key, ttl, waitTime);
 		return this.observing.async(key, ttl, waitTime, autoExtend, LockObserver.Kind.EXCLUSIVE,
-				() -> Acquisition.start(this.engine, key, ttl, waitTime));
+				() -> ExclusiveAcquisition.start(this.engine, key, ttl, waitTime));
 	}
 
 	/**
@@ -240,7 +240,7 @@ public final class LockKinds {
 		refuseIfExclusive(key, "read");
 		ThreadHolds.Hold writing = this.writeHolds.peek(key);
 		String writerSecret = (writing != null) ? LockValues.secret(writing.lease().value()) : null;
-		RedlockLease lease = Acquisition.await(this.readWrite.read(key, ttl, waitTime, writerSecret), key,
+		RedlockLease lease = AcquisitionAwait.await(this.readWrite.read(key, ttl, waitTime, writerSecret), key,
 				this.engine.decisionBound(waitTime));
 		ThreadHolds.Hold hold = this.readHolds.first(lease);
 		if (autoExtend) {
@@ -265,7 +265,7 @@ public final class LockKinds {
 					+ " it: the data may have changed in between), or take the write lock from the start");
 		}
 		refuseIfExclusive(key, "write");
-		RedlockLease lease = Acquisition.await(this.readWrite.write(key, ttl, waitTime), key,
+		RedlockLease lease = AcquisitionAwait.await(this.readWrite.write(key, ttl, waitTime), key,
 				this.engine.decisionBound(waitTime));
 		ThreadHolds.Hold hold = this.writeHolds.first(lease);
 		if (autoExtend) {

@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.LongAdder;
 
 import io.github.redlock.Durations;
 import io.github.redlock.engine.RedlockSettings;
-import io.github.redlock.engine.kinds.Acquisition;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.quorum.MonotonicClock;
@@ -20,7 +19,7 @@ import io.github.redlock.engine.quorum.Validity;
 import io.github.redlock.engine.waiting.Waiting;
 
 /**
- * What an {@link Acquisition} and a {@link RedlockLease} work with, built once per
+ * What an acquisition of any kind and a {@link RedlockLease} work with, built once per
  * registry: its settings, the node fleet and key layout, the monotonic clock and validity
  * arithmetic, the one scheduler thread shared by retries and the watchdog, the threads
  * that run callers' code, lock values, listeners, the live leases, and the counters the

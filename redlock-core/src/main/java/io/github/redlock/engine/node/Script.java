@@ -6,7 +6,6 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 
-import io.github.redlock.engine.kinds.Acquisition;
 import io.github.redlock.engine.kinds.PermitSemaphore;
 import io.github.redlock.engine.kinds.ReadWriteLocks;
 import io.github.redlock.engine.waiting.ReleaseHints;
@@ -133,7 +132,8 @@ public record Script(String name, String text, String sha) {
 	// -(1 + the holder's remaining ms + 2^33 * (1 + the counter's value mod 2^19, or 0
 	// without a counter)): the remaining ms in the low 33 bits (capped at 99 days), the
 	// counter's low bits above them, which tell a failed attempt whether it counted above
-	// the holder's nodes (Held, Acquisition#failed). Lua numbers are doubles: the reply
+	// the holder's nodes (HeldReply, and the exclusive kind's withdrawal). Lua numbers
+	// are doubles: the reply
 	// stays below 2^53, so it is exact.
 	// Bytes on the wire (RESP: an argument of n bytes costs n + 5 or 6): EVALSHA and the
 	// SHA 59, numkeys 7, each key its length plus 6 (prefix, "lock:"/"fence:" and the
@@ -356,7 +356,8 @@ public record Script(String name, String text, String sha) {
 	// with. The client asks for this only when the attempt counted above the nodes that
 	// refused it (an attempt while another owner held the lock on a quorum), so that
 	// those failed attempts do not leave this node's counter ahead and cost the next
-	// holder a second round (Acquisition#failed). A hint there would wake the attempt's
+	// holder a second round (the exclusive kind's withdrawal). A hint there would wake
+	// the attempt's
 	// own registry (it waits for
 	// the key, subscribed), which would try again at once, fail again when a quorum is
 	// down, and withdraw again: a loop of thousands of attempts a second, as
