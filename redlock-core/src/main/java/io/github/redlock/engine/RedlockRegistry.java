@@ -105,7 +105,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			builder.clientOptions.accept(options);
 		} : builder.clientOptions;
 		this.fleet = new NodeFleet(addresses, settings, builder.clientResources, guard, builder.acceptEviction,
-				silentNodes, clientOptions, builder.coalesceWrites);
+				silentNodes, clientOptions, builder.coalesceWrites, LockKinds.SCRIPTS);
 		addresses.stream()
 			.filter((address) -> address.tlsWarning() != null)
 			.forEach((address) -> logger.warn("Redlock node " + address + ": " + address.tlsWarning()

@@ -2,6 +2,7 @@ package io.github.redlock.engine.kinds;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.redlock.engine.lease.EngineContext;
@@ -32,6 +33,10 @@ import io.github.redlock.engine.waiting.Waiting;
  * @author redlock contributors
  */
 final class ExclusiveAcquisition extends AcquisitionLoop {
+
+	/** The scripts this kind sends, with {@link Script#QUEUE_WAITER} for its line. */
+	static final List<Script> SCRIPTS = List.of(Script.ACQUIRE, Script.RAISE_FENCE, Script.RELEASE, Script.QUEUE_WAITER,
+			Script.WITHDRAW, Script.EXTEND);
 
 	private final String[] keys;
 

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
@@ -18,6 +19,7 @@ import io.github.redlock.engine.lease.ReentrantLease;
 import io.github.redlock.engine.lease.ThreadHolds;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.LockValues;
+import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.waiting.Waiting;
 
 /**
@@ -36,6 +38,15 @@ import io.github.redlock.engine.waiting.Waiting;
  * @author redlock contributors
  */
 public final class LockKinds {
+
+	/**
+	 * The scripts a lock call of any kind may send, as each kind declares them: loaded on
+	 * every (re)connect, so that a node that restarted knows them before the next call.
+	 */
+	public static final List<Script> SCRIPTS = Stream
+		.of(ExclusiveAcquisition.SCRIPTS, ReadWriteLocks.SCRIPTS, PermitSemaphore.SCRIPTS)
+		.flatMap(List::stream)
+		.toList();
 
 	private final EngineContext engine;
 

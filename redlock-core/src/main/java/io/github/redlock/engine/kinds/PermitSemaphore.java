@@ -108,6 +108,10 @@ import io.github.redlock.engine.waiting.Waiting;
  */
 public final class PermitSemaphore implements LockSemaphore {
 
+	/** The scripts a permit's acquisition and lease send. */
+	static final List<Script> SCRIPTS = List.of(Script.ACQUIRE_PERMIT, Script.EXTEND_PERMIT, Script.RAISE_PERMIT,
+			Script.RELEASE_PERMIT);
+
 	/**
 	 * The largest permit count: its slots must fit below
 	 * {@link Script#PERMIT_HINT_RANGE}.

@@ -1,6 +1,7 @@
 package io.github.redlock.engine.kinds;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.redlock.engine.RedlockSettings;
@@ -103,6 +104,11 @@ import io.github.redlock.engine.waiting.Waiting;
  * @author redlock contributors
  */
 public final class ReadWriteLocks {
+
+	/** The scripts read and write locks send. */
+	static final List<Script> SCRIPTS = List.of(Script.ACQUIRE_READ, Script.EXTEND_READ, Script.RAISE_READ,
+			Script.RELEASE_READ, Script.WITHDRAW_READ, Script.ACQUIRE_WRITE, Script.EXTEND_WRITE, Script.RELEASE_WRITE,
+			Script.CLEAR_INTENT);
 
 	private static final String[] NONE = {};
 

@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.List;
 
 import io.github.redlock.engine.kinds.PermitSemaphore;
 import io.github.redlock.engine.kinds.ReadWriteLocks;
@@ -699,13 +698,5 @@ public record Script(String name, String text, String sha) {
 			local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 			return redis.call('zrangebyscore', KEYS[1], '(' .. now, '+inf')
 			""");
-
-	/**
-	 * The scripts a lock call may send, loaded on every (re)connect by
-	 * {@link NodeClient}.
-	 */
-	static final List<Script> LOCK_PATH = List.of(ACQUIRE, RAISE_FENCE, RELEASE, QUEUE_WAITER, WITHDRAW, EXTEND,
-			ACQUIRE_READ, EXTEND_READ, RAISE_READ, RELEASE_READ, WITHDRAW_READ, ACQUIRE_WRITE, EXTEND_WRITE,
-			RELEASE_WRITE, CLEAR_INTENT, ACQUIRE_PERMIT, EXTEND_PERMIT, RAISE_PERMIT, RELEASE_PERMIT);
 
 }
