@@ -63,7 +63,7 @@ final class RegistryEngine {
 				settings.maxTtl().toNanos() + validity.driftNanos(settings.maxTtl().toNanos()), keys.markerKey())
 				: new RestartGuard(false, 0, keys.markerKey());
 		this.fleet = new NodeFleet(addresses, settings, options.resources(), guard, options.acceptEviction(),
-				silentNodes, options.clientOptions(), options.coalesceWrites());
+				silentNodes, options.clientOptions(), options.coalesceWrites(), LockKinds.SCRIPTS);
 		addresses.stream()
 			.filter((address) -> address.tlsWarning() != null)
 			.forEach((address) -> logger.warn("Redlock node " + address + ": " + address.tlsWarning()

@@ -26,8 +26,9 @@
  * {@code LeaseWatchdog} and {@code ExpiryChecks} (auto-extension and expiry on one
  * timer), {@code LiveLeases}, {@code ThreadHolds} and {@code ReentrantLease},
  * {@code EngineContext} (what acquisitions and leases share);</li>
- * <li>{@link io.github.redlock.engine.kinds}, what is locked: {@code Acquisition} (the
- * exclusive lock), {@code LeaseAcquisition} with {@code ReadWriteLocks} and
+ * <li>{@link io.github.redlock.engine.kinds}, what is locked: {@code AcquisitionLoop}
+ * (one acquisition of any kind, with {@code AttemptOutcomes} and {@code FencingRound}),
+ * its kinds {@code ExclusiveAcquisition}, {@code ReadWriteLocks} and
  * {@code PermitSemaphore}, {@code Observing} (the {@code LockObserver}),
  * {@code LockView};</li>
  * <li>this package, the façade and the public types: {@code RedlockRegistry} (checks
@@ -39,15 +40,16 @@
  *
  * <h2>How an acquisition flows</h2> {@code RedlockRegistry.acquire} checks the key, TTL
  * and wait time, and returns the current thread's lease again if {@code ThreadHolds} says
- * it holds the key. Otherwise {@code Acquisition.start} waits for {@code NodeFleet} to
- * have connected, then each attempt makes a fresh lock value and sends the acquire script
- * to every node through a {@code QuorumCall}; each {@code NodeClient} refuses at once
- * while {@code NodeTrust} keeps it out. With a majority in agreement, the highest fencing
- * counter is the token; if fewer than a majority reported it, a second quorum call raises
- * the others. The lock counts if {@code Validity} says time is left; then a
- * {@code RedlockLease} is recorded in {@code LiveLeases}, listeners are told, and the
- * caller gets it (the blocking API wrapped in a {@code ReentrantLease}). A failed attempt
- * releases on every node and asks {@code Waiting} for the next attempt, until the wait
- * time is spent and a {@code LockAcquisitionException} says what each node answered.
+ * it holds the key. Otherwise the kind's {@code AcquisitionLoop} waits for
+ * {@code NodeFleet} to have connected, then each attempt makes a fresh lock value and
+ * sends the acquire script to every node through a {@code QuorumCall}; each
+ * {@code NodeClient} refuses at once while {@code NodeTrust} keeps it out. With a
+ * majority in agreement, the highest fencing counter is the token; if fewer than a
+ * majority reported it, a second quorum call raises the others. The lock counts if
+ * {@code Validity} says time is left; then a {@code RedlockLease} is recorded in
+ * {@code LiveLeases}, listeners are told, and the caller gets it (the blocking API
+ * wrapped in a {@code ReentrantLease}). A failed attempt releases on every node and asks
+ * {@code Waiting} for the next attempt, until the wait time is spent and a
+ * {@code LockAcquisitionException} says what each node answered.
  */
 package io.github.redlock.engine;

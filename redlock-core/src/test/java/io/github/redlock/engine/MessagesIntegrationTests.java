@@ -11,7 +11,6 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockInfo;
 import io.github.redlock.LockKeys;
 import io.github.redlock.embedded.RedisFleetExtension;
-import io.github.redlock.engine.kinds.Acquisition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,7 +40,7 @@ class MessagesIntegrationTests {
 
 	@Test
 	void controlCharactersInAKeyAreEscapedWhereverTheKeyIsShown() throws Exception {
-		LogCapture debug = LogCapture.of(Level.FINE, Acquisition.class);
+		LogCapture debug = LogCapture.of(Level.FINE, "io.github.redlock.engine.kinds.AcquisitionLoop");
 		try (Lease lease = this.registry.acquire(FORGING_KEY, Duration.ofSeconds(10), Duration.ZERO)) {
 			assertThat(lease.key()).isEqualTo(FORGING_KEY); // the key itself is unchanged
 			LockAcquisitionException[] failure = new LockAcquisitionException[1];

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.embedded.RedisFleetExtension;
-import io.github.redlock.engine.kinds.Acquisition;
+import io.github.redlock.engine.kinds.AcquisitionAwait;
 import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.waiting.ReleaseHints;
 import org.junit.jupiter.api.AfterEach;
@@ -222,7 +222,7 @@ class WaitingIntegrationTests {
 		CompletableFuture<Lease> last = registry.acquireAsync("line-timeout", TTL, WAIT);
 		awaitWaiters(registry, 4);
 		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
-				() -> Acquisition.await(impatient.thenApply(RedlockLease.class::cast), "line-timeout",
+				() -> AcquisitionAwait.await(impatient.thenApply(RedlockLease.class::cast), "line-timeout",
 						registry.decisionBound(Duration.ofMillis(300))));
 		assertThat(failure.getReason()).isEqualTo(LockAcquisitionException.Reason.HELD);
 		assertThat(failure).hasMessageContaining("behind 1 earlier acquisition of this registry");

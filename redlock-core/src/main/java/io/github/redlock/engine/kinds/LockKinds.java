@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
@@ -18,6 +19,7 @@ import io.github.redlock.engine.lease.ReentrantLease;
 import io.github.redlock.engine.lease.ThreadHolds;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.LockValues;
+import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.waiting.Waiting;
 
 /**
@@ -36,6 +38,15 @@ import io.github.redlock.engine.waiting.Waiting;
  * @author redlock contributors
  */
 public final class LockKinds {
+
+	/**
+	 * The scripts a lock call of any kind may send, as each kind declares them: loaded on
+	 * every (re)connect, so that a node that restarted knows them before the next call.
+	 */
+	public static final List<Script> SCRIPTS = Stream
+		.of(ExclusiveAcquisition.SCRIPTS, ReadWriteLocks.SCRIPTS, PermitSemaphore.SCRIPTS)
+		.flatMap(List::stream)
+		.toList();
 
 	private final EngineContext engine;
 
@@ -107,7 +118,7 @@ public final class LockKinds {
 			joinHeld(this.holds, reentered, ttl, autoExtend);
 			return new ReentrantLease(this.holds, reentered);
 		}
-		RedlockLease lease = Acquisition.await(Acquisition.start(this.engine, key, ttl, waitTime), key,
+		RedlockLease lease = AcquisitionAwait.await(ExclusiveAcquisition.start(this.engine, key, ttl, waitTime), key,
 				this.engine.decisionBound(waitTime));
 		ThreadHolds.Hold hold = this.holds.first(lease);
 		if (autoExtend) {
@@ -122,7 +133,7 @@ public final class LockKinds {
 	public CompletableFuture<Lease> exclusiveAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
 		check(key, ttl, waitTime);
 		return this.observing.async(key, ttl, waitTime, autoExtend, LockObserver.Kind.EXCLUSIVE,
-				() -> Acquisition.start(this.engine, key, ttl, waitTime));
+				() -> ExclusiveAcquisition.start(this.engine, key, ttl, waitTime));
 	}
 
 	/**
@@ -240,7 +251,7 @@ public final class LockKinds {
 		refuseIfExclusive(key, "read");
 		ThreadHolds.Hold writing = this.writeHolds.peek(key);
 		String writerSecret = (writing != null) ? LockValues.secret(writing.lease().value()) : null;
-		RedlockLease lease = Acquisition.await(this.readWrite.read(key, ttl, waitTime, writerSecret), key,
+		RedlockLease lease = AcquisitionAwait.await(this.readWrite.read(key, ttl, waitTime, writerSecret), key,
 				this.engine.decisionBound(waitTime));
 		ThreadHolds.Hold hold = this.readHolds.first(lease);
 		if (autoExtend) {
@@ -265,7 +276,7 @@ public final class LockKinds {
 					+ " it: the data may have changed in between), or take the write lock from the start");
 		}
 		refuseIfExclusive(key, "write");
-		RedlockLease lease = Acquisition.await(this.readWrite.write(key, ttl, waitTime), key,
+		RedlockLease lease = AcquisitionAwait.await(this.readWrite.write(key, ttl, waitTime), key,
 				this.engine.decisionBound(waitTime));
 		ThreadHolds.Hold hold = this.writeHolds.first(lease);
 		if (autoExtend) {

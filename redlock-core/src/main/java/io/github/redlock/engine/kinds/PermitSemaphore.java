@@ -49,7 +49,7 @@ import io.github.redlock.engine.waiting.Waiting;
  * <p>
  * An attempt asks every node for one slot ({@link Script#ACQUIRE_PERMIT}), the slot fixed
  * when it starts, so that its withdrawal frees the very slot it asked for on every node
- * (see {@link LeaseAcquisition}'s invariants). A node takes it if it is free there and
+ * (see {@link AcquisitionLoop}'s invariants). A node takes it if it is free there and
  * fewer than {@code permits} slots are live there, and answers the next counter value;
  * else it answers how long the slot (or, when all are taken, the first permit) has left
  * and the first slot free there after the one asked for, in cyclic order. The permit is
@@ -89,10 +89,10 @@ import io.github.redlock.engine.waiting.Waiting;
  * holder's validity) and refused. A node that forgot its slots (restart, flush, old
  * snapshot) is kept out of every quorum by the restart guard until the maximum TTL has
  * passed since, so that everything it forgot has expired: the exclusive lock's argument,
- * per slot. Tokens come from that counter exactly as {@link Acquisition}'s (maximum over
- * the quorum, a second round raising the others only where the slot is still ours, the
- * floor), so a permit granted after another was granted has a larger token; permits held
- * at once may share a token.
+ * per slot. Tokens come from that counter exactly as every kind's ({@link FencingRound}:
+ * maximum over the quorum, a second round raising the others only where the slot is still
+ * ours, the floor), so a permit granted after another was granted has a larger token;
+ * permits held at once may share a token.
  *
  * <h2>When the permit count changes</h2> The count is the callers', sent with each
  * attempt, not stored: a caller only asks for slots below its own count, and a node
@@ -107,6 +107,10 @@ import io.github.redlock.engine.waiting.Waiting;
  * @author redlock contributors
  */
 public final class PermitSemaphore implements LockSemaphore {
+
+	/** The scripts a permit's acquisition and lease send. */
+	static final List<Script> SCRIPTS = List.of(Script.ACQUIRE_PERMIT, Script.EXTEND_PERMIT, Script.RAISE_PERMIT,
+			Script.RELEASE_PERMIT);
 
 	/**
 	 * The largest permit count: its slots must fit below
@@ -175,7 +179,7 @@ public final class PermitSemaphore implements LockSemaphore {
 	private Lease acquirePermit(Duration ttl, Duration waitTime, boolean autoExtend) {
 		RedlockLease lease;
 		try {
-			lease = Acquisition.await(new PermitAcquisition(ttl, waitTime).start(), this.key,
+			lease = AcquisitionAwait.await(new PermitAcquisition(ttl, waitTime).start(), this.key,
 					this.engine.decisionBound(waitTime));
 		}
 		catch (InterruptedException ex) {
@@ -255,7 +259,7 @@ public final class PermitSemaphore implements LockSemaphore {
 	/**
 	 * One acquisition of a permit: asks for one slot per attempt.
 	 */
-	private final class PermitAcquisition extends LeaseAcquisition {
+	private final class PermitAcquisition extends AcquisitionLoop {
 
 		/**
 		 * The slot the next attempt asks for, read once as it starts: each attempt's
@@ -325,11 +329,10 @@ public final class PermitSemaphore implements LockSemaphore {
 			Waiting waiting = PermitSemaphore.this.lines;
 			String semaphoreKey = this.key;
 			waiting.permitHeld(semaphoreKey, PermitSemaphore.this.permits);
-			LeaseOps ops = new LeaseOps(Script.EXTEND_PERMIT, PermitSemaphore.this.keys, Script.RELEASE_PERMIT,
+			LeaseOps ops = LeaseOps.scripted(Script.EXTEND_PERMIT, PermitSemaphore.this.keys, Script.RELEASE_PERMIT,
 					new String[] { PermitSemaphore.this.keys[0], PermitSemaphore.this.keys[1] }, slotArg, releaseArgs,
 					() -> waiting.permitGone(semaphoreKey, hint));
-			return new RedlockLease(this.engine, this.key, PermitSemaphore.this.keys, attempt.value(), token, start,
-					validUntil, call, ops);
+			return new RedlockLease(this.engine, this.key, attempt.value(), token, start, validUntil, call, ops);
 		}
 
 		@Override

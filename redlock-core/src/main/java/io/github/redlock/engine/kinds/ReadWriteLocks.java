@@ -1,6 +1,7 @@
 package io.github.redlock.engine.kinds;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.redlock.engine.RedlockSettings;
@@ -41,10 +42,10 @@ import io.github.redlock.engine.waiting.Waiting;
  * counter value, in one atomic step. <b>A writer</b> ({@link Script#ACQUIRE_WRITE}) sets
  * {@code lock:k} with {@code SET NX} only when no live reader is left, and takes the next
  * counter value. Either is held when a quorum agreed within its validity, exactly as an
- * exclusive lock ({@link Acquisition}); a failed attempt withdraws its entry everywhere.
- * Extension and release act only on the lease's own entry: a reader's extension fails
- * where its entry is gone or dead, so a reader that lost its quorum learns it at its next
- * extension and is lost, as any lease.
+ * exclusive lock ({@link AcquisitionLoop}); a failed attempt withdraws its entry
+ * everywhere. Extension and release act only on the lease's own entry: a reader's
+ * extension fails where its entry is gone or dead, so a reader that lost its quorum
+ * learns it at its next extension and is lost, as any lease.
  *
  * <h2>Why a writer never overlaps a holder</h2> Say writer {@code W} and reader (or
  * writer, or exclusive holder) {@code R} were both held at time {@code t}. Each was
@@ -67,13 +68,14 @@ import io.github.redlock.engine.waiting.Waiting;
  *
  * <h2>Tokens</h2> Readers and writers take their tokens from the key's one counter, with
  * the same script code, maximum over the quorum, second round and floor as
- * {@link Acquisition}, whose argument carries over word for word with "the lock is still
- * ours there" read as "our entry is still live there" (the second round for a reader,
- * {@link Script#RAISE_READ}, raises only where its entry is live). So every lease granted
- * after another was granted has a larger token, whatever the two leases' modes: a
- * writer's token is above every earlier reader's and writer's (and exclusive holder's),
- * and a reader's above every earlier writer's. Readers that hold at once may share a
- * token (neither was granted before the other began); no writer ever shares one.
+ * {@link ExclusiveAcquisition} ({@link FencingRound}), whose argument carries over word
+ * for word with "the lock is still ours there" read as "our entry is still live there"
+ * (the second round for a reader, {@link Script#RAISE_READ}, raises only where its entry
+ * is live). So every lease granted after another was granted has a larger token, whatever
+ * the two leases' modes: a writer's token is above every earlier reader's and writer's
+ * (and exclusive holder's), and a reader's above every earlier writer's. Readers that
+ * hold at once may share a token (neither was granted before the other began); no writer
+ * ever shares one.
  *
  * <h2>Writers are not starved</h2> A writer's attempt refused by a holder leaves a mark,
  * {@code writer:k}, for {@link #markTtlMillis} (a second, or four retry delays if more),
@@ -102,6 +104,11 @@ import io.github.redlock.engine.waiting.Waiting;
  * @author redlock contributors
  */
 public final class ReadWriteLocks {
+
+	/** The scripts read and write locks send. */
+	static final List<Script> SCRIPTS = List.of(Script.ACQUIRE_READ, Script.EXTEND_READ, Script.RAISE_READ,
+			Script.RELEASE_READ, Script.WITHDRAW_READ, Script.ACQUIRE_WRITE, Script.EXTEND_WRITE, Script.RELEASE_WRITE,
+			Script.CLEAR_INTENT);
 
 	private static final String[] NONE = {};
 
@@ -145,7 +152,7 @@ public final class ReadWriteLocks {
 		return "by a writer, readers, an exclusive holder or a waiting writer for " + (-reply - 1) + "ms more";
 	}
 
-	private final class ReadAcquisition extends LeaseAcquisition {
+	private final class ReadAcquisition extends AcquisitionLoop {
 
 		private final String[] keys;
 
@@ -199,11 +206,11 @@ public final class ReadWriteLocks {
 		@Override
 		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call) {
 			String lockKey = this.key;
-			LeaseOps ops = new LeaseOps(Script.EXTEND_READ, new String[] { this.keys[0], this.keys[1], this.keys[2] },
-					Script.RELEASE_READ, new String[] { this.keys[0], this.keys[2] }, NONE,
+			LeaseOps ops = LeaseOps.scripted(Script.EXTEND_READ,
+					new String[] { this.keys[0], this.keys[1], this.keys[2] }, Script.RELEASE_READ,
+					new String[] { this.keys[0], this.keys[2] }, NONE, NONE,
 					() -> this.engine.waiting().hint(lockKey, null));
-			return new RedlockLease(this.engine, this.key, new String[] { this.keys[0], this.keys[1] }, attempt.value(),
-					token, start, validUntil, call, ops);
+			return new RedlockLease(this.engine, this.key, attempt.value(), token, start, validUntil, call, ops);
 		}
 
 		@Override
@@ -213,7 +220,7 @@ public final class ReadWriteLocks {
 
 	}
 
-	private final class WriteAcquisition extends LeaseAcquisition {
+	private final class WriteAcquisition extends AcquisitionLoop {
 
 		private final String[] keys;
 
@@ -276,11 +283,11 @@ public final class ReadWriteLocks {
 		@Override
 		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call) {
 			String lockKey = this.key;
-			LeaseOps ops = new LeaseOps(Script.EXTEND_WRITE, new String[] { this.keys[0], this.keys[1], this.keys[2] },
-					Script.RELEASE_WRITE, new String[] { this.keys[0], this.keys[2] }, NONE,
+			LeaseOps ops = LeaseOps.scripted(Script.EXTEND_WRITE,
+					new String[] { this.keys[0], this.keys[1], this.keys[2] }, Script.RELEASE_WRITE,
+					new String[] { this.keys[0], this.keys[2] }, NONE, NONE,
 					() -> this.engine.waiting().holderGone(lockKey));
-			return new RedlockLease(this.engine, this.key, new String[] { this.keys[0], this.keys[1] }, attempt.value(),
-					token, start, validUntil, call, ops);
+			return new RedlockLease(this.engine, this.key, attempt.value(), token, start, validUntil, call, ops);
 		}
 
 		@Override

@@ -4,10 +4,12 @@
  * locks, a semaphore's permits) is acquired here, with its scripts, and handed out as a
  * lease of the layer below.
  * <ul>
- * <li>{@code Acquisition}: one acquisition of the exclusive lock;
- * {@code LeaseAcquisition}: one of a read lock, the write lock or a permit, with
- * {@code ReadWriteLocks} and {@code PermitSemaphore} saying what their scripts are and
- * why they are safe;</li>
+ * <li>{@code AcquisitionLoop}: one acquisition of any kind, judged by
+ * {@code AttemptOutcomes}, its token from {@code FencingRound}, awaited by the blocking
+ * API through {@code AcquisitionAwait}; the kinds, each with its scripts, its
+ * {@code LeaseOps} and what sets it apart: {@code ExclusiveAcquisition} (the exclusive
+ * lock), {@code ReadWriteLocks} (read and write locks) and {@code PermitSemaphore} (a
+ * semaphore's permits), saying why they are safe;</li>
  * <li>{@code Observing}: the registry's {@code LockObserver} told of every kind and mode
  * alike;</li>
  * <li>{@code LockView} and {@code ReadWriteView}: the {@code java.util.concurrent.locks}

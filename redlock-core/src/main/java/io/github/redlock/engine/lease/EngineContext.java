@@ -19,11 +19,11 @@ import io.github.redlock.engine.quorum.Validity;
 import io.github.redlock.engine.waiting.Waiting;
 
 /**
- * What an acquisition and a {@link RedlockLease} work with, built once per registry: its
- * settings, the node fleet and key layout, the monotonic clock and validity arithmetic,
- * the one scheduler thread shared by retries and the watchdog, the threads that run
- * callers' code, lock values, listeners, the live leases, and the counters the registry
- * reports.
+ * What an acquisition of any kind and a {@link RedlockLease} work with, built once per
+ * registry: its settings, the node fleet and key layout, the monotonic clock and validity
+ * arithmetic, the one scheduler thread shared by retries and the watchdog, the threads
+ * that run callers' code, lock values, listeners, the live leases, and the counters the
+ * registry reports.
  *
  * @author redlock contributors
  */

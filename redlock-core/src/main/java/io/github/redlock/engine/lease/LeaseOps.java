@@ -1,58 +1,70 @@
 package io.github.redlock.engine.lease;
 
-import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
 
+import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.quorum.NodeFleet;
+import io.github.redlock.engine.quorum.QuorumCall;
 
 /**
- * How a read lock, a write lock or a permit acts on the nodes once held: the scripts that
- * extend and release it, with their keys and the arguments that follow the secret, and
- * whom its end concerns. A {@link RedlockLease} without one is an exclusive lock.
+ * How a held lease of one kind acts on the nodes and in this registry: the script that
+ * extends it, how it is released, and whom its end concerns. Each kind declares its own
+ * beside its acquisition, so that a {@link RedlockLease} is the same for every kind.
  *
- * @param extend the extension script: its arguments are the secret, the ttl in ms, the
- * counter retention in ms, then {@code extra}
- * @param extendKeys the extension's keys
- * @param release the release script: its arguments are the secret, then {@code extra}
- * @param releaseKeys the release's keys
- * @param extra what follows the extension's base arguments, such as a permit's slot
- * @param releaseExtra what follows the secret in the release: {@code extra}, or more (a
- * permit's release hint channel and message)
- * @param gone run once when the lease ends (released on a quorum, lost, or at its end),
- * to wake the waiters of this registry that it kept out
  * @author redlock contributors
  */
-public record LeaseOps(Script extend, String[] extendKeys, Script release, String[] releaseKeys, String[] extra,
-		String[] releaseExtra, Runnable gone) {
+public interface LeaseOps {
 
 	/**
-	 * Lease operations whose release takes the same extra arguments as the extension.
+	 * Sends the extension to one node, answering 1 where the lease's value is still held.
+	 * @param args the secret, the ttl in ms and the counter retention in ms
 	 */
-	public LeaseOps(Script extend, String[] extendKeys, Script release, String[] releaseKeys, String[] extra,
-			Runnable gone) {
-		this(extend, extendKeys, release, releaseKeys, extra, extra, gone);
-	}
+	void extend(NodeClient node, String[] args, int index, NodeClient.ReplyHandler replies);
 
 	/**
-	 * Returns the extension's arguments: {@code base} (secret, ttl, retention) and the
-	 * extra ones.
+	 * Deletes the lease's value on every node.
+	 * @param secret the value's secret part
+	 * @param token the lease's fencing token
+	 * @param acquisition the acquisition that wrote the value: each node's deletion goes
+	 * out once that node answered it
+	 * @param afterQuorum run once a quorum is done with it, or {@code null} for the
+	 * clean-up of a lease that was lost (whose end was told already)
+	 * @param warnKey as for {@link NodeFleet#releaseEverywhere}
+	 * @return as {@link NodeFleet#releaseEverywhere}
 	 */
-	String[] extendArgs(String[] base) {
-		if (this.extra.length == 0) {
-			return base;
-		}
-		String[] args = Arrays.copyOf(base, base.length + this.extra.length);
-		System.arraycopy(this.extra, 0, args, base.length, this.extra.length);
-		return args;
-	}
+	CompletableFuture<Boolean> release(NodeFleet fleet, String secret, long token, QuorumCall acquisition,
+			NodeFleet.AfterQuorum afterQuorum, String warnKey);
 
 	/**
-	 * Returns the release's arguments: the secret and the extra ones.
+	 * Tells this registry that the lease ended without a release (lost, or at the end
+	 * asked for).
 	 */
-	String[] releaseArgs(String secret) {
-		String[] args = new String[1 + this.releaseExtra.length];
-		args[0] = secret;
-		System.arraycopy(this.releaseExtra, 0, args, 1, this.releaseExtra.length);
-		return args;
+	void ended();
+
+	/**
+	 * Tells this registry that a quorum of nodes is done with the lease's release.
+	 * @param queuedBehind as for {@link NodeFleet.AfterQuorum#done}
+	 */
+	void released(boolean queuedBehind);
+
+	/**
+	 * Returns the operations of a kind whose extension and release are each one script
+	 * and whose end concerns this registry alike however it came.
+	 * @param extend the extension script: its arguments are the secret, the ttl in ms,
+	 * the counter retention in ms, then {@code extra}
+	 * @param extendKeys the extension's keys
+	 * @param release the release script: its arguments are the secret, then
+	 * {@code releaseExtra}
+	 * @param releaseKeys the release's keys
+	 * @param extra what follows the extension's base arguments, such as a permit's slot
+	 * @param releaseExtra what follows the secret in the release
+	 * @param gone run once when the lease ends (released on a quorum, lost, or at its
+	 * end), to wake the waiters of this registry that it kept out
+	 */
+	static LeaseOps scripted(Script extend, String[] extendKeys, Script release, String[] releaseKeys, String[] extra,
+			String[] releaseExtra, Runnable gone) {
+		return new ScriptedLeaseOps(extend, extendKeys, release, releaseKeys, extra, releaseExtra, gone);
 	}
 
 }

@@ -21,12 +21,10 @@ import io.github.redlock.NodeFailure;
 import io.github.redlock.RedlockException;
 import io.github.redlock.engine.LockObserver;
 import io.github.redlock.engine.node.LockValues;
-import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.MonotonicClock;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.quorum.Validity;
-import io.github.redlock.engine.waiting.Waiting;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -67,8 +65,6 @@ public final class RedlockLease implements Lease {
 
 	private final String key;
 
-	private final String[] keys;
-
 	private final String value;
 
 	/** The value's secret part, which alone is sent to extend and release. */
@@ -76,9 +72,7 @@ public final class RedlockLease implements Lease {
 
 	private final long token;
 
-	/**
-	 * How a read lock, write lock or permit acts on the nodes; {@code null} for a mutex.
-	 */
+	/** How its kind acts on the nodes and in this registry. */
 	private final LeaseOps ops;
 
 	private final long holdDeadline;
@@ -121,22 +115,15 @@ public final class RedlockLease implements Lease {
 	/** Hears how the hold ends, if the registry has a {@link LockObserver}. */
 	private volatile LockObserver.Holding observation;
 
-	public RedlockLease(EngineContext engine, String key, String[] keys, String value, long token, long startNanos,
-			long validUntil, QuorumCall acquisition) {
-		this(engine, key, keys, value, token, startNanos, validUntil, acquisition, null);
-	}
-
 	/**
-	 * Makes a lease that extends and releases itself with the scripts of {@code ops}: a
-	 * read lock, write lock or permit; {@code null} for an exclusive lock.
+	 * Makes a lease that extends and releases itself as its kind's {@code ops} say.
 	 */
-	public RedlockLease(EngineContext engine, String key, String[] keys, String value, long token, long startNanos,
-			long validUntil, QuorumCall acquisition, LeaseOps ops) {
+	public RedlockLease(EngineContext engine, String key, String value, long token, long startNanos, long validUntil,
+			QuorumCall acquisition, LeaseOps ops) {
 		this.ops = ops;
 		this.engine = engine;
 		this.fleet = engine.fleet();
 		this.key = key;
-		this.keys = keys; // the lock and its fencing counter
 		this.value = value;
 		this.secret = LockValues.secret(value);
 		this.token = token;
@@ -390,12 +377,8 @@ public final class RedlockLease implements Lease {
 		}
 		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
 		String[] args = { this.secret, ttlMillis, this.engine.retentionMillis() };
-		LeaseOps leaseOps = this.ops;
-		QuorumCall call = (leaseOps == null)
-				? this.fleet.quorumCall((reply) -> reply == 1,
-						(node, index, replies) -> node.eval(Script.EXTEND, this.keys, args, index, replies))
-				: this.fleet.quorumCall((reply) -> reply == 1, (node, index, replies) -> node.eval(leaseOps.extend(),
-						leaseOps.extendKeys(), leaseOps.extendArgs(args), index, replies));
+		QuorumCall call = this.fleet.quorumCall((reply) -> reply == 1,
+				(node, index, replies) -> this.ops.extend(node, args, index, replies));
 		CompletableFuture<ExtendOutcome> outcome = call.decision().thenApply((decided) -> {
 			long now = clock.nanoTime();
 			if (decided.succeeded()) {
@@ -603,12 +586,7 @@ public final class RedlockLease implements Lease {
 	 * Tells whom the end of this lease concerns: the key's line in this registry.
 	 */
 	private void holderGone() {
-		if (this.ops == null) {
-			this.engine.waiting().holderGone(this.key, Waiting.ENDED);
-		}
-		else {
-			this.ops.gone().run();
-		}
+		this.ops.ended();
 	}
 
 	/**
@@ -617,13 +595,7 @@ public final class RedlockLease implements Lease {
 	 * named another process's line and queued this one behind it.
 	 */
 	private void released(boolean queuedBehind) {
-		if (this.ops == null) {
-			this.engine.waiting()
-				.holderGone(this.key, queuedBehind ? Waiting.RELEASED_QUEUED : Waiting.RELEASED_NOT_QUEUED);
-		}
-		else {
-			this.ops.gone().run();
-		}
+		this.ops.released(queuedBehind);
 	}
 
 	/**
@@ -631,25 +603,7 @@ public final class RedlockLease implements Lease {
 	 * @param warnKey the key to warn with if no quorum could be freed, or {@code null}
 	 */
 	private CompletableFuture<Boolean> releaseEverywhere(NodeFleet.AfterQuorum afterQuorum, String warnKey) {
-		LeaseOps leaseOps = this.ops;
-		if (leaseOps == null) {
-			// without afterQuorum, the lease was lost: its line heard of its end then
-			String[] args = (afterQuorum != null)
-					? this.engine.waiting().releaseArgs(this.key, this.secret, this.token, this.acquisition)
-					: this.engine.waiting().lostReleaseArgs(this.key, this.secret, this.token);
-			String[] releaseKeys = { this.keys[0], this.engine.keys().waitersKey(this.key) };
-			if (afterQuorum == null || !this.engine.waiting().keepsTurn(args)) {
-				return this.fleet.releaseEverywhere(releaseKeys, args, this.acquisition, afterQuorum, warnKey);
-			}
-			// this registry keeps the turn: its next waiter tries at once, its attempt
-			// going to each node after this release (one connection per node)
-			CompletableFuture<Boolean> release = this.fleet.releaseEverywhere(releaseKeys, args, this.acquisition, null,
-					warnKey);
-			this.engine.waiting().holderGone(this.key, Waiting.RELEASED_KEPT);
-			return release;
-		}
-		return this.fleet.undoEverywhere(leaseOps.release(), leaseOps.releaseKeys(), leaseOps.releaseArgs(this.secret),
-				this.acquisition, (afterQuorum != null) ? leaseOps.gone() : null, warnKey);
+		return this.ops.release(this.fleet, this.secret, this.token, this.acquisition, afterQuorum, warnKey);
 	}
 
 	/**

@@ -3,9 +3,9 @@
  * held lock's value, fencing token and validity, how it is extended and released, and how
  * its end is told, whatever kind of lock it is.
  * <ul>
- * <li>{@code RedlockLease}: a held lock and its end, told once; {@code LeaseOps}: the
- * scripts a read lock, write lock or permit is extended and released with (none for the
- * exclusive lock);</li>
+ * <li>{@code RedlockLease}: a held lock and its end, told once; {@code LeaseOps}: how a
+ * kind's lease is extended and released and whom its end concerns, declared by each kind
+ * ({@code ScriptedLeaseOps} for those of one script each);</li>
  * <li>{@code LeaseWatchdog} and {@code ExpiryChecks}: auto-extension and the expiry check
  * of every lease, on one timer;</li>
  * <li>{@code LiveLeases}: the held leases and pending acquisitions, and whether the

@@ -43,7 +43,8 @@ public final class NodeClient {
 
 	public NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration deletionTimeout,
 			Duration connectTimeout, RestartGuard guard, ServerIdentities identities, boolean acceptEviction,
-			SilentNodes silentNodes, Consumer<ClientOptions.Builder> customizer, Runnable changed) {
+			SilentNodes silentNodes, Consumer<ClientOptions.Builder> customizer, List<Script> lockScripts,
+			Runnable changed) {
 		this.address = address;
 		String node = address.toString();
 		ConnectionGenerations generations = new ConnectionGenerations();
@@ -55,7 +56,7 @@ public final class NodeClient {
 		NodeConnection.NodeParts parts = new NodeConnection.NodeParts(this.trust, this.silence,
 				new NodeErrors(node, "after " + nodeTimeout.toMillis() + "ms"), generations, new InFlight());
 		this.connection = new NodeConnection(address, resources, nodeTimeout, deletionTimeout, connectTimeout,
-				silentNodes, customizer, parts, changed);
+				silentNodes, customizer, parts, lockScripts, changed);
 		this.calls = new ScriptCalls(node, this.connection, parts, resources, nodeTimeout);
 		this.health = new NodeHealth(address, this.connection, this.calls, parts);
 		this.errors = parts.errors();

@@ -2,6 +2,7 @@ package io.github.redlock.engine.node;
 
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -55,6 +56,9 @@ final class NodeConnection {
 
 	private final NodeAddress address;
 
+	/** The scripts a lock call may send, loaded on every (re)connect. */
+	private final List<Script> lockScripts;
+
 	private final RedisClient client;
 
 	private final RedisURI uri;
@@ -94,8 +98,9 @@ final class NodeConnection {
 
 	NodeConnection(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration deletionTimeout,
 			Duration connectTimeout, SilentNodes silentNodes, Consumer<ClientOptions.Builder> customizer,
-			NodeParts parts, Runnable changed) {
+			NodeParts parts, List<Script> lockScripts, Runnable changed) {
 		this.address = address;
+		this.lockScripts = lockScripts;
 		this.nodeTimeout = nodeTimeout;
 		this.trust = parts.trust();
 		this.silence = parts.silence();
@@ -273,7 +278,7 @@ final class NodeConnection {
 	 */
 	private void preload(StatefulRedisConnection<String, String> connection) {
 		if (!this.closed) {
-			ScriptPreload.load(connection, this.trust.markerKey(), this.address);
+			ScriptPreload.load(connection, this.lockScripts, this.trust.markerKey(), this.address);
 		}
 	}
 

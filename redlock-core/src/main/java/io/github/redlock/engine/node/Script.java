@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.List;
 
 /**
  * A Lua script and its SHA-1, run by EVALSHA with a fallback to EVAL on NOSCRIPT. Scripts
@@ -128,7 +127,8 @@ public record Script(String name, String text, String sha) {
 	// -(1 + the holder's remaining ms + 2^33 * (1 + the counter's value mod 2^19, or 0
 	// without a counter)): the remaining ms in the low 33 bits (capped at 99 days), the
 	// counter's low bits above them, which tell a failed attempt whether it counted above
-	// the holder's nodes (Held, Acquisition#failed). Lua numbers are doubles: the reply
+	// the holder's nodes (HeldReply, and the exclusive kind's withdrawal). Lua numbers
+	// are doubles: the reply
 	// stays below 2^53, so it is exact.
 	// Bytes on the wire (RESP: an argument of n bytes costs n + 5 or 6): EVALSHA and the
 	// SHA 59, numkeys 7, each key its length plus 6 (prefix, "lock:"/"fence:" and the
@@ -349,7 +349,8 @@ public record Script(String name, String text, String sha) {
 	// with. The client asks for this only when the attempt counted above the nodes that
 	// refused it (an attempt while another owner held the lock on a quorum), so that
 	// those failed attempts do not leave this node's counter ahead and cost the next
-	// holder a second round (Acquisition#failed). A hint there would wake the attempt's
+	// holder a second round (the exclusive kind's withdrawal). A hint there would wake
+	// the attempt's
 	// own registry (it waits for the key, subscribed), which would try again at once,
 	// fail again when a quorum is down, and withdraw again: a loop of thousands of
 	// attempts a second. Returns 1 if deleted, else 0.
@@ -689,13 +690,5 @@ public record Script(String name, String text, String sha) {
 			local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 			return redis.call('zrangebyscore', KEYS[1], '(' .. now, '+inf')
 			""");
-
-	/**
-	 * The scripts a lock call may send, loaded on every (re)connect by
-	 * {@link NodeClient}.
-	 */
-	static final List<Script> LOCK_PATH = List.of(ACQUIRE, RAISE_FENCE, RELEASE, QUEUE_WAITER, WITHDRAW, EXTEND,
-			ACQUIRE_READ, EXTEND_READ, RAISE_READ, RELEASE_READ, WITHDRAW_READ, ACQUIRE_WRITE, EXTEND_WRITE,
-			RELEASE_WRITE, CLEAR_INTENT, ACQUIRE_PERMIT, EXTEND_PERMIT, RAISE_PERMIT, RELEASE_PERMIT);
 
 }

@@ -1,5 +1,7 @@
 package io.github.redlock.engine.node;
 
+import java.util.List;
+
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.apache.commons.logging.Log;
@@ -26,17 +28,19 @@ final class ScriptPreload {
 	/**
 	 * Sends the lock path's scripts on {@code connection}, without waiting for the
 	 * replies.
+	 * @param scripts the scripts a lock call may send, as the kinds of lock declare them
 	 * @param markerKey the node's marker key
 	 * @param node the node, for the log
 	 */
-	static void load(StatefulRedisConnection<String, String> connection, String markerKey, NodeAddress node) {
+	static void load(StatefulRedisConnection<String, String> connection, List<Script> scripts, String markerKey,
+			NodeAddress node) {
 		// a key under the prefix (what the ACL allows) that is never a lock: the marker.
 		// The acquire script stops at the marker check, the others at the ownership check
 		// (an empty secret never matches)
 		String[] keys = { markerKey, markerKey, markerKey };
 		String[] args = { "", "1", "1", "" };
 		try {
-			for (Script script : Script.LOCK_PATH) {
+			for (Script script : scripts) {
 				connection.async().eval(script.text(), ScriptOutputType.INTEGER, keys, args);
 			}
 		}

@@ -61,10 +61,11 @@ public final class NodeFleet {
 	 * @param clientOptions what to change on each node's client options
 	 * @param coalesceWrites whether concurrent commands to one node go out in one write
 	 * ({@link WriteCoalescing})
+	 * @param lockScripts the scripts a lock call may send, loaded on every (re)connect
 	 */
 	public NodeFleet(List<NodeAddress> addresses, RedlockSettings settings, ClientResources resources,
 			RestartGuard guard, boolean acceptEviction, SilentNodes silentNodes,
-			Consumer<ClientOptions.Builder> clientOptions, boolean coalesceWrites) {
+			Consumer<ClientOptions.Builder> clientOptions, boolean coalesceWrites, List<Script> lockScripts) {
 		FleetResources fleetResources = new FleetResources(resources, coalesceWrites);
 		this.resources = fleetResources.get();
 		List<NodeClient> clients = new ArrayList<>(addresses.size());
@@ -72,7 +73,7 @@ public final class NodeFleet {
 		for (NodeAddress address : addresses) {
 			clients.add(new NodeClient(address, this.resources, settings.nodeTimeout(), settings.maxTtl(),
 					settings.connectTimeout(), guard, identities, acceptEviction, silentNodes, clientOptions,
-					this::changed));
+					lockScripts, this::changed));
 		}
 		this.nodes = List.copyOf(clients);
 		this.quorum = new Quorum(this.nodes.size());

@@ -6,6 +6,7 @@ import java.util.TreeMap;
 
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
+import io.github.redlock.engine.kinds.LockKinds;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,7 +42,7 @@ class LoadingScriptContractIntegrationTests {
 	@Test
 	void everyLockPathScriptSentAsNodeClientLoadsItWritesNothing() {
 		node.call("SET", MARKER_KEY, "abcdefghijklmnop:1795000000000");
-		for (Script script : Script.LOCK_PATH) {
+		for (Script script : LockKinds.SCRIPTS) {
 			long reply = evalLong(node, script, List.of(MARKER_KEY, MARKER_KEY, MARKER_KEY), "", "1", "1", "");
 			long expected = (script == Script.QUEUE_WAITER) ? -3 : 0;
 			assertThat(reply).as("%s's reply", script.name()).isEqualTo(expected);

@@ -1,0 +1,68 @@
+package io.github.redlock.engine.kinds;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.github.redlock.Durations;
+import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockKeys;
+import io.github.redlock.RedlockException;
+import io.github.redlock.engine.lease.RedlockLease;
+
+/**
+ * The blocking API's wait for an acquisition of any kind ({@link AcquisitionLoop}).
+ *
+ * @author redlock contributors
+ */
+public final class AcquisitionAwait {
+
+	private AcquisitionAwait() {
+	}
+
+	/**
+	 * Waits for an acquisition on the caller's thread, at most {@code bound}: the wait
+	 * time plus what deciding the last attempt may take
+	 * ({@code RedlockRegistry.decisionBound}). The engine decides every acquisition
+	 * within that; should it not, the caller gets a {@link LockAcquisitionException}
+	 * rather than a hang, and the acquisition is abandoned (a lease granted after that is
+	 * released at once).
+	 * @param future the acquisition
+	 * @param key the lock key, for the message
+	 * @param bound how long to wait at most
+	 * @throws InterruptedException if interrupted, which abandons the acquisition
+	 * @throws LockAcquisitionException rethrown from the caller's thread, so that its
+	 * stack trace shows the caller
+	 */
+	public static RedlockLease await(CompletableFuture<RedlockLease> future, String key, Duration bound)
+			throws InterruptedException {
+		try {
+			return future.get(bound.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			future.cancel(false);
+			throw ex;
+		}
+		catch (TimeoutException ex) {
+			future.cancel(false);
+			throw new LockAcquisitionException(LockAcquisitionException.Reason.NO_QUORUM, key, "Lock '"
+					+ LockKeys.printable(key) + "' was not acquired: the acquisition was not decided within "
+					+ Durations.format(bound) + " (its wait time, the connect timeout and two rounds of node"
+					+ " timeouts), so it was abandoned, and a lock granted to it later is released at once. This is"
+					+ " a defect of the redlock engine: please report it with this registry's log.");
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof LockAcquisitionException failure) {
+				throw new LockAcquisitionException(failure.getMessage(), failure);
+			}
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			throw new RedlockException("Lock acquisition failed", cause);
+		}
+	}
+
+}

@@ -1,0 +1,448 @@
+package io.github.redlock.engine.kinds;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+
+import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockKeys;
+import io.github.redlock.NodeFailure;
+import io.github.redlock.engine.lease.EngineContext;
+import io.github.redlock.engine.lease.LiveLeases;
+import io.github.redlock.engine.lease.RedlockLease;
+import io.github.redlock.engine.node.LockValues;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.NodeReply;
+import io.github.redlock.engine.node.TurnProtocol;
+import io.github.redlock.engine.quorum.NodeFleet;
+import io.github.redlock.engine.quorum.QuorumCall;
+import io.github.redlock.engine.waiting.Waiting;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * One call to acquire a lock of any kind: attempts on every node at once, retried when
+ * {@link Waiting} says, until the wait time is spent. Each kind
+ * ({@link ExclusiveAcquisition}, the read and write acquisitions of
+ * {@link ReadWriteLocks}, {@link PermitSemaphore}'s) says which scripts it sends, how its
+ * lease acts ({@link io.github.redlock.engine.lease.LeaseOps}) and what sets it apart, as
+ * the hooks below; the loop is the same for all.
+ * <p>
+ * <b>Invariants.</b>
+ * <ul>
+ * <li>A lease is handed out only when a quorum agreed within validity: an attempt counts
+ * only once a quorum agreed to it ({@link QuorumCall}) and, after its fencing round,
+ * {@code ttl - elapsed - drift} is still left ({@link AttemptOutcomes#noValidity}).</li>
+ * <li>Every failed attempt is withdrawn on every node it was sent to: whatever ends it
+ * (refusals, no quorum, no validity, an unaligned fencing round, the acquisition already
+ * over) goes through {@link #failed}, whose first step is the kind's {@link #withdraw} of
+ * that attempt, sent to every node once it answered.</li>
+ * <li>The fencing token is never below any counter of the agreeing quorum: it is their
+ * maximum, and the lease counts only once a quorum holds counters at least it
+ * ({@link FencingRound}, which argues why tokens strictly increase).</li>
+ * <li>A pending acquisition ends exactly once: its one future completes once, by the
+ * lease, a failure or abandonment; a lease granted after that is released, never handed
+ * to anyone.</li>
+ * <li>Everything sent for one attempt (its acquire script to each node, however late that
+ * goes out, its fencing round, its withdrawal) and the lease it makes name that attempt's
+ * value and slot, fixed in its {@link Attempt} when it starts; what the kind chooses for
+ * later attempts changes no attempt already started.</li>
+ * </ul>
+ * An acquisition that does not wait (a {@code tryAcquire}) makes a further attempt at
+ * once only while the kind says a refusal left something untried ({@link #tryNextAtOnce})
+ * and within one call bound ({@link NodeFleet#callBoundNanos}) of its start, so that a
+ * caller blocking on it is still answered within the registry's decision bound for a zero
+ * wait time: the attempts before the last take at most that call bound, the last and its
+ * fencing round at most three node timeouts more.
+ * <p>
+ * One state machine (waiting in line, attempting, fencing, failing, retrying) whose steps
+ * read and change the same attempt state, hence longer than most classes; what judges an
+ * attempt is in {@link AttemptOutcomes}, the token in {@link FencingRound}.
+ *
+ * @author redlock contributors
+ */
+abstract class AcquisitionLoop implements LiveLeases.Pending {
+
+	private static final Log logger = LogFactory.getLog(AcquisitionLoop.class);
+
+	final EngineContext engine;
+
+	final NodeFleet fleet;
+
+	final String key;
+
+	private final String owner;
+
+	private final Waiting line;
+
+	private final boolean countedInLine;
+
+	final long ttlNanos;
+
+	final String ttlMillis;
+
+	private final Duration waitTime;
+
+	private final long deadline;
+
+	private final CompletableFuture<RedlockLease> result = new CompletableFuture<>();
+
+	/** Attempts sent so far; read by {@link #sendAfter} on the nodes' threads. */
+	private volatile int attempts;
+
+	/**
+	 * The last failed attempt: the next one goes to each node after that attempt's
+	 * withdrawal there (see {@link #sendAfter}). {@code null} before the first failure.
+	 */
+	private QuorumCall previous;
+
+	/**
+	 * The attempt whose queueing last found the key free and woke the head
+	 * ({@link #queue}); written on the nodes' threads.
+	 */
+	private volatile int freeWake = -1;
+
+	/** Its place in its key's line, or {@code null} when it may not wait. */
+	private volatile Waiting.Waiter waiter;
+
+	private final AttemptOutcomes outcomes;
+
+	/**
+	 * @param line the waiting lines it stands in, by its key
+	 * @param countedInLine whether its lease keeps the line's head from trying (the
+	 * exclusive and the write lock); readers and permits share the key and are not
+	 * counted
+	 */
+	AcquisitionLoop(EngineContext engine, Waiting line, boolean countedInLine, String key, Duration ttl,
+			Duration waitTime) {
+		this.engine = engine;
+		this.fleet = engine.fleet();
+		this.key = key;
+		this.owner = engine.values().owner();
+		this.line = line;
+		this.countedInLine = countedInLine;
+		this.ttlNanos = ttl.toNanos();
+		this.ttlMillis = String.valueOf(ttl.toMillis());
+		this.waitTime = waitTime;
+		this.deadline = engine.clock().nanoTime() + waitTime.toNanos();
+		this.outcomes = new AttemptOutcomes(engine, key, waitTime);
+	}
+
+	/** Returns the slot the next attempt asks for: read once as it starts. */
+	int nextSlot() {
+		return 0;
+	}
+
+	/** Sends this attempt's acquire script to one node. */
+	abstract void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies);
+
+	/**
+	 * Sends the second fencing round to one node: raise its counter to {@code token}
+	 * while the attempt's value is still held there, answering 1.
+	 */
+	abstract void raise(NodeClient node, Attempt attempt, String secret, String token, int index,
+			NodeClient.ReplyHandler replies);
+
+	/** Withdraws a failed attempt's value from every node. */
+	abstract void withdraw(QuorumCall call, Attempt attempt);
+
+	/** Makes the lease of a successful attempt. */
+	abstract RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call);
+
+	/** Returns the remaining ms of the holder that a negative reply reports. */
+	long heldMillis(long reply) {
+		return -reply - 1;
+	}
+
+	/** Describes a negative reply to an attempt for the failure message. */
+	abstract String describeRefusal(Attempt attempt, long reply);
+
+	/**
+	 * Returns how soon to try again after a refusal of {@code attempt} that the kind can
+	 * act on at once (a semaphore told of a free permit), or {@code -1} to wait as usual.
+	 */
+	long retrySoon(Attempt attempt, QuorumCall call) {
+		return -1;
+	}
+
+	/**
+	 * For an acquisition that does not wait: returns whether to make another attempt at
+	 * once after {@code attempt} was refused, because what the nodes answered leaves
+	 * something untried that may be free on a quorum (a semaphore's next slot, which this
+	 * then sets for {@link #nextSlot}); {@code false} ends the acquisition.
+	 */
+	boolean tryNextAtOnce(Attempt attempt, QuorumCall call) {
+		return false;
+	}
+
+	/** Returns the lock's key and its queue on the nodes, if this kind queues there. */
+	String[] queueKeys() {
+		return null;
+	}
+
+	/** Returns whether every queueing that finds the key free wakes the head. */
+	boolean wakesOnEveryFreeQueueing() {
+		return false;
+	}
+
+	/**
+	 * Returns whether the first attempt goes to each node after this registry's last
+	 * release of the key there ({@link Waiting.Waiter#released}): a kind whose release
+	 * hands the turn to this registry's next waiter at once.
+	 */
+	boolean goesAfterOwnRelease() {
+		return false;
+	}
+
+	/**
+	 * Returns whether a queued head of this kind polls ever less often
+	 * ({@link Waiting.Waiter#pollBackoff}): not a kind whose refused attempts leave
+	 * something only its next attempt renews (a writer's mark, which keeps new readers
+	 * out only while its writer polls within its life).
+	 */
+	boolean backsOff() {
+		return true;
+	}
+
+	/** Called once when the acquisition fails or is abandoned. */
+	void gaveUp() {
+	}
+
+	/**
+	 * Starts the acquisition once the nodes have been connected to.
+	 * @return the lease, or a {@link LockAcquisitionException} once the wait time is
+	 * spent; cancelling it abandons the acquisition
+	 */
+	CompletableFuture<RedlockLease> start() {
+		if (!this.engine.leases().add(this)) {
+			abandonOnClose();
+			return this.result;
+		}
+		this.result.whenComplete((lease, ex) -> {
+			this.engine.leases().remove(this);
+			Waiting.Waiter place = this.waiter;
+			if (place != null && place.leave(false)) { // done already if it acquired
+				unqueue();
+			}
+			if (ex != null) {
+				gaveUp();
+			}
+		});
+		this.fleet.whenConnected(this::begin);
+		return this.result;
+	}
+
+	/** Sends the first attempt, or stands in the key's line when it may wait. */
+	private void begin() {
+		if (this.result.isDone()) {
+			return;
+		}
+		if (this.waitTime.isZero()) {
+			attempt();
+			return;
+		}
+		// the line reads the registry's clock, as the deadline does
+		Waiting.Waiter place = this.line.enter(this.key, this::attempt, this::timedOutInLine, this.deadline);
+		this.waiter = place;
+		if (this.result.isDone()) {
+			place.leave(false); // completed while entering: the line must not wait for it
+		}
+		else if (place.startsNow()) {
+			attempt();
+		}
+	}
+
+	private void timedOutInLine() {
+		Waiting.Waiter place = this.waiter;
+		LockAcquisitionException failure = this.outcomes.timedOutInLine((place != null) ? place.ahead() : 0,
+				this.attempts);
+		this.outcomes.tellNotAcquired(this.result, failure);
+		this.result.completeExceptionally(failure);
+	}
+
+	/**
+	 * Fails the acquisition because the registry closed; a lease the nodes grant later is
+	 * released and handed to nobody.
+	 */
+	@Override
+	public void abandonOnClose() {
+		this.result.completeExceptionally(
+				new IllegalStateException(this.engine.leases().refusal(LockKeys.printable(this.key))));
+	}
+
+	private void attempt() {
+		if (this.result.isDone()) {
+			return;
+		}
+		Attempt attempt = new Attempt(++this.attempts, this.engine.values().next(this.owner), nextSlot());
+		long start = this.engine.clock().nanoTime();
+		Waiting.Waiter place = this.waiter;
+		QuorumCall before = (this.previous == null && place != null && goesAfterOwnRelease()) ? place.released()
+				: this.previous;
+		QuorumCall call = this.fleet.quorumCall((reply) -> reply > 0,
+				(before == null) ? (node, index, replies) -> send(node, attempt, index, replies) : (node, index,
+						replies) -> before.afterReply(index, (answered) -> sendAfter(attempt, node, index, replies)));
+		call.decision().thenAccept((decided) -> {
+			if (decided.succeeded()) {
+				String secret = LockValues.secret(attempt.value());
+				FencingRound.decide(this.engine, decided,
+						(node, token, index, replies) -> raise(node, attempt, secret, token, index, replies),
+						(token) -> acquired(decided, attempt, start, token), () -> failed(decided, attempt,
+								AttemptOutcomes.UNALIGNED, LockAcquisitionException.Reason.NO_QUORUM));
+			}
+			else {
+				failed(decided, attempt, null, null);
+			}
+		});
+	}
+
+	/**
+	 * Sends an attempt to one node once that node answered the call before it, right
+	 * after that call's withdrawal or release there (registered first on the same reply,
+	 * so sent first on the same connection). Sent at once, it could reach a node that the
+	 * value before still held, when that call was decided without the node (by refusals
+	 * elsewhere): the node would answer "held by another owner" for the value's whole
+	 * ttl. An attempt that a later one superseded, or that came after the acquisition
+	 * ended, is not sent at all.
+	 */
+	private void sendAfter(Attempt attempt, NodeClient node, int index, NodeClient.ReplyHandler replies) {
+		if (attempt.number() != this.attempts || this.result.isDone()) {
+			replies.reply(index, NodeReply.unsent(new NodeFailure(node.toString(), NodeFailure.Kind.REFUSED,
+					"not sent: the attempt was over before the node answered the one before it")));
+			return;
+		}
+		send(node, attempt, index, replies);
+	}
+
+	private void acquired(QuorumCall call, Attempt attempt, long start, long token) {
+		long now = this.engine.clock().nanoTime();
+		long validUntil = this.engine.validity().validUntil(start, this.ttlNanos);
+		String tooLate = AttemptOutcomes.noValidity(start, now, validUntil, this.ttlMillis);
+		if (tooLate != null) {
+			failed(call, attempt, tooLate, LockAcquisitionException.Reason.VALIDITY_EXHAUSTED);
+			return;
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Acquired '" + LockKeys.printable(this.key) + "' token " + token + " start " + start + " now "
+					+ now + " validUntil " + validUntil + " nodes " + Arrays.toString(call.agreedNodes()) + " counters "
+					+ Arrays.toString(call.agreedValues()));
+		}
+		RedlockLease lease = lease(attempt, token, start, validUntil, call);
+		// counted by the key's line before anyone can release it: its end wakes the next
+		Waiting.Waiter place = this.waiter;
+		if (place != null) {
+			if (place.leave(this.countedInLine)) {
+				unqueue(); // acquired while queued, without a release naming the line
+			}
+		}
+		else if (this.countedInLine) {
+			this.line.holding(this.key);
+		}
+		if (!this.engine.leases().add(lease)) {
+			abandonOnClose(); // released already
+			return;
+		}
+		this.outcomes.tellAcquired();
+		if (!this.result.complete(lease)) {
+			lease.releaseAsync(); // the caller gave up meanwhile
+		}
+	}
+
+	/**
+	 * Withdraws a failed attempt everywhere, then tries again later, or fails: once the
+	 * wait time is spent, or at once when fewer nodes than a quorum can count before it
+	 * is.
+	 * @param reason the reason, or {@code null} to judge it from the call's replies
+	 */
+	private void failed(QuorumCall call, Attempt attempt, String note, LockAcquisitionException.Reason reason) {
+		withdraw(call, attempt);
+		this.previous = call;
+		if (this.result.isDone()) {
+			return;
+		}
+		if (this.waitTime.isZero() && reason == null
+				&& this.engine.clock().nanoTime() - this.deadline < this.fleet.callBoundNanos()
+				&& tryNextAtOnce(attempt, call)) {
+			attempt();
+			return;
+		}
+		long left = this.deadline - this.engine.clock().nanoTime();
+		Waiting.Waiter place = this.waiter;
+		String hopeless = (left > 0 && place != null) ? this.outcomes.hopeless(left) : null;
+		if (left <= 0 || place == null) {
+			fail(call, attempt, note, reason);
+		}
+		else if (hopeless != null) {
+			fail(call, attempt, hopeless, LockAcquisitionException.Reason.NO_QUORUM);
+		}
+		else {
+			if (AttemptOutcomes.held(call) > 0) {
+				queue(place);
+			}
+			if (!place.retry(Math.min(left, nextDelay(attempt, call, place)))) {
+				abandonOnClose();
+			}
+		}
+	}
+
+	/**
+	 * Queues this registry's line on the nodes after a holder refused an attempt (again,
+	 * in its place, when they keep it queued already), when this kind queues
+	 * ({@link #queueKeys}), so that a release hands it the turn when its turn comes:
+	 * until then it waits for that hint or its poll, and a release wakes one process
+	 * instead of every process's head waiter. Queueing marks the holder's value, without
+	 * which its release would not look at the queue. When a quorum found the key free
+	 * meanwhile, the release came between the refusal and the queueing and named nobody
+	 * in this line: the head tries at once, but, unless the kind says otherwise
+	 * ({@link #wakesOnEveryFreeQueueing}), not after two attempts in a row: a reader
+	 * refused by a waiting writer's mark finds the key free and would try again and again
+	 * while the mark lives.
+	 */
+	private void queue(Waiting.Waiter place) {
+		String[] keys = queueKeys();
+		String[] args = (keys != null) ? place.queueArgs() : null;
+		if (args == null) {
+			return;
+		}
+		int attempt = this.attempts;
+		this.fleet.queueWaiter(keys, args, () -> {
+			if (wakesOnEveryFreeQueueing()) {
+				this.line.hint(this.key, null);
+			}
+			else if (attempt - this.freeWake > 1) {
+				this.freeWake = attempt;
+				this.line.hint(this.key, null);
+			}
+		});
+	}
+
+	/**
+	 * Takes this registry's line out of the nodes' queues: its last waiter left without
+	 * the lock, or acquired while queued without a release naming it.
+	 */
+	private void unqueue() {
+		String[] keys = queueKeys();
+		if (keys != null) {
+			this.fleet.queueWaiter(keys, TurnProtocol.unqueue(this.line.lineId()), null);
+		}
+	}
+
+	/**
+	 * Returns how long to wait before the next attempt
+	 * ({@link AttemptOutcomes#nextDelay}), from the holders' remaining times as this kind
+	 * reads them.
+	 */
+	private long nextDelay(Attempt attempt, QuorumCall call, Waiting.Waiter place) {
+		long least = -1;
+		for (long reply : call.answeredValues((reply) -> reply < 0)) {
+			long millis = heldMillis(reply);
+			least = (least < 0) ? millis : Math.min(least, millis);
+		}
+		return this.outcomes.nextDelay(call, retrySoon(attempt, call), least, backsOff() ? place.pollBackoff() : 0);
+	}
+
+	private void fail(QuorumCall call, Attempt attempt, String note, LockAcquisitionException.Reason reason) {
+		this.outcomes.fail(this.result, call, this.attempts, note, reason, (reply) -> describeRefusal(attempt, reply));
+	}
+
+}

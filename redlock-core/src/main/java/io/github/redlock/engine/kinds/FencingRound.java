@@ -1,0 +1,162 @@
+package io.github.redlock.engine.kinds;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongConsumer;
+
+import io.github.redlock.engine.RedlockSettings;
+import io.github.redlock.engine.lease.EngineContext;
+import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.NodeTrust;
+import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.quorum.NodeFleet;
+import io.github.redlock.engine.quorum.QuorumCall;
+
+/**
+ * The fencing token of an attempt a quorum agreed to: the highest counter among the
+ * agreeing nodes, and, when fewer than a quorum reported it, the second round that raises
+ * the others to it. Every kind takes its token here, so that the invariant below rests on
+ * one piece of code; each kind sends its own raise script. The argument is written for
+ * the exclusive lock ({@link ExclusiveAcquisition}); {@link ReadWriteLocks} and
+ * {@link PermitSemaphore} say how it carries over to theirs.
+ *
+ * <h2>Why tokens strictly increase</h2> Each node keeps, beside the lock key, a counter
+ * for the key. The acquire script, in the same atomic step as the {@code SET NX}, sets it
+ * to the node's clock if it is absent (in microseconds, rounded down to the whole second,
+ * so that nodes starting a key's counter within the same second agree and the common case
+ * stays one round trip), then increments it; the token is the highest counter among the
+ * agreeing quorum. If fewer than a quorum reported that highest value, a second round
+ * raises the others to it (only while the lock is still ours there), and the lock counts
+ * as held only once a quorum has done so. So:
+ * <p>
+ * <b>Invariant.</b> When a lease with token {@code T} is granted, a quorum of nodes holds
+ * counters {@code >= T}.
+ * <p>
+ * <b>Claim.</b> A lease granted later for the same key has a token {@code > T}. Its
+ * quorum shares at least one node {@code n} with the quorum of the invariant (two
+ * majorities intersect, also when a minority is partitioned away, since partitioned nodes
+ * are in neither). If {@code n} still has its counter, the later script increments a
+ * value {@code >= T}, and the later token, the maximum of its quorum, is {@code > T}.
+ * <p>
+ * <b>Withdrawn attempts.</b> A failed attempt's withdrawal may set a node's counter back
+ * by one, from the token {@code U} the attempt got there to {@code U - 1}
+ * ({@link Script#WITHDRAW}): in one script, only while the attempt's value is still on
+ * the node and the counter still equals {@code U}. Then no acquisition has run on that
+ * node since the attempt's (the {@code SET NX} fails while the value is there; a floor is
+ * applied only after a script's own {@code SET NX}; a raise runs only where the raising
+ * lease's value is), so the counter goes back to at least what it was before the attempt
+ * ({@code U} is that value plus one, or a floor above it). No lease was granted with
+ * {@code U}, the attempt having failed, and no counter falls below a value it held before
+ * the attempt: the invariant still holds for every lease granted before, and the claim
+ * reads counters only when the later script runs. The client asks for this only where the
+ * attempt counted above every node that refused it
+ * ({@link QuorumCall#tokenAboveHolders}), which keeps the counters of a key aligned when
+ * other processes' attempts fail against a holder on a bare quorum; that choice is about
+ * cost, not safety.
+ * <p>
+ * <b>When {@code n} lost its counter, or came back with an old one.</b> It restarted
+ * empty, was flushed, came back from an older snapshot (an RDB save or an AOF fsynced
+ * every second, after a crash: the counter is there, but below {@code T}), or the counter
+ * expired ({@code fencingRetention} after its last write, each acquisition and extension
+ * writing it). Then the argument rests on clocks. Every counter value began as a node's
+ * clock reading (a new counter starts from the node's clock rounded down to the second; a
+ * floor, below, is a node's clock reading) and has grown by one per acquisition since,
+ * far slower than clocks grow (a million a second), so a token handed out at time
+ * {@code t} is at most {@code t + s}, where {@code s} bounds how far a node's clock is
+ * off true time.
+ * <ul>
+ * <li><b>Restarts and data loss (restart guard on).</b> A node that restarted or lost its
+ * data sits out of every quorum until the guard time ({@code maxTtl} plus drift) has
+ * passed since, on this client's monotonic clock. Its floor ({@link NodeTrust#floor()})
+ * is its own clock reading of that moment: its start (from its uptime) or its marker's
+ * creation, plus the guard time. The acquire script lifts a counter below the floor to
+ * the floor, so whatever the node came back with, its next token is at least
+ * {@code t_back + guard - s} in true time, while {@code T} was handed out before
+ * {@code t_back} and is at most {@code t_back + s}: the later token is above {@code T}
+ * when {@code guard > 2s}. {@link RedlockSettings} refuses a {@code maxTtl} under one
+ * second with the guard on.</li>
+ * <li><b>Expiry.</b> An expired counter had {@code fencingRetention} without writes; it
+ * starts again from the clock, rounded down to the second, which is above {@code T} when
+ * {@code fencingRetention > 2s + 1s} (the builder refuses one under two seconds; the
+ * default is a day).</li>
+ * </ul>
+ * So tokens strictly increase under these assumptions:
+ * <ol>
+ * <li>no node's clock is off true time by more than half of {@code maxTtl} (restarts,
+ * with the guard) or half of {@code fencingRetention} minus one second (expiry), and no
+ * clock is set back by more than that;
+ * <li>one key is acquired fewer than a million times a second on average since its
+ * counter began;
+ * <li>with the restart guard off, a node that restarted empty or stale has a clock that
+ * is not behind the others by more than the time since the key's counter began, and is
+ * not back within that time: without the guard, neither exclusion nor tokens survive a
+ * quorum that forgot.
+ * </ol>
+ * Two leases are never both held at once, and a later one has a larger token, so no two
+ * holders ever share a token.
+ *
+ * @author redlock contributors
+ */
+final class FencingRound {
+
+	/**
+	 * Sends a kind's raise script to one node: raise its counter to {@code token} while
+	 * the attempt's value is still held there, answering 1.
+	 */
+	@FunctionalInterface
+	interface Raise {
+
+		void send(NodeClient node, String token, int index, NodeClient.ReplyHandler replies);
+
+	}
+
+	private FencingRound() {
+	}
+
+	/**
+	 * Decides the token of an attempt that a quorum agreed to.
+	 * @param call the attempt, decided with a quorum
+	 * @param raise sends the second round to one node
+	 * @param fenced told the token once a quorum holds counters at least it
+	 * @param unaligned run when the second round could not reach a quorum: the attempt
+	 * failed
+	 */
+	static void decide(EngineContext engine, QuorumCall call, Raise raise, LongConsumer fenced, Runnable unaligned) {
+		NodeFleet fleet = engine.fleet();
+		long[] tokens = call.agreedValues();
+		long highest = 0;
+		for (long token : tokens) {
+			highest = Math.max(highest, token);
+		}
+		int atHighest = 0;
+		List<NodeClient> behind = new ArrayList<>();
+		int[] agreedNodes = call.agreedNodes();
+		for (int i = 0; i < tokens.length; i++) {
+			if (tokens[i] == highest) {
+				atHighest++;
+			}
+			else {
+				behind.add(fleet.node(agreedNodes[i]));
+			}
+		}
+		int missing = fleet.quorum() - atHighest;
+		engine.countAcquisition(missing > 0);
+		if (missing <= 0) {
+			fenced.accept(highest);
+			return;
+		}
+		long token = highest;
+		String tokenText = String.valueOf(token);
+		QuorumCall round = QuorumCall.start(behind, missing, (reply) -> reply == 1,
+				(node, index, replies) -> raise.send(node, tokenText, index, replies));
+		round.decision().thenAccept((decided) -> {
+			if (decided.succeeded()) {
+				fenced.accept(token);
+			}
+			else {
+				unaligned.run();
+			}
+		});
+	}
+
+}
