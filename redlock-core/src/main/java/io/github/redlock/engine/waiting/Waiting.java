@@ -1,11 +1,8 @@
 package io.github.redlock.engine.waiting;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -71,22 +68,14 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * of its own; an acquisition that may not wait ({@code waitTime} zero, as
  * {@code tryAcquire}) never stands in line: it tries once, at once.
  * <p>
- * <b>Invariants</b> (each line's state is guarded by its monitor):
+ * <b>The parts.</b> This class is the façade the acquisitions and leases call, and the
+ * registry's map of lines; each part states the invariants it keeps at its top:
+ * {@link Line} (a key's line: its holders, its release hints, when it leaves the map),
+ * {@link Place} (a waiter's phases: only the head attempts or sleeps), {@link Trampoline}
+ * (attempts never nest). Each line's state is guarded by its monitor.
+ * <p>
+ * <b>Invariants</b>:
  * <ul>
- * <li>{@code Line.holders} counts this registry's leases on the key: one more when a
- * waiter {@linkplain Waiter#leave leaves} with a lease, or through {@link #holding} for a
- * lease acquired without standing in line (or after its waiter gave up); one less through
- * {@link #holderGone}, which {@code RedlockLease} calls once per lease, when it is
- * released on a quorum, lost, or reaches its end. It never goes below zero.</li>
- * <li>Only the head attempts or sleeps; the others are queued with only their deadline
- * timer. A sleeping head has a timer or waits for a wake-up; an attempting head has one
- * attempt on its way, whose end calls {@link Waiter#retry} or {@link Waiter#leave}.</li>
- * <li>Release hints are asked for exactly while the head sleeps and no lease of this
- * registry holds the key (on a semaphore's line, whose permits are not {@code holders}:
- * while this registry holds fewer of its permits, {@code ownPermits}, than it has).</li>
- * <li>A line leaves the map only when it has no waiter, no holder and no own permit.</li>
- * <li>An attempt or timeout runs through {@link #run}, never nested on another's
- * stack.</li>
  * <li>{@code Line.queuedUntil} is non-zero only while the line believes the nodes keep it
  * queued: set when it queued itself or its release queued it (until its entry's expiry,
  * {@link #entryNanos}), cleared when a hint named it, when it acquired (and then, if no
@@ -155,24 +144,6 @@ public final class Waiting {
 	 */
 	static final long ENTRY_FLOOR_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-	/** Not the head: waits its turn, with only its deadline scheduled. */
-	private static final int QUEUED = 0;
-
-	/** The head, with an attempt on its way. */
-	private static final int ATTEMPTING = 1;
-
-	/** The head, waiting for a wake-up or its next poll. */
-	private static final int SLEEPING = 2;
-
-	/** Out of the line. */
-	private static final int GONE = 3;
-
-	/**
-	 * The attempts and timeouts that a hand-off asked for while this thread was running
-	 * another one: see {@link #run}. {@code null} when the thread runs none.
-	 */
-	private static final ThreadLocal<ArrayDeque<Runnable>> handOffs = new ThreadLocal<>();
-
 	private final long retryDelayNanos;
 
 	private final long retryJitterNanos;
@@ -182,23 +153,23 @@ public final class Waiting {
 	 */
 	private final long entryLifeNanos;
 
-	private final ScheduledExecutorService scheduler;
+	final ScheduledExecutorService scheduler;
 
 	/** The registry's clock: deadlines, turns and queue entries are read on it. */
-	private final MonotonicClock clock;
+	final MonotonicClock clock;
 
-	private final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
+	final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
 
-	/** Made once: a {@code Line::new} at each call would allocate, since it captures. */
-	private final Function<String, Line> newLine = Line::new;
+	/** Made once: a lambda at each call would allocate, since it captures. */
+	private final Function<String, Line> newLine = (key) -> new Line(this, key);
 
-	private volatile ReleaseHints.Channels hints;
+	volatile ReleaseHints.Channels hints;
 
 	/** How long a line keeps the turn: {@link #TURN_NANOS}, but for tests. */
 	private volatile long turnNanos = TURN_NANOS;
 
 	/** How many nodes publish each release hint ({@link #hintNodes}). */
-	private volatile int hintNodes = 1;
+	volatile int hintNodes = 1;
 
 	/**
 	 * This registry's lines in the nodes' queues of waiting processes: random, so that
@@ -401,22 +372,22 @@ public final class Waiting {
 	public Waiter enter(String key, Runnable attempt, Runnable timedOut, long deadline) {
 		while (true) {
 			Line line = this.lines.computeIfAbsent(key, this.newLine);
-			Waiter waiter = new Waiter(line, attempt, timedOut, deadline);
+			Place waiter = new Place(this, line, attempt, timedOut, deadline);
 			synchronized (line) {
 				if (line.retired) {
 					continue; // emptied and removed meanwhile: take the new one
 				}
 				line.waiters.addLast(waiter);
 				if (line.waiters.size() > 1) {
-					waiter.phase = QUEUED;
+					waiter.phase = Place.QUEUED;
 					waiter.schedule(deadline - this.clock.nanoTime());
 				}
 				else if (line.holders == 0) {
-					waiter.phase = ATTEMPTING;
+					waiter.phase = Place.ATTEMPTING;
 					waiter.startsNow = true;
 				}
 				else {
-					waiter.phase = SLEEPING;
+					waiter.phase = Place.SLEEPING;
 					waiter.schedule(deadline - this.clock.nanoTime()); // woken when that
 																		// lease ends
 				}
@@ -476,13 +447,13 @@ public final class Waiting {
 		if (line == null) {
 			return;
 		}
-		Waiter woken = null;
+		Place woken = null;
 		synchronized (line) {
 			if (line.retired) {
 				return;
 			}
 			line.ownPermits = Math.max(0, line.ownPermits - 1);
-			Waiter head = (line.holders == 0) ? line.waiters.peekFirst() : null;
+			Place head = (line.holders == 0) ? line.waiters.peekFirst() : null;
 			if (head != null && message.equals(line.lastHint)) {
 				head.echo();
 			}
@@ -493,7 +464,7 @@ public final class Waiting {
 			line.retireIfEmpty();
 		}
 		if (woken != null) {
-			run(woken.attempt);
+			Trampoline.run(woken.attempt);
 		}
 	}
 
@@ -521,13 +492,13 @@ public final class Waiting {
 		if (line == null) {
 			return;
 		}
-		Waiter woken = null;
+		Place woken = null;
 		synchronized (line) {
 			if (line.retired) {
 				return;
 			}
 			line.holders = Math.max(0, line.holders - 1);
-			Waiter head = (line.holders == 0) ? line.waiters.peekFirst() : null;
+			Place head = (line.holders == 0) ? line.waiters.peekFirst() : null;
 			if (how == RELEASED_QUEUED && line.queuedFor > 0) {
 				line.queuedUntil = this.clock.nanoTime() + line.queuedFor;
 			}
@@ -542,7 +513,7 @@ public final class Waiting {
 				// no other process was queued: a new turn, which its next releases keep
 				line.turnSince = this.clock.nanoTime();
 			}
-			if (how == RELEASED_QUEUED && head != null && head.phase == SLEEPING) {
+			if (how == RELEASED_QUEUED && head != null && head.phase == Place.SLEEPING) {
 				// another process's turn: its hint, or this poll should it never come
 				head.cancelTimer();
 				head.schedule(Math.min(retryDelay(-1), head.deadline - this.clock.nanoTime()));
@@ -553,7 +524,7 @@ public final class Waiting {
 			line.retireIfEmpty();
 		}
 		if (woken != null) {
-			run(woken.attempt);
+			Trampoline.run(woken.attempt);
 		}
 	}
 
@@ -567,13 +538,13 @@ public final class Waiting {
 	 * @param head the line's head, or {@code null} while this registry holds the key
 	 * @return the head to run, or {@code null}
 	 */
-	private static Waiter startHead(Waiter head) {
-		if (head != null && head.phase == SLEEPING) {
+	private static Place startHead(Place head) {
+		if (head != null && head.phase == Place.SLEEPING) {
 			head.cancelTimer();
-			head.phase = ATTEMPTING;
+			head.phase = Place.ATTEMPTING;
 			return head;
 		}
-		if (head != null && head.phase == ATTEMPTING) {
+		if (head != null && head.phase == Place.ATTEMPTING) {
 			head.woken = true;
 		}
 		return null;
@@ -587,7 +558,7 @@ public final class Waiting {
 	 * release on five nodes reached the head while its attempt was on its way, and made
 	 * it try again as soon as that attempt was refused, while the winner of the release
 	 * held the lock: one more refused attempt per waiting process and release. Such an
-	 * echo still counts for something ({@link Waiter#echo()}): the attempt that the first
+	 * echo still counts for something ({@link Place#echo()}): the attempt that the first
 	 * hint started may have reached a node before that node's deletion of the same
 	 * release, and been refused by the released value itself. If that attempt fails (or
 	 * failed already), the head tries again after {@link #ECHO_DELAY_NANOS} at most
@@ -602,7 +573,7 @@ public final class Waiting {
 		if (line == null) {
 			return;
 		}
-		Waiter head;
+		Place head;
 		synchronized (line) {
 			head = (line.holders == 0) ? line.waiters.peekFirst() : null;
 			if (message != null && !message.isEmpty()) {
@@ -618,7 +589,7 @@ public final class Waiting {
 					if (line.heard > line.expected) {
 						line.expected = line.heard;
 					}
-					if (line.gathering && head != null && head.phase == SLEEPING) {
+					if (line.gathering && head != null && head.phase == Place.SLEEPING) {
 						if (line.heard < line.expected) {
 							return;
 						}
@@ -646,7 +617,7 @@ public final class Waiting {
 					if (hint.named() != null) {
 						line.queuedUntil = 0; // named: out of the nodes' queues
 						line.polls = 0;
-						if (head != null && head.phase == SLEEPING && line.expected > 1) {
+						if (head != null && head.phase == Place.SLEEPING && line.expected > 1) {
 							// this line's turn: tried once every node published the
 							// release, so that none of them still holds the released
 							// value
@@ -699,281 +670,32 @@ public final class Waiting {
 		}
 		synchronized (line) {
 			StringBuilder phases = new StringBuilder();
-			for (Waiter waiter : line.waiters) {
+			for (Place waiter : line.waiters) {
 				phases.append((phases.length() > 0) ? "," : "").append(waiter.phase);
 			}
-			return "waiters [" + phases + "] (" + QUEUED + " queued, " + ATTEMPTING + " attempting, " + SLEEPING
-					+ " sleeping), holders " + line.holders + ", own permits " + line.ownPermits + ", hinted "
-					+ line.hinted;
+			return "waiters [" + phases + "] (" + Place.QUEUED + " queued, " + Place.ATTEMPTING + " attempting, "
+					+ Place.SLEEPING + " sleeping), holders " + line.holders + ", own permits " + line.ownPermits
+					+ ", hinted " + line.hinted;
 		}
 	}
 
 	/**
-	 * Runs a waiter's attempt (or its timeout), on this thread, with a bounded stack. An
-	 * attempt can end on the stack that started it (every node answers at once when all
-	 * are down or ruled out), and its end hands the turn to the next waiter, whose
-	 * attempt ends the same way: run directly, a line of a thousand waiters recursed a
-	 * thousand times, and the {@code StackOverflowError}, swallowed by a
-	 * {@code CompletableFuture}, left a waiter attempting with no timer. So an attempt
-	 * asked for while this thread runs one is queued, and run by the outermost call once
-	 * the one before has returned: the stack stays one attempt deep, however long the
-	 * line.
+	 * One acquisition's place in its key's line, as the acquisitions see it.
 	 */
-	private static void run(Runnable action) {
-		ArrayDeque<Runnable> queued = handOffs.get();
-		if (queued != null) {
-			queued.addLast(action);
-			return;
-		}
-		queued = new ArrayDeque<>();
-		handOffs.set(queued);
-		Throwable failure = null;
-		try {
-			for (Runnable next = action; next != null; next = queued.pollFirst()) {
-				try {
-					next.run();
-				}
-				catch (RuntimeException | Error ex) {
-					// the others queued still run: each is a waiter of its own
-					if (failure == null) {
-						failure = ex;
-					}
-					else {
-						failure.addSuppressed(ex);
-					}
-				}
-			}
-		}
-		finally {
-			handOffs.remove();
-		}
-		if (failure instanceof RuntimeException runtime) {
-			throw runtime;
-		}
-		if (failure instanceof Error error) {
-			throw error;
-		}
-	}
-
-	/**
-	 * The acquisitions of this registry waiting for one key, and its leases on the key.
-	 */
-	private final class Line {
-
-		private final String key;
-
-		private final ArrayDeque<Waiter> waiters = new ArrayDeque<>(4);
-
-		private int holders;
-
-		/** A semaphore's line: the permits this registry holds ({@link #permitHeld}). */
-		private int ownPermits;
-
-		/** A semaphore's line: its permit count, or 0 for a lock's line. */
-		private int permits;
-
-		/** Removed from the map: a newcomer takes a new line. */
-		private boolean retired;
-
-		/** Whether release hints for the key are asked for, as the head waits. */
-		private boolean hinted;
-
-		/**
-		 * The release of the last release hint heard for the key (its token), or
-		 * {@code null}.
-		 */
-		private String lastHint;
-
-		/** Whether the last release hint heard was this line's turn. */
-		private boolean lastTurn;
-
-		/**
-		 * The acquisition of the lease of this registry on the key released last, or
-		 * {@code null}.
-		 */
-		private volatile QuorumCall released;
-
-		/** Polls by its head since the nodes queued it ({@link Waiter#pollBackoff}). */
-		private int polls;
-
-		/**
-		 * Whether this line has the turn: it acquired, and has not handed the turn to
-		 * another process or run out of waiters since ({@link #TURN_NANOS}).
-		 */
-		private boolean inTurn;
-
-		/** When its turn began (on the registry's clock), while {@link #inTurn}. */
-		private long turnSince;
-
-		/** How many nodes' hints of the last release were heard. */
-		private int heard;
-
-		/**
-		 * How many nodes' hints of a release this line expects: the nodes, fewer once a
-		 * wait for them ran out (a node down or unsubscribed), more once more came.
-		 */
-		private int expected = Waiting.this.hintNodes;
-
-		/** Waits for the nodes' hints that ran out in a row ({@link Waiter#fire}). */
-		private int shortfalls;
-
-		/**
-		 * Whether its sleeping head waits for the other nodes' hints of a release that
-		 * named this line ({@link #hint}), until its timer fires.
-		 */
-		private boolean gathering;
-
-		/**
-		 * Until when (on the registry's clock) the nodes keep this line queued, as far as
-		 * it knows: set when its release queued it or it queued itself, cleared when a
-		 * hint named it or it acquired. Compared only while {@link #queued}.
-		 */
-		private long queuedUntil;
-
-		/**
-		 * The stamp its entry in the nodes' queues was given ({@link Waiter#queueArgs}),
-		 * while {@link #queued}: queueing again keeps its place.
-		 */
-		private long queueStamp;
-
-		/**
-		 * Whether other processes may be queued for the key although no waiter marked
-		 * this line's value on the nodes: a hint named this line with others queued
-		 * behind it, or a release of this line kept the turn. Its next release that does
-		 * not keep the turn looks at the nodes' queues ({@link Script#RELEASE}), and
-		 * clears it.
-		 */
-		private boolean look;
-
-		/** Whether {@link #queuedUntil} is in the future. */
-		private boolean queued(long now) {
-			return this.queuedUntil != 0 && this.queuedUntil - now > 0;
-		}
-
-		/**
-		 * How long the release on its way would keep this line queued, if a node queues
-		 * it, or 0.
-		 */
-		private long queuedFor;
-
-		/** The longest that a waiter of this line may still wait, or 0 without one. */
-		long longestWait(long now) {
-			long longest = 0;
-			for (Waiter waiter : this.waiters) {
-				longest = Math.max(longest, waiter.deadline - now);
-			}
-			return longest;
-		}
-
-		Line(String key) {
-			this.key = key;
-		}
-
-		/** Called holding the line's monitor. */
-		void retireIfEmpty() {
-			if (this.waiters.isEmpty() && this.holders == 0 && this.ownPermits == 0) {
-				this.retired = true;
-				Waiting.this.lines.remove(this.key, this);
-			}
-			updateHints();
-		}
-
-		/**
-		 * Asks for release hints while the head sleeps and no lease of this registry
-		 * holds the key (for a semaphore: fewer of its permits than it has): only then
-		 * can a release come from elsewhere. Called holding the line's monitor.
-		 */
-		void updateHints() {
-			ReleaseHints.Channels releaseHints = Waiting.this.hints;
-			if (releaseHints == null) {
-				return;
-			}
-			Waiter head = this.waiters.peekFirst();
-			boolean wanted = !this.retired && this.holders == 0 && head != null && head.phase == SLEEPING
-					&& (this.permits == 0 || this.ownPermits < this.permits);
-			if (wanted != this.hinted) {
-				this.hinted = wanted;
-				if (wanted) {
-					releaseHints.want(this.key);
-				}
-				else {
-					releaseHints.unwant(this.key);
-				}
-			}
-		}
-
-	}
-
-	/**
-	 * One acquisition's place in its key's line.
-	 */
-	public final class Waiter {
-
-		private final Line line;
-
-		private final Runnable attempt;
-
-		private final Runnable timedOut;
-
-		private final long deadline;
-
-		/** Guarded by the line's monitor. */
-		private int phase;
-
-		/** Woken while attempting: try again as soon as that attempt failed. */
-		private boolean woken;
-
-		/**
-		 * Another node's hint of the release that woke it came while attempting: try
-		 * again soon if that attempt failed.
-		 */
-		private boolean echoed;
-
-		/** Set by {@link Waiting#enter}: the first attempt is the caller's to send. */
-		private boolean startsNow;
-
-		private ScheduledFuture<?> timer;
-
-		private Waiter(Line line, Runnable attempt, Runnable timedOut, long deadline) {
-			this.line = line;
-			this.attempt = attempt;
-			this.timedOut = timedOut;
-			this.deadline = deadline;
-		}
+	public interface Waiter {
 
 		/**
 		 * Returns whether the acquisition sends its first attempt at once, as the head of
 		 * its line with no lease of this registry on the key.
 		 */
-		public boolean startsNow() {
-			return this.startsNow;
-		}
+		boolean startsNow();
 
 		/**
 		 * After a failed attempt: tries again after {@code delayNanos}, or at once if
 		 * woken meanwhile, never past the deadline.
 		 * @return {@code false} if the registry is closing and runs no more attempts
 		 */
-		public boolean retry(long delayNanos) {
-			synchronized (this.line) {
-				if (this.phase != ATTEMPTING) {
-					return true;
-				}
-				if (!this.woken) {
-					this.phase = SLEEPING;
-					this.line.updateHints();
-					long delay = delayNanos;
-					if (this.echoed) {
-						this.echoed = false;
-						delay = Math.min(delay, ThreadLocalRandom.current().nextLong(ECHO_DELAY_NANOS + 1));
-					}
-					return schedule(Math.min(delay, this.deadline - Waiting.this.clock.nanoTime()));
-				}
-				this.woken = false;
-			}
-			run(this.attempt);
-			return true;
-		}
+		boolean retry(long delayNanos);
 
 		/**
 		 * After an attempt that a holder refused: returns the arguments with which to
@@ -982,26 +704,7 @@ public final class Waiting {
 		 * no wait time left or is not attempting. A line the nodes keep queued already is
 		 * queued again with its stamp, keeping its place.
 		 */
-		public String[] queueArgs() {
-			synchronized (this.line) {
-				long now = Waiting.this.clock.nanoTime();
-				long longest = this.line.longestWait(now);
-				if (this.phase != ATTEMPTING || longest <= 0) {
-					return null;
-				}
-				// queued again, in its place, when the nodes keep it queued already:
-				// this marks the holder's value, whose release then names the next line,
-				// and queues it where the last queueing found the key free and queued
-				// nothing (Script.QUEUE_WAITER)
-				if (!this.line.queued(now)) {
-					this.line.queueStamp = System.currentTimeMillis();
-				}
-				long entry = entryNanos(longest);
-				this.line.queuedUntil = now + entry;
-				return TurnProtocol.queue(this.line.queueStamp, Waiting.this.lineId,
-						TimeUnit.NANOSECONDS.toMillis(entry) + 1);
-			}
-		}
+		String[] queueArgs();
 
 		/**
 		 * Leaves the line: the acquisition is done. The next waiter becomes the head, and
@@ -1012,70 +715,7 @@ public final class Waiting {
 		 * it queued (no release named it); else a release would name a line that nobody
 		 * waits in, and the others would wait for their poll
 		 */
-		public boolean leave(boolean holds) {
-			Waiter next = null;
-			boolean nextAttempts = false;
-			boolean countElsewhere = false;
-			boolean unqueue = false;
-			synchronized (this.line) {
-				if (this.phase == GONE) {
-					// gone already (given up), and yet a lease came: counted all the
-					// same,
-					// since its release will be told
-					countElsewhere = holds;
-				}
-				else {
-					boolean wasHead = this.line.waiters.peekFirst() == this;
-					this.line.waiters.remove(this);
-					this.phase = GONE;
-					cancelTimer();
-					if (holds) {
-						this.line.holders++;
-						if (this.line.queued(Waiting.this.clock.nanoTime())) {
-							// acquired without a release naming this line (which takes
-							// its entry out): the holder's value expired, or a read or
-							// write lock was released. Its entry would stay, and the
-							// next release would name a line that waits for nothing; and
-							// the lines queued with it, whose refusals may not have
-							// marked this line's value, are named by its release
-							unqueue = true;
-							this.line.look = true;
-						}
-						this.line.queuedUntil = 0;
-						this.line.polls = 0;
-						if (!this.line.inTurn) {
-							this.line.inTurn = true;
-							this.line.turnSince = Waiting.this.clock.nanoTime();
-						}
-					}
-					else if (this.line.waiters.isEmpty() && this.line.holders == 0
-							&& this.line.queued(Waiting.this.clock.nanoTime())) {
-						this.line.queuedUntil = 0;
-						unqueue = true;
-					}
-					if (wasHead) {
-						next = this.line.waiters.peekFirst();
-						if (next != null) {
-							next.cancelTimer();
-							nextAttempts = this.line.holders == 0;
-							next.phase = nextAttempts ? ATTEMPTING : SLEEPING;
-							if (!nextAttempts) {
-								// woken when that lease ends
-								next.schedule(next.deadline - Waiting.this.clock.nanoTime());
-							}
-						}
-					}
-					this.line.retireIfEmpty();
-				}
-			}
-			if (countElsewhere) {
-				holding(this.line.key);
-			}
-			if (nextAttempts) {
-				run(next.attempt);
-			}
-			return unqueue;
-		}
+		boolean leave(boolean holds);
 
 		/**
 		 * Returns the acquisition of the lease of this registry on the key released last,
@@ -1088,10 +728,7 @@ public final class Waiting {
 		 * needed a second round (5 % of the acquisitions of 2 JVMs x 4 threads on one
 		 * key, once a line kept the turn for its own waiters).
 		 */
-		public QuorumCall released() {
-			return this.line.released; // volatile: read on every attempt, without the
-										// lock
-		}
+		QuorumCall released();
 
 		/**
 		 * Returns by how many doublings to lengthen the retry delay before this head's
@@ -1102,128 +739,12 @@ public final class Waiting {
 		 * caller caps it by). Before, each queued head polled every retry delay, and
 		 * three processes waiting their turns refused about 40 attempts a second.
 		 */
-		public int pollBackoff() {
-			synchronized (this.line) {
-				if (!this.line.queued(Waiting.this.clock.nanoTime())) {
-					this.line.polls = 0;
-					return 0;
-				}
-				return Math.min(this.line.polls++, 4);
-			}
-		}
-
-		/**
-		 * Hears another node's hint of the release it was woken for: while it attempts,
-		 * marks that a failure of this attempt is worth a retry soon; while it sleeps
-		 * after such a failure, tries again within {@link #ECHO_DELAY_NANOS}. A node that
-		 * refused the attempt because its deletion of the release came after it publishes
-		 * its hint after that refusal, and the hint and the refusal come on different
-		 * connections, so the hint often comes once the attempt has failed.
-		 */
-		private void echo() {
-			// guarded by the line's monitor, held by hint()
-			if (this.phase == ATTEMPTING) {
-				this.echoed = true;
-			}
-			else if (this.phase == SLEEPING) {
-				long soon = Math.min(ThreadLocalRandom.current().nextLong(ECHO_DELAY_NANOS + 1),
-						this.deadline - Waiting.this.clock.nanoTime());
-				ScheduledFuture<?> scheduled = this.timer;
-				if (scheduled == null || scheduled.getDelay(TimeUnit.NANOSECONDS) > soon) {
-					cancelTimer();
-					schedule(soon);
-				}
-			}
-		}
-
-		private void wake() {
-			synchronized (this.line) {
-				if (this.phase == ATTEMPTING) {
-					this.woken = true;
-					return;
-				}
-				if (this.phase != SLEEPING) {
-					return;
-				}
-				cancelTimer();
-				this.phase = ATTEMPTING;
-				this.line.updateHints();
-			}
-			run(this.attempt);
-		}
-
-		private void fire() {
-			boolean attemptNow;
-			synchronized (this.line) {
-				this.timer = null;
-				if (this.phase == QUEUED) {
-					attemptNow = false; // its wait time is spent in line
-				}
-				else if (this.phase == SLEEPING && this.line.holders > 0) {
-					// a lease of this registry holds the key: an attempt could only be
-					// refused, and the lease's end wakes the head (holderGone)
-					long left = this.deadline - Waiting.this.clock.nanoTime();
-					if (left > 0 && schedule(left)) {
-						return;
-					}
-					attemptNow = false; // its wait time is spent behind that lease
-				}
-				else if (this.phase == SLEEPING) {
-					if (this.line.gathering) {
-						// not every node's hint came in time: a node slow for a moment,
-						// or down (or not subscribed), when it happens three times in a
-						// row; then expect as many as came
-						this.line.gathering = false;
-						if (++this.line.shortfalls >= 3) {
-							this.line.expected = Math.max(1, this.line.heard);
-							this.line.shortfalls = 0;
-						}
-					}
-					this.phase = ATTEMPTING;
-					this.line.updateHints();
-					attemptNow = true;
-				}
-				else {
-					return;
-				}
-			}
-			run(attemptNow ? this.attempt : this.timedOut);
-		}
-
-		/** Called holding the line's monitor. */
-		private boolean schedule(long delayNanos) {
-			try {
-				this.timer = Waiting.this.scheduler.schedule(this::fire, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-				return true;
-			}
-			catch (RejectedExecutionException ex) {
-				return false;
-			}
-		}
-
-		private void cancelTimer() {
-			ScheduledFuture<?> scheduled = this.timer;
-			if (scheduled != null) {
-				scheduled.cancel(false);
-				this.timer = null;
-			}
-		}
+		int pollBackoff();
 
 		/**
 		 * Returns how many waiters stand before this one.
 		 */
-		public int ahead() {
-			synchronized (this.line) {
-				int ahead = 0;
-				for (Waiter waiter : this.line.waiters) {
-					if (waiter == this) {
-						return ahead;
-					}
-					ahead++;
-				}
-				return ahead;
-			}
-		}
+		int ahead();
 
 	}
 

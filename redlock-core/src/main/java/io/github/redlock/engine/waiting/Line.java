@@ -1,0 +1,180 @@
+package io.github.redlock.engine.waiting;
+
+import java.util.ArrayDeque;
+
+import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.quorum.QuorumCall;
+
+/**
+ * The acquisitions of one registry waiting for one key, and its leases on the key. Its
+ * state is guarded by its monitor, which {@link Waiting} and {@link Place} hold for every
+ * read and write of it.
+ * <p>
+ * <b>Invariants</b>:
+ * <ul>
+ * <li>{@link #holders} counts this registry's leases on the key: one more when a waiter
+ * {@linkplain Place#leave leaves} with a lease, or through {@link Waiting#holding} for a
+ * lease acquired without standing in line (or after its waiter gave up); one less through
+ * {@link Waiting#holderGone}, which {@code RedlockLease} calls once per lease, when it is
+ * released on a quorum, lost, or reaches its end. It never goes below zero.</li>
+ * <li>Release hints are asked for exactly while the head sleeps and no lease of this
+ * registry holds the key (on a semaphore's line, whose permits are not {@link #holders}:
+ * while this registry holds fewer of its permits, {@link #ownPermits}, than it has):
+ * {@link #updateHints}.</li>
+ * <li>A line leaves the map only when it has no waiter, no holder and no own permit
+ * ({@link #retireIfEmpty}); once out, it is {@link #retired} and nobody enters it.</li>
+ * </ul>
+ *
+ * @author redlock contributors
+ */
+final class Line {
+
+	private final Waiting waiting;
+
+	final String key;
+
+	final ArrayDeque<Place> waiters = new ArrayDeque<>(4);
+
+	int holders;
+
+	/**
+	 * A semaphore's line: the permits this registry holds ({@link Waiting#permitHeld}).
+	 */
+	int ownPermits;
+
+	/** A semaphore's line: its permit count, or 0 for a lock's line. */
+	int permits;
+
+	/** Removed from the map: a newcomer takes a new line. */
+	boolean retired;
+
+	/** Whether release hints for the key are asked for, as the head waits. */
+	boolean hinted;
+
+	/**
+	 * The acquisition of the lease of this registry on the key released last, or
+	 * {@code null}: volatile, since every attempt reads it without the monitor
+	 * ({@link Place#released}).
+	 */
+	volatile QuorumCall released;
+
+	/**
+	 * The release of the last release hint heard for the key (its token), or
+	 * {@code null}.
+	 */
+	String lastHint;
+
+	/** Whether the last release hint heard was this line's turn. */
+	boolean lastTurn;
+
+	/** Polls by its head since the nodes queued it ({@link Place#pollBackoff}). */
+	int polls;
+
+	/**
+	 * Whether this line has the turn: it acquired, and has not handed the turn to another
+	 * process or run out of waiters since ({@link Waiting#TURN_NANOS}).
+	 */
+	boolean inTurn;
+
+	/** When its turn began (on the registry's clock), while {@link #inTurn}. */
+	long turnSince;
+
+	/** How many nodes' hints of the last release were heard. */
+	int heard;
+
+	/**
+	 * How many nodes' hints of a release this line expects: the nodes, fewer once a wait
+	 * for them ran out (a node down or unsubscribed), more once more came.
+	 */
+	int expected;
+
+	/** Waits for the nodes' hints that ran out in a row ({@link Place#fire}). */
+	int shortfalls;
+
+	/**
+	 * Whether its sleeping head waits for the other nodes' hints of a release that named
+	 * this line ({@link Waiting#hint}), until its timer fires.
+	 */
+	boolean gathering;
+
+	/**
+	 * Until when (on the registry's clock) the nodes keep this line queued, as far as it
+	 * knows: set when its release queued it or it queued itself, cleared when a hint
+	 * named it or it acquired. Compared only while {@link #queued}.
+	 */
+	long queuedUntil;
+
+	/**
+	 * The stamp its entry in the nodes' queues was given ({@link Place#queueArgs}), while
+	 * {@link #queued}: queueing again keeps its place.
+	 */
+	long queueStamp;
+
+	/**
+	 * Whether other processes may be queued for the key although no waiter marked this
+	 * line's value on the nodes: a hint named this line with others queued behind it, or
+	 * a release of this line kept the turn. Its next release that does not keep the turn
+	 * looks at the nodes' queues ({@link Script#RELEASE}), and clears it.
+	 */
+	boolean look;
+
+	/**
+	 * How long the release on its way would keep this line queued, if a node queues it,
+	 * or 0.
+	 */
+	long queuedFor;
+
+	Line(Waiting waiting, String key) {
+		this.waiting = waiting;
+		this.key = key;
+		this.expected = waiting.hintNodes;
+	}
+
+	/** Whether {@link #queuedUntil} is in the future. */
+	boolean queued(long now) {
+		return this.queuedUntil != 0 && this.queuedUntil - now > 0;
+	}
+
+	/** The longest that a waiter of this line may still wait, or 0 without one. */
+	long longestWait(long now) {
+		long longest = 0;
+		for (Place waiter : this.waiters) {
+			longest = Math.max(longest, waiter.deadline - now);
+		}
+		return longest;
+	}
+
+	/** Called holding the line's monitor. */
+	void retireIfEmpty() {
+		if (this.waiters.isEmpty() && this.holders == 0 && this.ownPermits == 0) {
+			this.retired = true;
+			this.waiting.lines.remove(this.key, this);
+		}
+		updateHints();
+	}
+
+	/**
+	 * Asks for release hints while the head sleeps and no lease of this registry holds
+	 * the key (for a semaphore: fewer of its permits than it has): only then can a
+	 * release come from elsewhere. Called holding the line's monitor.
+	 */
+	void updateHints() {
+		ReleaseHints.Channels releaseHints = this.waiting.hints;
+		if (releaseHints == null) {
+			return;
+		}
+		Place head = this.waiters.peekFirst();
+		boolean wanted = !this.retired && this.holders == 0 && head != null && head.phase == Place.SLEEPING
+				&& (this.permits == 0 || this.ownPermits < this.permits);
+		if (wanted != this.hinted) {
+			this.hinted = wanted;
+			if (wanted) {
+				releaseHints.want(this.key);
+			}
+			else {
+				releaseHints.unwant(this.key);
+			}
+		}
+	}
+
+}
