@@ -2,7 +2,6 @@ package io.github.redlock.engine.waiting;
 
 import java.util.ArrayDeque;
 
-import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.QuorumCall;
 
 /**
@@ -58,6 +57,9 @@ final class Line {
 	 */
 	volatile QuorumCall released;
 
+	/** Its turn among processes and its place in the nodes' queues. */
+	final LineTurn turn;
+
 	/**
 	 * The release of the last release hint heard for the key (its token), or
 	 * {@code null}.
@@ -66,18 +68,6 @@ final class Line {
 
 	/** Whether the last release hint heard was this line's turn. */
 	boolean lastTurn;
-
-	/** Polls by its head since the nodes queued it ({@link Place#pollBackoff}). */
-	int polls;
-
-	/**
-	 * Whether this line has the turn: it acquired, and has not handed the turn to another
-	 * process or run out of waiters since ({@link Waiting#TURN_NANOS}).
-	 */
-	boolean inTurn;
-
-	/** When its turn began (on the registry's clock), while {@link #inTurn}. */
-	long turnSince;
 
 	/** How many nodes' hints of the last release were heard. */
 	int heard;
@@ -97,42 +87,11 @@ final class Line {
 	 */
 	boolean gathering;
 
-	/**
-	 * Until when (on the registry's clock) the nodes keep this line queued, as far as it
-	 * knows: set when its release queued it or it queued itself, cleared when a hint
-	 * named it or it acquired. Compared only while {@link #queued}.
-	 */
-	long queuedUntil;
-
-	/**
-	 * The stamp its entry in the nodes' queues was given ({@link Place#queueArgs}), while
-	 * {@link #queued}: queueing again keeps its place.
-	 */
-	long queueStamp;
-
-	/**
-	 * Whether other processes may be queued for the key although no waiter marked this
-	 * line's value on the nodes: a hint named this line with others queued behind it, or
-	 * a release of this line kept the turn. Its next release that does not keep the turn
-	 * looks at the nodes' queues ({@link Script#RELEASE}), and clears it.
-	 */
-	boolean look;
-
-	/**
-	 * How long the release on its way would keep this line queued, if a node queues it,
-	 * or 0.
-	 */
-	long queuedFor;
-
 	Line(Waiting waiting, String key) {
 		this.waiting = waiting;
 		this.key = key;
 		this.expected = waiting.hintNodes;
-	}
-
-	/** Whether {@link #queuedUntil} is in the future. */
-	boolean queued(long now) {
-		return this.queuedUntil != 0 && this.queuedUntil - now > 0;
+		this.turn = new LineTurn(waiting.turns);
 	}
 
 	/** The longest that a waiter of this line may still wait, or 0 without one. */

@@ -5,7 +5,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redlock.engine.node.TurnProtocol;
 import io.github.redlock.engine.quorum.QuorumCall;
 
 /**
@@ -103,17 +102,7 @@ final class Place implements Waiting.Waiter {
 			if (this.phase != ATTEMPTING || longest <= 0) {
 				return null;
 			}
-			// queued again, in its place, when the nodes keep it queued already:
-			// this marks the holder's value, whose release then names the next line,
-			// and queues it where the last queueing found the key free and queued
-			// nothing (Script.QUEUE_WAITER)
-			if (!this.line.queued(now)) {
-				this.line.queueStamp = System.currentTimeMillis();
-			}
-			long entry = this.waiting.entryNanos(longest);
-			this.line.queuedUntil = now + entry;
-			return TurnProtocol.queue(this.line.queueStamp, this.waiting.lineId(),
-					TimeUnit.NANOSECONDS.toMillis(entry) + 1);
+			return this.line.turn.queue(now, longest);
 		}
 	}
 
@@ -137,26 +126,9 @@ final class Place implements Waiting.Waiter {
 				cancelTimer();
 				if (holds) {
 					this.line.holders++;
-					if (this.line.queued(this.waiting.clock.nanoTime())) {
-						// acquired without a release naming this line (which takes
-						// its entry out): the holder's value expired, or a read or
-						// write lock was released. Its entry would stay, and the
-						// next release would name a line that waits for nothing; and
-						// the lines queued with it, whose refusals may not have
-						// marked this line's value, are named by its release
-						unqueue = true;
-						this.line.look = true;
-					}
-					this.line.queuedUntil = 0;
-					this.line.polls = 0;
-					if (!this.line.inTurn) {
-						this.line.inTurn = true;
-						this.line.turnSince = this.waiting.clock.nanoTime();
-					}
+					unqueue = this.line.turn.acquired();
 				}
-				else if (this.line.waiters.isEmpty() && this.line.holders == 0
-						&& this.line.queued(this.waiting.clock.nanoTime())) {
-					this.line.queuedUntil = 0;
+				else if (this.line.waiters.isEmpty() && this.line.holders == 0 && this.line.turn.emptied()) {
 					unqueue = true;
 				}
 				if (wasHead) {
@@ -192,11 +164,7 @@ final class Place implements Waiting.Waiter {
 	@Override
 	public int pollBackoff() {
 		synchronized (this.line) {
-			if (!this.line.queued(this.waiting.clock.nanoTime())) {
-				this.line.polls = 0;
-				return 0;
-			}
-			return Math.min(this.line.polls++, 4);
+			return this.line.turn.pollBackoff();
 		}
 	}
 

@@ -62,7 +62,7 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * A release looks at the queue only when someone may be in it, so that an uncontended
  * cycle costs the nodes no queue read and no publish: when a line queued while the
  * released value held the key (queueing marks the value), when a hint named this line
- * with others queued behind it, or when this line kept the turn ({@code Line.look}).
+ * with others queued behind it, or when this line kept the turn ({@link LineTurn#look}).
  * <p>
  * A waiter that spends its wait time in the line behind others fails without an attempt
  * of its own; an acquisition that may not wait ({@code waitTime} zero, as
@@ -71,18 +71,10 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * <b>The parts.</b> This class is the façade the acquisitions and leases call, and the
  * registry's map of lines; each part states the invariants it keeps at its top:
  * {@link Line} (a key's line: its holders, its release hints, when it leaves the map),
- * {@link Place} (a waiter's phases: only the head attempts or sleeps), {@link Trampoline}
- * (attempts never nest). Each line's state is guarded by its monitor.
- * <p>
- * <b>Invariants</b>:
- * <ul>
- * <li>{@code Line.queuedUntil} is non-zero only while the line believes the nodes keep it
- * queued: set when it queued itself or its release queued it (until its entry's expiry,
- * {@link #entryNanos}), cleared when a hint named it, when it acquired (and then, if no
- * hint named it, {@link Waiter#leave} has the caller take it out of the queues), or when
- * its release queued nothing. Believing it queued when it is not costs at most polls,
- * never the lock.</li>
- * </ul>
+ * {@link Place} (a waiter's phases: only the head attempts or sleeps), {@link LineTurn}
+ * (a line's turn among processes and its entry in the nodes' queues, with {@link Turns},
+ * what the lines of a registry share in them), {@link Trampoline} (attempts never nest).
+ * Each line's state is guarded by its monitor.
  *
  * @author redlock contributors
  */
@@ -118,8 +110,6 @@ public final class Waiting {
 	 */
 	public static final int RELEASED_KEPT = 3;
 
-	private static final char[] ID_CHARACTERS = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
-
 	/**
 	 * The longest a line whose turn a release hint named waits for the same hint from the
 	 * other nodes before it tries ({@link #hint}).
@@ -148,11 +138,6 @@ public final class Waiting {
 
 	private final long retryJitterNanos;
 
-	/**
-	 * How long a line's entry in the nodes' queues lives at most ({@link #entryNanos}).
-	 */
-	private final long entryLifeNanos;
-
 	final ScheduledExecutorService scheduler;
 
 	/** The registry's clock: deadlines, turns and queue entries are read on it. */
@@ -165,31 +150,11 @@ public final class Waiting {
 
 	volatile ReleaseHints.Channels hints;
 
-	/** How long a line keeps the turn: {@link #TURN_NANOS}, but for tests. */
-	private volatile long turnNanos = TURN_NANOS;
-
 	/** How many nodes publish each release hint ({@link #hintNodes}). */
 	volatile int hintNodes = 1;
 
-	/**
-	 * This registry's lines in the nodes' queues of waiting processes: random, so that
-	 * registries of other processes never share it, and no secret (release hints carry
-	 * it).
-	 */
-	private final String lineId;
-
-	/**
-	 * The release script's queue argument of a line without waiters, made once: one
-	 * argument rather than five, each of which costs the client a length's text and
-	 * encoding per node.
-	 */
-	private final String idleSpec;
-
-	/** The same, of a line without waiters whose release looks at the queues. */
-	private final String lookSpec;
-
-	/** The same, of a line that keeps the turn. */
-	private final String keepSpec;
+	/** The turns that this registry's lines take among processes. */
+	final Turns turns;
 
 	/**
 	 * Makes the lines of one registry.
@@ -199,20 +164,9 @@ public final class Waiting {
 	public Waiting(RedlockSettings settings, ScheduledExecutorService scheduler, MonotonicClock clock) {
 		this.retryDelayNanos = settings.retryDelay().toNanos();
 		this.retryJitterNanos = settings.retryJitter().toNanos();
-		// twice the longest pause between two polls of a queued head (pollBackoff), each
-		// of which queues the line again when a holder refuses it
-		long pollNanos = Math.min(this.retryDelayNanos + this.retryJitterNanos, Long.MAX_VALUE / 64);
-		this.entryLifeNanos = Math.max(ENTRY_FLOOR_NANOS, 32 * pollNanos);
 		this.scheduler = scheduler;
 		this.clock = clock;
-		char[] id = new char[12];
-		for (int i = 0; i < id.length; i++) {
-			id[i] = ID_CHARACTERS[ThreadLocalRandom.current().nextInt(ID_CHARACTERS.length)];
-		}
-		this.lineId = new String(id);
-		this.idleSpec = TurnProtocol.idle(this.lineId);
-		this.lookSpec = TurnProtocol.look(this.lineId);
-		this.keepSpec = TurnProtocol.keep(this.lineId);
+		this.turns = new Turns(this.retryDelayNanos, this.retryJitterNanos, clock);
 	}
 
 	/**
@@ -220,14 +174,14 @@ public final class Waiting {
 	 * {@link #TURN_NANOS}).
 	 */
 	public void turn(Duration turn) {
-		this.turnNanos = turn.toNanos();
+		this.turns.turnNanos = turn.toNanos();
 	}
 
 	/**
 	 * Returns the id of this registry's lines in the nodes' queues.
 	 */
 	public String lineId() {
-		return this.lineId;
+		return this.turns.lineId;
 	}
 
 	/**
@@ -238,30 +192,13 @@ public final class Waiting {
 	 * attempt goes to each node after the release ({@link Waiter#released}).
 	 */
 	public String[] releaseArgs(String key, String secret, long token, QuorumCall acquisition) {
-		String spec = this.idleSpec;
+		String spec = this.turns.idleSpec;
 		Line line = this.lines.get(key);
 		if (line != null) {
 			synchronized (line) {
 				line.released = acquisition;
 				long now = this.clock.nanoTime();
-				long longest = line.longestWait(now);
-				if (longest > 0 && line.inTurn && now - line.turnSince < this.turnNanos) {
-					spec = this.keepSpec;
-					// the queue stays as it is: the release that ends the turn looks
-					line.look = true;
-				}
-				else {
-					if (longest > 0) {
-						long entry = entryNanos(longest);
-						spec = TurnProtocol.queueBehind(this.lineId, TimeUnit.NANOSECONDS.toMillis(entry) + 1,
-								System.currentTimeMillis(), line.look);
-						line.queuedFor = entry;
-					}
-					else if (line.look) {
-						spec = this.lookSpec;
-					}
-					line.look = false; // this release looks, and names the next if any
-				}
+				spec = line.turn.releaseSpec(now, line.longestWait(now));
 			}
 		}
 		return new String[] { secret, String.valueOf(token), spec };
@@ -278,21 +215,12 @@ public final class Waiting {
 	 * the line's turn and look flag to the releases of held leases.
 	 */
 	public String[] lostReleaseArgs(String key, String secret, long token) {
-		String spec = this.lookSpec;
+		String spec = this.turns.lookSpec;
 		Line line = this.lines.get(key);
 		if (line != null) {
 			synchronized (line) {
 				long now = this.clock.nanoTime();
-				long longest = line.longestWait(now);
-				if (longest > 0) {
-					if (!line.queued(now)) {
-						line.queueStamp = System.currentTimeMillis();
-					}
-					long entry = entryNanos(longest);
-					line.queuedUntil = now + entry;
-					spec = TurnProtocol.queueBehind(this.lineId, TimeUnit.NANOSECONDS.toMillis(entry) + 1,
-							line.queueStamp, true);
-				}
+				spec = line.turn.lostReleaseSpec(now, line.longestWait(now));
 			}
 		}
 		return new String[] { secret, String.valueOf(token), spec };
@@ -303,7 +231,7 @@ public final class Waiting {
 	 * line's next waiter.
 	 */
 	public boolean keepsTurn(String[] releaseArgs) {
-		return releaseArgs[2] == this.keepSpec;
+		return this.turns.keepsTurn(releaseArgs);
 	}
 
 	/**
@@ -349,14 +277,10 @@ public final class Waiting {
 
 	/**
 	 * Returns how long the nodes keep a line's entry in their queues, given the longest
-	 * that a waiter of the line may still wait: never longer than twice the longest pause
-	 * between two polls of its head ({@link Waiter#pollBackoff}, and at least
-	 * {@link #ENTRY_FLOOR_NANOS}), since every poll that a holder refuses queues the line
-	 * again and so renews it. Waiting the whole wait time ({@code Lock.lock()} waits a
-	 * year), an entry whose process died kept the queue key on nodes that must not evict.
+	 * that a waiter of the line may still wait ({@link Turns#entryNanos}).
 	 */
 	long entryNanos(long longestNanos) {
-		return Math.min(longestNanos, this.entryLifeNanos);
+		return this.turns.entryNanos(longestNanos);
 	}
 
 	/**
@@ -499,20 +423,7 @@ public final class Waiting {
 			}
 			line.holders = Math.max(0, line.holders - 1);
 			Place head = (line.holders == 0) ? line.waiters.peekFirst() : null;
-			if (how == RELEASED_QUEUED && line.queuedFor > 0) {
-				line.queuedUntil = this.clock.nanoTime() + line.queuedFor;
-			}
-			else if (how == RELEASED_NOT_QUEUED || how == RELEASED_KEPT) {
-				line.queuedUntil = 0;
-			}
-			line.queuedFor = 0;
-			if (how == RELEASED_QUEUED || head == null) {
-				line.inTurn = false; // handed to another process, or nobody here waits
-			}
-			else if (how == RELEASED_NOT_QUEUED && line.inTurn) {
-				// no other process was queued: a new turn, which its next releases keep
-				line.turnSince = this.clock.nanoTime();
-			}
+			line.turn.holderGone(how, head != null);
 			if (how == RELEASED_QUEUED && head != null && head.phase == Place.SLEEPING) {
 				// another process's turn: its hint, or this poll should it never come
 				head.cancelTimer();
@@ -580,9 +491,10 @@ public final class Waiting {
 				TurnProtocol.Hint hint = TurnProtocol.hint(message);
 				String release = hint.token();
 				boolean more = hint.more();
-				boolean turn = hint.turnOf(this.lineId);
+				boolean turn = hint.turnOf(this.turns.lineId);
 				if (turn && more) {
-					line.look = true; // its release must name the next: see releaseArgs
+					line.turn.look = true; // its release must name the next: see
+											// releaseArgs
 				}
 				if (release.equals(line.lastHint)) {
 					line.heard++;
@@ -615,8 +527,7 @@ public final class Waiting {
 						return;
 					}
 					if (hint.named() != null) {
-						line.queuedUntil = 0; // named: out of the nodes' queues
-						line.polls = 0;
+						line.turn.named(); // out of the nodes' queues
 						if (head != null && head.phase == Place.SLEEPING && line.expected > 1) {
 							// this line's turn: tried once every node published the
 							// release, so that none of them still holds the released
