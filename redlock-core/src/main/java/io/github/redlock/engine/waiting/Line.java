@@ -60,37 +60,13 @@ final class Line {
 	/** Its turn among processes and its place in the nodes' queues. */
 	final LineTurn turn;
 
-	/**
-	 * The release of the last release hint heard for the key (its token), or
-	 * {@code null}.
-	 */
-	String lastHint;
-
-	/** Whether the last release hint heard was this line's turn. */
-	boolean lastTurn;
-
-	/** How many nodes' hints of the last release were heard. */
-	int heard;
-
-	/**
-	 * How many nodes' hints of a release this line expects: the nodes, fewer once a wait
-	 * for them ran out (a node down or unsubscribed), more once more came.
-	 */
-	int expected;
-
-	/** Waits for the nodes' hints that ran out in a row ({@link Place#fire}). */
-	int shortfalls;
-
-	/**
-	 * Whether its sleeping head waits for the other nodes' hints of a release that named
-	 * this line ({@link Waiting#hint}), until its timer fires.
-	 */
-	boolean gathering;
+	/** What it heard of the key's release hints. */
+	final HintGathering hints;
 
 	Line(Waiting waiting, String key) {
 		this.waiting = waiting;
 		this.key = key;
-		this.expected = waiting.hintNodes;
+		this.hints = new HintGathering(waiting.hintNodes, waiting.clock);
 		this.turn = new LineTurn(waiting.turns);
 	}
 

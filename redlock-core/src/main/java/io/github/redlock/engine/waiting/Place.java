@@ -225,16 +225,7 @@ final class Place implements Waiting.Waiter {
 				attemptNow = false; // its wait time is spent behind that lease
 			}
 			else if (this.phase == SLEEPING) {
-				if (this.line.gathering) {
-					// not every node's hint came in time: a node slow for a moment,
-					// or down (or not subscribed), when it happens three times in a
-					// row; then expect as many as came
-					this.line.gathering = false;
-					if (++this.line.shortfalls >= 3) {
-						this.line.expected = Math.max(1, this.line.heard);
-						this.line.shortfalls = 0;
-					}
-				}
+				this.line.hints.shortfall();
 				this.phase = ATTEMPTING;
 				this.line.updateHints();
 				attemptNow = true;

@@ -71,8 +71,9 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * <b>The parts.</b> This class is the façade the acquisitions and leases call, and the
  * registry's map of lines; each part states the invariants it keeps at its top:
  * {@link Line} (a key's line: its holders, its release hints, when it leaves the map),
- * {@link Place} (a waiter's phases: only the head attempts or sleeps), {@link LineTurn}
- * (a line's turn among processes and its entry in the nodes' queues, with {@link Turns},
+ * {@link Place} (a waiter's phases: only the head attempts or sleeps),
+ * {@link HintGathering} (what a line heard of a release's hints), {@link LineTurn} (a
+ * line's turn among processes and its entry in the nodes' queues, with {@link Turns},
  * what the lines of a registry share in them), {@link Trampoline} (attempts never nest).
  * Each line's state is guarded by its monitor.
  *
@@ -378,13 +379,13 @@ public final class Waiting {
 			}
 			line.ownPermits = Math.max(0, line.ownPermits - 1);
 			Place head = (line.holders == 0) ? line.waiters.peekFirst() : null;
-			if (head != null && message.equals(line.lastHint)) {
+			if (head != null && message.equals(line.hints.lastHint)) {
 				head.echo();
 			}
 			else {
 				woken = startHead(head);
 			}
-			line.lastHint = message;
+			line.hints.lastHint = message;
 			line.retireIfEmpty();
 		}
 		if (woken != null) {
@@ -487,61 +488,9 @@ public final class Waiting {
 		Place head;
 		synchronized (line) {
 			head = (line.holders == 0) ? line.waiters.peekFirst() : null;
-			if (message != null && !message.isEmpty()) {
-				TurnProtocol.Hint hint = TurnProtocol.hint(message);
-				String release = hint.token();
-				boolean more = hint.more();
-				boolean turn = hint.turnOf(this.turns.lineId);
-				if (turn && more) {
-					line.turn.look = true; // its release must name the next: see
-											// releaseArgs
-				}
-				if (release.equals(line.lastHint)) {
-					line.heard++;
-					if (line.heard > line.expected) {
-						line.expected = line.heard;
-					}
-					if (line.gathering && head != null && head.phase == Place.SLEEPING) {
-						if (line.heard < line.expected) {
-							return;
-						}
-						line.gathering = false; // every node is free of the release: try
-						line.shortfalls = 0;
-					}
-					else {
-						// a node that named this line after another named someone else
-						// (their queues differ) counts as this line's turn heard late
-						if (head != null && (turn || line.lastTurn)) {
-							head.echo();
-						}
-						return;
-					}
-				}
-				else {
-					line.lastHint = release;
-					line.lastTurn = turn;
-					line.heard = 1;
-					line.gathering = false;
-					if (!turn) {
-						// another process's turn: it tries, this line waits for its own
-						return;
-					}
-					if (hint.named() != null) {
-						line.turn.named(); // out of the nodes' queues
-						if (head != null && head.phase == Place.SLEEPING && line.expected > 1) {
-							// this line's turn: tried once every node published the
-							// release, so that none of them still holds the released
-							// value
-							// and refuses the attempt, which would leave its fencing
-							// counter behind the others' and cost a later acquisition a
-							// second round; at most HINTS_GRACE_NANOS later
-							line.gathering = true;
-							head.cancelTimer();
-							head.schedule(Math.min(HINTS_GRACE_NANOS, head.deadline - this.clock.nanoTime()));
-							return;
-						}
-					}
-				}
+			if (message != null && !message.isEmpty()
+					&& !line.hints.hear(message, head, line.turn, this.turns.lineId)) {
+				return;
 			}
 		}
 		if (head != null) {
