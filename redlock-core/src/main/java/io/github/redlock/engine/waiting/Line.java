@@ -79,6 +79,94 @@ final class Line {
 		return longest;
 	}
 
+	/**
+	 * Puts a waiter at the back: the head attempts at once unless a lease of this
+	 * registry holds the key; a head behind such a lease sleeps until the lease ends or
+	 * its deadline, and a waiter behind the head waits with only its deadline timer.
+	 * Called holding the line's monitor.
+	 */
+	void enter(Place waiter) {
+		this.waiters.addLast(waiter);
+		if (this.waiters.size() > 1) {
+			waiter.phase = Place.QUEUED;
+			waiter.schedule(waiter.deadline - this.waiting.clock.nanoTime());
+		}
+		else if (this.holders == 0) {
+			waiter.phase = Place.ATTEMPTING;
+			waiter.startsNow = true;
+		}
+		else {
+			waiter.phase = Place.SLEEPING;
+			// woken when that lease ends
+			waiter.schedule(waiter.deadline - this.waiting.clock.nanoTime());
+		}
+	}
+
+	/**
+	 * A permit of this registry ended ({@link Waiting#permitGone}): the head is woken
+	 * unless the message is an echo of the release heard last. Called holding the line's
+	 * monitor.
+	 * @return the head to run once the monitor is let go, or {@code null}
+	 */
+	Place permitGone(String message) {
+		this.ownPermits = Math.max(0, this.ownPermits - 1);
+		Place head = (this.holders == 0) ? this.waiters.peekFirst() : null;
+		Place woken = null;
+		if (head != null && message.equals(this.hints.lastHint)) {
+			head.echo();
+		}
+		else {
+			woken = startHead(head);
+		}
+		this.hints.lastHint = message;
+		retireIfEmpty();
+		return woken;
+	}
+
+	/**
+	 * A lease of this registry ended ({@link Waiting#holderGone}): the head is woken,
+	 * unless the release queued this line behind another process's, when a sleeping head
+	 * waits for the hint naming this line or its poll. Called holding the line's monitor.
+	 * @return the head to run once the monitor is let go, or {@code null}
+	 */
+	Place holderGone(int how) {
+		this.holders = Math.max(0, this.holders - 1);
+		Place head = (this.holders == 0) ? this.waiters.peekFirst() : null;
+		this.turn.holderGone(how, head != null);
+		Place woken = null;
+		if (how == Waiting.RELEASED_QUEUED && head != null && head.phase == Place.SLEEPING) {
+			// another process's turn: its hint, or this poll should it never come
+			head.cancelTimer();
+			head.schedule(Math.min(this.waiting.retryDelay(-1), head.deadline - this.waiting.clock.nanoTime()));
+		}
+		else {
+			woken = startHead(head);
+		}
+		retireIfEmpty();
+		return woken;
+	}
+
+	/**
+	 * After a lease or permit of this registry ended: marks a sleeping head attempting
+	 * and returns it, to be run once the monitor is let go, or tells an attempting head
+	 * that it was woken meanwhile. Attempting from now, before the hints are updated: a
+	 * head still marked sleeping would have them asked for on every node, and dropped
+	 * again as soon as it tries, at every hand-over within this registry.
+	 * @param head the line's head, or {@code null} while this registry holds the key
+	 * @return the head to run, or {@code null}
+	 */
+	private static Place startHead(Place head) {
+		if (head != null && head.phase == Place.SLEEPING) {
+			head.cancelTimer();
+			head.phase = Place.ATTEMPTING;
+			return head;
+		}
+		if (head != null && head.phase == Place.ATTEMPTING) {
+			head.woken = true;
+		}
+		return null;
+	}
+
 	/** Called holding the line's monitor. */
 	void retireIfEmpty() {
 		if (this.waiters.isEmpty() && this.holders == 0 && this.ownPermits == 0) {

@@ -302,20 +302,7 @@ public final class Waiting {
 				if (line.retired) {
 					continue; // emptied and removed meanwhile: take the new one
 				}
-				line.waiters.addLast(waiter);
-				if (line.waiters.size() > 1) {
-					waiter.phase = Place.QUEUED;
-					waiter.schedule(deadline - this.clock.nanoTime());
-				}
-				else if (line.holders == 0) {
-					waiter.phase = Place.ATTEMPTING;
-					waiter.startsNow = true;
-				}
-				else {
-					waiter.phase = Place.SLEEPING;
-					waiter.schedule(deadline - this.clock.nanoTime()); // woken when that
-																		// lease ends
-				}
+				line.enter(waiter);
 			}
 			return waiter;
 		}
@@ -377,16 +364,7 @@ public final class Waiting {
 			if (line.retired) {
 				return;
 			}
-			line.ownPermits = Math.max(0, line.ownPermits - 1);
-			Place head = (line.holders == 0) ? line.waiters.peekFirst() : null;
-			if (head != null && message.equals(line.hints.lastHint)) {
-				head.echo();
-			}
-			else {
-				woken = startHead(head);
-			}
-			line.hints.lastHint = message;
-			line.retireIfEmpty();
+			woken = line.permitGone(message);
 		}
 		if (woken != null) {
 			Trampoline.run(woken.attempt);
@@ -422,44 +400,11 @@ public final class Waiting {
 			if (line.retired) {
 				return;
 			}
-			line.holders = Math.max(0, line.holders - 1);
-			Place head = (line.holders == 0) ? line.waiters.peekFirst() : null;
-			line.turn.holderGone(how, head != null);
-			if (how == RELEASED_QUEUED && head != null && head.phase == Place.SLEEPING) {
-				// another process's turn: its hint, or this poll should it never come
-				head.cancelTimer();
-				head.schedule(Math.min(retryDelay(-1), head.deadline - this.clock.nanoTime()));
-			}
-			else {
-				woken = startHead(head);
-			}
-			line.retireIfEmpty();
+			woken = line.holderGone(how);
 		}
 		if (woken != null) {
 			Trampoline.run(woken.attempt);
 		}
-	}
-
-	/**
-	 * Under the line's lock, after a lease or permit of this registry ended: marks a
-	 * sleeping head attempting and returns it, to be run once the lock is let go, or
-	 * tells an attempting head that it was woken meanwhile. Attempting from now, before
-	 * the hints are updated: a head still marked sleeping would have them asked for on
-	 * every node, and dropped again as soon as it tries, at every hand-over within this
-	 * registry.
-	 * @param head the line's head, or {@code null} while this registry holds the key
-	 * @return the head to run, or {@code null}
-	 */
-	private static Place startHead(Place head) {
-		if (head != null && head.phase == Place.SLEEPING) {
-			head.cancelTimer();
-			head.phase = Place.ATTEMPTING;
-			return head;
-		}
-		if (head != null && head.phase == Place.ATTEMPTING) {
-			head.woken = true;
-		}
-		return null;
 	}
 
 	/**
