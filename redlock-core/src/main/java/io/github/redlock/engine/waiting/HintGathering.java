@@ -1,5 +1,7 @@
 package io.github.redlock.engine.waiting;
 
+import java.util.concurrent.TimeUnit;
+
 import io.github.redlock.engine.node.TurnProtocol;
 import io.github.redlock.engine.quorum.MonotonicClock;
 
@@ -14,8 +16,8 @@ import io.github.redlock.engine.quorum.MonotonicClock;
  * <b>Invariants</b>:
  * <ul>
  * <li>{@link #gathering} is set only by a hint that names this line while its head
- * sleeps, whose timer it then sets to at most {@link Waiting#HINTS_GRACE_NANOS}; the hint
- * that completes the count, a hint of another release, or that timer ({@link #shortfall})
+ * sleeps, whose timer it then sets to at most {@link #HINTS_GRACE_NANOS}; the hint that
+ * completes the count, a hint of another release, or that timer ({@link #shortfall})
  * clears it.</li>
  * <li>{@link #expected} follows the nodes that publish: raised to as many as were heard
  * of one release, lowered to as many as came (at least one) after three waits in a row
@@ -25,6 +27,12 @@ import io.github.redlock.engine.quorum.MonotonicClock;
  * @author redlock contributors
  */
 final class HintGathering {
+
+	/**
+	 * The longest a line whose turn a release hint named waits for the same hint from the
+	 * other nodes before it tries ({@link Waiting#hint}).
+	 */
+	static final long HINTS_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
 	private final MonotonicClock clock;
 
@@ -120,7 +128,7 @@ final class HintGathering {
 					// HINTS_GRACE_NANOS later
 					this.gathering = true;
 					head.cancelTimer();
-					head.schedule(Math.min(Waiting.HINTS_GRACE_NANOS, head.deadline - this.clock.nanoTime()));
+					head.schedule(Math.min(HINTS_GRACE_NANOS, head.deadline - this.clock.nanoTime()));
 					return false;
 				}
 			}

@@ -32,6 +32,13 @@ final class Place implements Waiting.Waiter {
 	/** Out of the line. */
 	static final int GONE = 3;
 
+	/**
+	 * The longest a head waits before trying again after an attempt that failed while
+	 * other nodes' hints of the same release came in (jittered from zero): long enough
+	 * for those nodes' deletions, short against any retry delay.
+	 */
+	static final long ECHO_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
 	private final Waiting waiting;
 
 	final Line line;
@@ -84,7 +91,7 @@ final class Place implements Waiting.Waiter {
 				long delay = delayNanos;
 				if (this.echoed) {
 					this.echoed = false;
-					delay = Math.min(delay, ThreadLocalRandom.current().nextLong(Waiting.ECHO_DELAY_NANOS + 1));
+					delay = Math.min(delay, ThreadLocalRandom.current().nextLong(ECHO_DELAY_NANOS + 1));
 				}
 				return schedule(Math.min(delay, this.deadline - this.waiting.clock.nanoTime()));
 			}
@@ -171,10 +178,10 @@ final class Place implements Waiting.Waiter {
 	/**
 	 * Hears another node's hint of the release it was woken for: while it attempts, marks
 	 * that a failure of this attempt is worth a retry soon; while it sleeps after such a
-	 * failure, tries again within {@link Waiting#ECHO_DELAY_NANOS}. A node that refused
-	 * the attempt because its deletion of the release came after it publishes its hint
-	 * after that refusal, and the hint and the refusal come on different connections, so
-	 * the hint often comes once the attempt has failed.
+	 * failure, tries again within {@link #ECHO_DELAY_NANOS}. A node that refused the
+	 * attempt because its deletion of the release came after it publishes its hint after
+	 * that refusal, and the hint and the refusal come on different connections, so the
+	 * hint often comes once the attempt has failed.
 	 */
 	void echo() {
 		// guarded by the line's monitor, held by hint()
@@ -182,7 +189,7 @@ final class Place implements Waiting.Waiter {
 			this.echoed = true;
 		}
 		else if (this.phase == SLEEPING) {
-			long soon = Math.min(ThreadLocalRandom.current().nextLong(Waiting.ECHO_DELAY_NANOS + 1),
+			long soon = Math.min(ThreadLocalRandom.current().nextLong(ECHO_DELAY_NANOS + 1),
 					this.deadline - this.waiting.clock.nanoTime());
 			ScheduledFuture<?> scheduled = this.timer;
 			if (scheduled == null || scheduled.getDelay(TimeUnit.NANOSECONDS) > soon) {

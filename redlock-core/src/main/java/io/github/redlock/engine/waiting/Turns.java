@@ -1,5 +1,7 @@
 package io.github.redlock.engine.waiting;
 
+import java.util.concurrent.TimeUnit;
+
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.redlock.engine.node.Script;
@@ -15,6 +17,12 @@ import io.github.redlock.engine.quorum.MonotonicClock;
  * @author redlock contributors
  */
 final class Turns {
+
+	/**
+	 * The least that a line's entry in the nodes' queues lives ({@link #entryNanos}):
+	 * long against any poll, short against the memory of nodes that must not evict.
+	 */
+	static final long ENTRY_FLOOR_NANOS = TimeUnit.MINUTES.toNanos(1);
 
 	private static final char[] ID_CHARACTERS = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
 
@@ -53,7 +61,7 @@ final class Turns {
 		// twice the longest pause between two polls of a queued head (pollBackoff), each
 		// of which queues the line again when a holder refuses it
 		long pollNanos = Math.min(retryDelayNanos + retryJitterNanos, Long.MAX_VALUE / 64);
-		this.entryLifeNanos = Math.max(Waiting.ENTRY_FLOOR_NANOS, 32 * pollNanos);
+		this.entryLifeNanos = Math.max(ENTRY_FLOOR_NANOS, 32 * pollNanos);
 		this.clock = clock;
 		char[] id = new char[12];
 		for (int i = 0; i < id.length; i++) {
@@ -69,10 +77,9 @@ final class Turns {
 	 * Returns how long the nodes keep a line's entry in their queues, given the longest
 	 * that a waiter of the line may still wait: never longer than twice the longest pause
 	 * between two polls of its head ({@link Place#pollBackoff}, and at least
-	 * {@link Waiting#ENTRY_FLOOR_NANOS}), since every poll that a holder refuses queues
-	 * the line again and so renews it. Waiting the whole wait time ({@code Lock.lock()}
-	 * waits a year), an entry whose process died kept the queue key on nodes that must
-	 * not evict.
+	 * {@link #ENTRY_FLOOR_NANOS}), since every poll that a holder refuses queues the line
+	 * again and so renews it. Waiting the whole wait time ({@code Lock.lock()} waits a
+	 * year), an entry whose process died kept the queue key on nodes that must not evict.
 	 */
 	long entryNanos(long longestNanos) {
 		return Math.min(longestNanos, this.entryLifeNanos);

@@ -38,11 +38,11 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * <b>Processes take turns.</b> A line whose attempt a holder refused queues itself on the
  * nodes ({@link Script#QUEUE_WAITER}); a release names the first line queued in its hint
  * ({@link Script#RELEASE}), and only that line tries, once every node's hint of the
- * release came or {@link #HINTS_GRACE_NANOS} passed. A line hears other lines' turns and
- * keeps waiting, polling ever less often ({@link Waiter#pollBackoff}) in case the line
- * named is gone. A line with waiters of its own keeps the turn for {@link #TURN_NANOS}
- * ({@link #RELEASED_KEPT}: its next waiter tries as the release is sent); after that its
- * release names the next process and queues this line behind it
+ * release came or {@link HintGathering#HINTS_GRACE_NANOS} passed. A line hears other
+ * lines' turns and keeps waiting, polling ever less often ({@link Waiter#pollBackoff}) in
+ * case the line named is gone. A line with waiters of its own keeps the turn for
+ * {@link #TURN_NANOS} ({@link #RELEASED_KEPT}: its next waiter tries as the release is
+ * sent); after that its release names the next process and queues this line behind it
  * ({@link #RELEASED_QUEUED}). A line that the nodes keep queued and whose waiters all
  * left takes itself out of the queues, and so does one whose waiter acquired without a
  * release naming it (the holder's value expired, or a read or write lock's release woke
@@ -81,13 +81,6 @@ import io.github.redlock.engine.quorum.QuorumCall;
  */
 public final class Waiting {
 
-	/**
-	 * The longest a head waits before trying again after an attempt that failed while
-	 * other nodes' hints of the same release came in (jittered from zero): long enough
-	 * for those nodes' deletions, short against any retry delay.
-	 */
-	static final long ECHO_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-
 	/** {@link #holderGone}: the lease ended without a release (lost, or at its end). */
 	public static final int ENDED = 0;
 
@@ -112,12 +105,6 @@ public final class Waiting {
 	public static final int RELEASED_KEPT = 3;
 
 	/**
-	 * The longest a line whose turn a release hint named waits for the same hint from the
-	 * other nodes before it tries ({@link #hint}).
-	 */
-	static final long HINTS_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-
-	/**
 	 * How long a line keeps the turn for its own waiters, from the acquisition that began
 	 * it, while other processes are queued: its releases within that hand the lock to its
 	 * next waiter at once ({@link Script#RELEASE} keeps the queue as it is), and the
@@ -128,12 +115,6 @@ public final class Waiting {
 	 * bounds how long other processes wait for their turn by this per process ahead.
 	 */
 	static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-
-	/**
-	 * The least that a line's entry in the nodes' queues lives ({@link #entryNanos}):
-	 * long against any poll, short against the memory of nodes that must not evict.
-	 */
-	static final long ENTRY_FLOOR_NANOS = TimeUnit.MINUTES.toNanos(1);
 
 	private final long retryDelayNanos;
 
@@ -418,7 +399,7 @@ public final class Waiting {
 	 * echo still counts for something ({@link Place#echo()}): the attempt that the first
 	 * hint started may have reached a node before that node's deletion of the same
 	 * release, and been refused by the released value itself. If that attempt fails (or
-	 * failed already), the head tries again after {@link #ECHO_DELAY_NANOS} at most
+	 * failed already), the head tries again after {@link Place#ECHO_DELAY_NANOS} at most
 	 * rather than after its usual delay; before, it waited for its poll
 	 * (WaitingIntegrationTests' hint tests, whose poll is 30 s, timed out so in full
 	 * runs).
@@ -445,7 +426,8 @@ public final class Waiting {
 
 	/**
 	 * Sets how many nodes publish each release hint: a line whose turn a hint names waits
-	 * for that many hints of the release (or {@link #HINTS_GRACE_NANOS}) before it tries.
+	 * for that many hints of the release (or {@link HintGathering#HINTS_GRACE_NANOS})
+	 * before it tries.
 	 */
 	public void hintNodes(int nodes) {
 		this.hintNodes = nodes;
