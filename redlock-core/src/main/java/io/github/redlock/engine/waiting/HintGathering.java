@@ -73,6 +73,14 @@ final class HintGathering {
 	 * counts toward the nodes expected, or marks the head's attempt worth a retry soon
 	 * ({@link Place#echo}); a new release that is another process's turn wakes nobody,
 	 * and one that names this line has its sleeping head wait for the other nodes' hints.
+	 * <p>
+	 * An echo wakes nobody: woken by it, the head would try again as soon as its attempt
+	 * was refused, while the winner of the release held the lock, one more refused
+	 * attempt per waiting process and release. It still counts: the attempt that the
+	 * first hint started may have reached a node before that node's deletion of the same
+	 * release and been refused by the released value itself, so a failed attempt then
+	 * tries again within {@link Place#ECHO_DELAY_NANOS} rather than at its poll (30 s in
+	 * WaitingIntegrationTests' hint tests).
 	 * @param message the message published, not empty
 	 * @param head the line's head, or {@code null} while this registry holds the key
 	 * @param lineTurn the line's turn, told when a hint names it

@@ -22,8 +22,11 @@ import io.github.redlock.engine.node.TurnProtocol;
  * no hint named it, has the caller take it out of the queues), or when its release queued
  * nothing. Believing it queued when it is not costs at most polls, never the lock.</li>
  * <li>{@link #look} is set while other processes may be queued for the key although no
- * waiter marked this line's value on the nodes, and cleared by the release that looks: so
- * an uncontended release costs the nodes no queue read and no publish.</li>
+ * waiter marked this line's value on the nodes (a hint named this line with others queued
+ * behind it, or this line kept the turn), and cleared by the release that looks. A
+ * release looks at the queue only when someone may be in it: when a line queued while the
+ * released value held the key (queueing marks the value), or when {@link #look} is set;
+ * so an uncontended cycle costs the nodes no queue read and no publish.</li>
  * </ul>
  *
  * @author redlock contributors

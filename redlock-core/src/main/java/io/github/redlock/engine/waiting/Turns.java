@@ -7,6 +7,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.node.TurnProtocol;
 import io.github.redlock.engine.quorum.MonotonicClock;
+import io.github.redlock.engine.quorum.QuorumCall;
 
 /**
  * What the lines of one registry share in the turns that processes take on a key: the id
@@ -83,6 +84,48 @@ final class Turns {
 	 */
 	long entryNanos(long longestNanos) {
 		return Math.min(longestNanos, this.entryLifeNanos);
+	}
+
+	/**
+	 * Returns the release script's arguments for a lease of this registry on a key: the
+	 * secret and the token, then what the script needs to hand the next turn to another
+	 * process's line and to queue this line behind it when it still has waiters
+	 * ({@link Script#RELEASE}). Notes the call that acquired the lease: the line's next
+	 * attempt goes to each node after the release ({@link Place#released}).
+	 * @param line the key's line, or {@code null} when it has none
+	 */
+	String[] releaseArgs(Line line, String secret, long token, QuorumCall acquisition) {
+		String spec = this.idleSpec;
+		if (line != null) {
+			synchronized (line) {
+				line.released = acquisition;
+				long now = this.clock.nanoTime();
+				spec = line.turn.releaseSpec(now, line.longestWait(now));
+			}
+		}
+		return new String[] { secret, String.valueOf(token), spec };
+	}
+
+	/**
+	 * Returns the release script's arguments for a lease of this registry on a key that
+	 * was lost before its release: clean-up on the nodes that may still hold its value,
+	 * whose line was told of its end when it was lost and hears nothing of this release.
+	 * So it never keeps the turn (nobody here would take it, and the processes queued
+	 * would wait for their polls), and it looks at the queue, since other processes may
+	 * have marked the value: it names the next process queued, and queues this line, in
+	 * its place when it is queued already, while it has waiters. It leaves the line's
+	 * turn and look flag to the releases of held leases.
+	 * @param line the key's line, or {@code null} when it has none
+	 */
+	String[] lostReleaseArgs(Line line, String secret, long token) {
+		String spec = this.lookSpec;
+		if (line != null) {
+			synchronized (line) {
+				long now = this.clock.nanoTime();
+				spec = line.turn.lostReleaseSpec(now, line.longestWait(now));
+			}
+		}
+		return new String[] { secret, String.valueOf(token), spec };
 	}
 
 	/**

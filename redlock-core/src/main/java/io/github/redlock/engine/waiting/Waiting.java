@@ -59,11 +59,6 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * hints reach it; a named line that a holder still refuses (a reader refused by a waiting
  * writer's mark) queues again at the back.
  * <p>
- * A release looks at the queue only when someone may be in it, so that an uncontended
- * cycle costs the nodes no queue read and no publish: when a line queued while the
- * released value held the key (queueing marks the value), when a hint named this line
- * with others queued behind it, or when this line kept the turn ({@link LineTurn#look}).
- * <p>
  * A waiter that spends its wait time in the line behind others fails without an attempt
  * of its own; an acquisition that may not wait ({@code waitTime} zero, as
  * {@code tryAcquire}) never stands in line: it tries once, at once.
@@ -168,44 +163,19 @@ public final class Waiting {
 
 	/**
 	 * Returns the release script's arguments for a lease of this registry on {@code key}:
-	 * the secret and the token, then what the script needs to hand the next turn to
-	 * another process's line and to queue this line behind it when it still has waiters
-	 * ({@link Script#RELEASE}). Notes the call that acquired the lease: the line's next
-	 * attempt goes to each node after the release ({@link Waiter#released}).
+	 * the secret and the token, then the queue argument that hands the next turn to
+	 * another process's line ({@link Turns#releaseArgs}).
 	 */
 	public String[] releaseArgs(String key, String secret, long token, QuorumCall acquisition) {
-		String spec = this.turns.idleSpec;
-		Line line = this.lines.get(key);
-		if (line != null) {
-			synchronized (line) {
-				line.released = acquisition;
-				long now = this.clock.nanoTime();
-				spec = line.turn.releaseSpec(now, line.longestWait(now));
-			}
-		}
-		return new String[] { secret, String.valueOf(token), spec };
+		return this.turns.releaseArgs(this.lines.get(key), secret, token, acquisition);
 	}
 
 	/**
 	 * Returns the release script's arguments for a lease of this registry on {@code key}
-	 * that was lost before its release: clean-up on the nodes that may still hold its
-	 * value, whose line was told of its end when it was lost and hears nothing of this
-	 * release. So it never keeps the turn (nobody here would take it, and the processes
-	 * queued would wait for their polls), and it looks at the queue, since other
-	 * processes may have marked the value: it names the next process queued, and queues
-	 * this line, in its place when it is queued already, while it has waiters. It leaves
-	 * the line's turn and look flag to the releases of held leases.
+	 * that was lost before its release ({@link Turns#lostReleaseArgs}).
 	 */
 	public String[] lostReleaseArgs(String key, String secret, long token) {
-		String spec = this.turns.lookSpec;
-		Line line = this.lines.get(key);
-		if (line != null) {
-			synchronized (line) {
-				long now = this.clock.nanoTime();
-				spec = line.turn.lostReleaseSpec(now, line.longestWait(now));
-			}
-		}
-		return new String[] { secret, String.valueOf(token), spec };
+		return this.turns.lostReleaseArgs(this.lines.get(key), secret, token);
 	}
 
 	/**
@@ -391,18 +361,10 @@ public final class Waiting {
 	/**
 	 * Wakes the head of {@code key}'s line, if no lease of this registry holds the key:
 	 * another process released it. Every node of a release publishes the same message
-	 * (the lease's token): a hint whose message the line saw last is the same release,
-	 * heard from another node, and wakes nobody. Before, those four more hints of a
-	 * release on five nodes reached the head while its attempt was on its way, and made
-	 * it try again as soon as that attempt was refused, while the winner of the release
-	 * held the lock: one more refused attempt per waiting process and release. Such an
-	 * echo still counts for something ({@link Place#echo()}): the attempt that the first
-	 * hint started may have reached a node before that node's deletion of the same
-	 * release, and been refused by the released value itself. If that attempt fails (or
-	 * failed already), the head tries again after {@link Place#ECHO_DELAY_NANOS} at most
-	 * rather than after its usual delay; before, it waited for its poll
-	 * (WaitingIntegrationTests' hint tests, whose poll is 30 s, timed out so in full
-	 * runs).
+	 * (the lease's token), so a hint of the release the line heard last is an echo from
+	 * another node and wakes nobody, though a failed attempt of the head then tries again
+	 * within {@link Place#ECHO_DELAY_NANOS}; a hint that names this line's turn has it
+	 * wait for the other nodes' hints of the release first ({@link HintGathering}).
 	 * @param message the message published, or {@code null} (no release: a try after
 	 * subscribing)
 	 */
@@ -508,12 +470,7 @@ public final class Waiting {
 		 * Returns the acquisition of the lease of this registry on the key released last,
 		 * or {@code null}: its release goes to each node once that node answered that
 		 * acquisition, so an attempt sent to a node after the same answer reaches it
-		 * after the release (one connection per node keeps the order). Sent at once, the
-		 * first attempt of the next waiter reached a node that had not yet answered, and
-		 * so had not been sent the release, and was refused by the released value there:
-		 * that node's fencing counter fell behind the others', and a later acquisition
-		 * needed a second round (5 % of the acquisitions of 2 JVMs x 4 threads on one
-		 * key, once a line kept the turn for its own waiters).
+		 * after the release (one connection per node keeps the order).
 		 */
 		QuorumCall released();
 
@@ -523,8 +480,7 @@ public final class Waiting {
 		 * hint naming it and a poll is only there in case the line named before it is
 		 * gone (or a hint was lost): then one more for each poll since it was queued, up
 		 * to 4 (16 times the retry delay; never past the holder's time to live, which the
-		 * caller caps it by). Before, each queued head polled every retry delay, and
-		 * three processes waiting their turns refused about 40 attempts a second.
+		 * caller caps it by).
 		 */
 		int pollBackoff();
 
