@@ -135,7 +135,9 @@ final class Line {
 		this.turn.holderGone(how, head != null);
 		Place woken = null;
 		if (how == Waiting.RELEASED_QUEUED && head != null && head.phase == Place.SLEEPING) {
-			// another process's turn: its hint, or this poll should it never come
+			// another process's turn: its hint, or this poll should it never come; tried
+			// at once, the head would try beside the line named, and one of the two would
+			// be refused at every release
 			head.cancelTimer();
 			head.schedule(Math.min(this.waiting.retryDelay(-1), head.deadline - this.waiting.clock.nanoTime()));
 		}
@@ -165,6 +167,19 @@ final class Line {
 			head.woken = true;
 		}
 		return null;
+	}
+
+	/**
+	 * Describes the line for diagnostics in tests. Called holding the line's monitor.
+	 */
+	String describe() {
+		StringBuilder phases = new StringBuilder();
+		for (Place waiter : this.waiters) {
+			phases.append((phases.length() > 0) ? "," : "").append(waiter.phase);
+		}
+		return "waiters [" + phases + "] (" + Place.QUEUED + " queued, " + Place.ATTEMPTING + " attempting, "
+				+ Place.SLEEPING + " sleeping), holders " + this.holders + ", own permits " + this.ownPermits
+				+ ", hinted " + this.hinted;
 	}
 
 	/** Called holding the line's monitor. */

@@ -3,7 +3,6 @@ package io.github.redlock.engine.waiting;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -111,9 +110,7 @@ public final class Waiting {
 	 */
 	static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
-	private final long retryDelayNanos;
-
-	private final long retryJitterNanos;
+	private final RetryDelays retryDelays;
 
 	final ScheduledExecutorService scheduler;
 
@@ -139,11 +136,10 @@ public final class Waiting {
 	 * are read
 	 */
 	public Waiting(RedlockSettings settings, ScheduledExecutorService scheduler, MonotonicClock clock) {
-		this.retryDelayNanos = settings.retryDelay().toNanos();
-		this.retryJitterNanos = settings.retryJitter().toNanos();
+		this.retryDelays = new RetryDelays(settings);
 		this.scheduler = scheduler;
 		this.clock = clock;
-		this.turns = new Turns(this.retryDelayNanos, this.retryJitterNanos, clock);
+		this.turns = new Turns(this.retryDelays.delayNanos, this.retryDelays.jitterNanos, clock);
 	}
 
 	/**
@@ -197,7 +193,7 @@ public final class Waiting {
 	 * Returns the retry delay, without jitter.
 	 */
 	public long retryDelayNanos() {
-		return this.retryDelayNanos;
+		return this.retryDelays.delayNanos;
 	}
 
 	/**
@@ -215,16 +211,7 @@ public final class Waiting {
 	 * holder's time to live.
 	 */
 	public long retryDelay(long holderLeftNanos, int doublings) {
-		long delay = this.retryDelayNanos;
-		if (this.retryJitterNanos > 0) {
-			delay += ThreadLocalRandom.current().nextLong(this.retryJitterNanos);
-		}
-		delay <<= doublings;
-		if (holderLeftNanos >= 0) {
-			// the key expires then: a millisecond later, it is free on that node
-			delay = Math.min(delay, holderLeftNanos + TimeUnit.MILLISECONDS.toNanos(1));
-		}
-		return delay;
+		return this.retryDelays.next(holderLeftNanos, doublings);
 	}
 
 	/**
@@ -335,9 +322,7 @@ public final class Waiting {
 	 * at once, unless the lease's release queued this line behind another process's,
 	 * which the release hint named ({@link #RELEASED_QUEUED}): then the head waits for
 	 * the hint that names this line when that process releases, or for its poll, should
-	 * that never come (the line named gave up, or its process died). Before, the head
-	 * tried at once beside the line named, and one of the two was refused at every
-	 * release.
+	 * that never come (the line named gave up, or its process died).
 	 * @param how {@link #ENDED}, {@link #RELEASED_NOT_QUEUED}, {@link #RELEASED_QUEUED}
 	 * or {@link #RELEASED_KEPT}
 	 */
@@ -418,13 +403,7 @@ public final class Waiting {
 			return "no line";
 		}
 		synchronized (line) {
-			StringBuilder phases = new StringBuilder();
-			for (Place waiter : line.waiters) {
-				phases.append((phases.length() > 0) ? "," : "").append(waiter.phase);
-			}
-			return "waiters [" + phases + "] (" + Place.QUEUED + " queued, " + Place.ATTEMPTING + " attempting, "
-					+ Place.SLEEPING + " sleeping), holders " + line.holders + ", own permits " + line.ownPermits
-					+ ", hinted " + line.hinted;
+			return line.describe();
 		}
 	}
 
