@@ -13,6 +13,21 @@ import io.github.redlock.engine.node.TurnProtocol;
  * ({@link Script#QUEUE_WAITER}). Guarded by its line's monitor: every method is called
  * holding it.
  * <p>
+ * A line whose attempt a holder refused queues itself on the nodes
+ * ({@link Script#QUEUE_WAITER}); a release names the first line queued in its hint
+ * ({@link Script#RELEASE}), and only that line tries, once every node's hint of the
+ * release came or {@link HintGathering#HINTS_GRACE_NANOS} passed. A line hears other
+ * lines' turns and keeps waiting, polling ever less often ({@link Place#pollBackoff}) in
+ * case the line named is gone. A line with waiters of its own keeps the turn for
+ * {@link Waiting#TURN_NANOS} ({@link Waiting#RELEASED_KEPT}: its next waiter tries as the
+ * release is sent); after that its release names the next process and queues this line
+ * behind it ({@link Waiting#RELEASED_QUEUED}). A line that the nodes keep queued and
+ * whose waiters all left takes itself out of the queues, and so does one whose waiter
+ * acquired without a release naming it (the holder's value expired, or a read or write
+ * lock's release woke it): its next release looks at the queue, for the lines queued with
+ * it. A line's entry lives at most {@link Turns#entryNanos}, renewed by each of its polls
+ * that a holder refuses, so that the entry of a process that died goes within minutes.
+ * <p>
  * <b>Invariants</b>:
  * <ul>
  * <li>{@link #queuedUntil} is non-zero only while the line believes the nodes keep it

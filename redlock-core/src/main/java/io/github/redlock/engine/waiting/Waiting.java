@@ -35,19 +35,10 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * again as soon as that attempt failed.
  * <p>
  * <b>Processes take turns.</b> A line whose attempt a holder refused queues itself on the
- * nodes ({@link Script#QUEUE_WAITER}); a release names the first line queued in its hint
- * ({@link Script#RELEASE}), and only that line tries, once every node's hint of the
- * release came or {@link HintGathering#HINTS_GRACE_NANOS} passed. A line hears other
- * lines' turns and keeps waiting, polling ever less often ({@link Waiter#pollBackoff}) in
- * case the line named is gone. A line with waiters of its own keeps the turn for
- * {@link #TURN_NANOS} ({@link #RELEASED_KEPT}: its next waiter tries as the release is
- * sent); after that its release names the next process and queues this line behind it
- * ({@link #RELEASED_QUEUED}). A line that the nodes keep queued and whose waiters all
- * left takes itself out of the queues, and so does one whose waiter acquired without a
- * release naming it (the holder's value expired, or a read or write lock's release woke
- * it): its next release looks at the queue, for the lines queued with it. A line's entry
- * lives at most {@link #entryNanos}, renewed by each of its polls that a holder refuses,
- * so that the entry of a process that died goes within minutes.
+ * nodes, and a release names the first line queued in its hint: only that line tries, so
+ * the processes waiting for a key take turns in the order they queued, each keeping the
+ * turn for its own waiters for at most {@link #TURN_NANOS}; an entry whose process died
+ * goes within minutes. {@link LineTurn} says how.
  * <p>
  * Read and write waiters stand in the same line as exclusive ones (they share the key)
  * and queue the same way, which marks an exclusive holder's value so that its release
