@@ -104,8 +104,10 @@ final class Line {
 
 	/**
 	 * A permit of this registry ended ({@link Waiting#permitGone}): the head is woken
-	 * unless the message is an echo of the release heard last. Called holding the line's
-	 * monitor.
+	 * unless the message is an echo of the release heard last. A sleeping head is marked
+	 * attempting before the hints are updated ({@link #startHead}), or the permit that no
+	 * longer fills the semaphore would have them asked for on every node, and dropped
+	 * again as the head tries. Called holding the line's monitor.
 	 * @return the head to run once the monitor is let go, or {@code null}
 	 */
 	Place permitGone(String message) {

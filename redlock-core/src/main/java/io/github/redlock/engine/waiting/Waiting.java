@@ -25,14 +25,12 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * minimum hold), the head is woken at once and tries. It still takes a lease of its own
  * through the quorum, with a new fencing token: nothing is handed over silently.
  * <p>
- * <b>When the holder is elsewhere.</b> A head whose attempt failed tries again after
- * {@code retryDelay} plus a random jitter up to {@code retryJitter}, so that contenders
- * of different processes fall out of step, but never later than the holder's remaining
- * time to live, which the failed attempt's nodes reported (so that a lock whose holder
- * died is taken as soon as it expires), and never later than its wait time allows. A
- * {@link ReleaseHints release hint} from the nodes, when another process releases the
- * key, wakes it at once; a wake-up that comes while an attempt is on its way makes it try
- * again as soon as that attempt failed.
+ * <b>When the holder is elsewhere.</b> A head whose attempt failed tries again after a
+ * jittered {@code retryDelay}, never later than the holder's remaining time to live
+ * ({@link RetryDelays}) nor than its wait time allows. A {@link ReleaseHints release
+ * hint} from the nodes, when another process releases the key, wakes it at once; a
+ * wake-up that comes while an attempt is on its way makes it try again as soon as that
+ * attempt failed.
  * <p>
  * <b>Processes take turns.</b> A line whose attempt a holder refused queues itself on the
  * nodes, and a release names the first line queued in its hint: only that line tries, so
@@ -60,7 +58,8 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * {@link HintGathering} (what a line heard of a release's hints), {@link LineTurn} (a
  * line's turn among processes and its entry in the nodes' queues, with {@link Turns},
  * what the lines of a registry share in them), {@link Trampoline} (attempts never nest).
- * Each line's state is guarded by its monitor.
+ * Each line's state is guarded by its monitor. This class is longer than its parts
+ * because it documents the public methods that the kinds and lease layers call.
  *
  * @author redlock contributors
  */
@@ -93,11 +92,9 @@ public final class Waiting {
 	 * How long a line keeps the turn for its own waiters, from the acquisition that began
 	 * it, while other processes are queued: its releases within that hand the lock to its
 	 * next waiter at once ({@link Script#RELEASE} keeps the queue as it is), and the
-	 * first release after it names the next process. A hand-over within a process costs a
-	 * quorum's reply; one to another process, its hints and attempt on top: with every
-	 * hand-over a turn, sections of 1 ms on one key across 4 processes ran at 0.81x the
-	 * bare quorum's retry loop, whose releasing thread takes the lock again at once. It
-	 * bounds how long other processes wait for their turn by this per process ahead.
+	 * first release after it names the next process. It bounds how long other processes
+	 * wait for their turn by this per process ahead; why this long:
+	 * {@link Turns#turnNanos}.
 	 */
 	static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
@@ -141,9 +138,7 @@ public final class Waiting {
 		this.turns.turnNanos = turn.toNanos();
 	}
 
-	/**
-	 * Returns the id of this registry's lines in the nodes' queues.
-	 */
+	/** Returns the id of this registry's lines in the nodes' queues. */
 	public String lineId() {
 		return this.turns.lineId;
 	}
@@ -173,16 +168,12 @@ public final class Waiting {
 		return this.turns.keepsTurn(releaseArgs);
 	}
 
-	/**
-	 * Sets where release hints come from; without them, waiters poll.
-	 */
+	/** Sets where release hints come from; without them, waiters poll. */
 	public void useHints(ReleaseHints.Channels hints) {
 		this.hints = hints;
 	}
 
-	/**
-	 * Returns the retry delay, without jitter.
-	 */
+	/** Returns the retry delay, without jitter. */
 	public long retryDelayNanos() {
 		return this.retryDelays.delayNanos;
 	}
@@ -276,10 +267,7 @@ public final class Waiting {
 
 	/**
 	 * Tells the line that a permit of this registry on {@code key} ended (released, lost,
-	 * or at its end), and wakes its head as {@link #hint} does: a sleeping head is marked
-	 * attempting before the hints are updated, as in {@link #holderGone}, or the permit
-	 * that no longer fills the semaphore would have them asked for on every node, and
-	 * dropped again as the head tries.
+	 * or at its end), and wakes its head as {@link #hint} does.
 	 * @param message the message its release publishes on the nodes, so that their hints
 	 * of the same release are heard as echoes (if one came first, this is the echo)
 	 */
@@ -371,9 +359,7 @@ public final class Waiting {
 		this.hintNodes = nodes;
 	}
 
-	/**
-	 * Returns how many acquisitions stand in lines.
-	 */
+	/** Returns how many acquisitions stand in lines. */
 	public int waiters() {
 		int count = 0;
 		for (Line line : this.lines.values()) {
@@ -398,9 +384,7 @@ public final class Waiting {
 		}
 	}
 
-	/**
-	 * One acquisition's place in its key's line, as the acquisitions see it.
-	 */
+	/** One acquisition's place in its key's line, as the acquisitions see it. */
 	public interface Waiter {
 
 		/**
@@ -454,9 +438,7 @@ public final class Waiting {
 		 */
 		int pollBackoff();
 
-		/**
-		 * Returns how many waiters stand before this one.
-		 */
+		/** Returns how many waiters stand before this one. */
 		int ahead();
 
 	}
