@@ -1,12 +1,8 @@
 package io.github.redlock.engine.waiting;
 
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -29,29 +25,18 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * minimum hold), the head is woken at once and tries. It still takes a lease of its own
  * through the quorum, with a new fencing token: nothing is handed over silently.
  * <p>
- * <b>When the holder is elsewhere.</b> A head whose attempt failed tries again after
- * {@code retryDelay} plus a random jitter up to {@code retryJitter}, so that contenders
- * of different processes fall out of step, but never later than the holder's remaining
- * time to live, which the failed attempt's nodes reported (so that a lock whose holder
- * died is taken as soon as it expires), and never later than its wait time allows. A
- * {@link ReleaseHints release hint} from the nodes, when another process releases the
- * key, wakes it at once; a wake-up that comes while an attempt is on its way makes it try
- * again as soon as that attempt failed.
+ * <b>When the holder is elsewhere.</b> A head whose attempt failed tries again after a
+ * jittered {@code retryDelay}, never later than the holder's remaining time to live
+ * ({@link RetryDelays}) nor than its wait time allows. A {@link ReleaseHints release
+ * hint} from the nodes, when another process releases the key, wakes it at once; a
+ * wake-up that comes while an attempt is on its way makes it try again as soon as that
+ * attempt failed.
  * <p>
  * <b>Processes take turns.</b> A line whose attempt a holder refused queues itself on the
- * nodes ({@link Script#QUEUE_WAITER}); a release names the first line queued in its hint
- * ({@link Script#RELEASE}), and only that line tries, once every node's hint of the
- * release came or {@link #HINTS_GRACE_NANOS} passed. A line hears other lines' turns and
- * keeps waiting, polling ever less often ({@link Waiter#pollBackoff}) in case the line
- * named is gone. A line with waiters of its own keeps the turn for {@link #TURN_NANOS}
- * ({@link #RELEASED_KEPT}: its next waiter tries as the release is sent); after that its
- * release names the next process and queues this line behind it
- * ({@link #RELEASED_QUEUED}). A line that the nodes keep queued and whose waiters all
- * left takes itself out of the queues, and so does one whose waiter acquired without a
- * release naming it (the holder's value expired, or a read or write lock's release woke
- * it): its next release looks at the queue, for the lines queued with it. A line's entry
- * lives at most {@link #entryNanos}, renewed by each of its polls that a holder refuses,
- * so that the entry of a process that died goes within minutes.
+ * nodes, and a release names the first line queued in its hint: only that line tries, so
+ * the processes waiting for a key take turns in the order they queued, each keeping the
+ * turn for its own waiters for at most {@link #TURN_NANOS}; an entry whose process died
+ * goes within minutes. {@link LineTurn} says how.
  * <p>
  * Read and write waiters stand in the same line as exclusive ones (they share the key)
  * and queue the same way, which marks an exclusive holder's value so that its release
@@ -62,49 +47,23 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * hints reach it; a named line that a holder still refuses (a reader refused by a waiting
  * writer's mark) queues again at the back.
  * <p>
- * A release looks at the queue only when someone may be in it, so that an uncontended
- * cycle costs the nodes no queue read and no publish: when a line queued while the
- * released value held the key (queueing marks the value), when a hint named this line
- * with others queued behind it, or when this line kept the turn ({@code Line.look}).
- * <p>
  * A waiter that spends its wait time in the line behind others fails without an attempt
  * of its own; an acquisition that may not wait ({@code waitTime} zero, as
  * {@code tryAcquire}) never stands in line: it tries once, at once.
  * <p>
- * <b>Invariants</b> (each line's state is guarded by its monitor):
- * <ul>
- * <li>{@code Line.holders} counts this registry's leases on the key: one more when a
- * waiter {@linkplain Waiter#leave leaves} with a lease, or through {@link #holding} for a
- * lease acquired without standing in line (or after its waiter gave up); one less through
- * {@link #holderGone}, which {@code RedlockLease} calls once per lease, when it is
- * released on a quorum, lost, or reaches its end. It never goes below zero.</li>
- * <li>Only the head attempts or sleeps; the others are queued with only their deadline
- * timer. A sleeping head has a timer or waits for a wake-up; an attempting head has one
- * attempt on its way, whose end calls {@link Waiter#retry} or {@link Waiter#leave}.</li>
- * <li>Release hints are asked for exactly while the head sleeps and no lease of this
- * registry holds the key (on a semaphore's line, whose permits are not {@code holders}:
- * while this registry holds fewer of its permits, {@code ownPermits}, than it has).</li>
- * <li>A line leaves the map only when it has no waiter, no holder and no own permit.</li>
- * <li>An attempt or timeout runs through {@link #run}, never nested on another's
- * stack.</li>
- * <li>{@code Line.queuedUntil} is non-zero only while the line believes the nodes keep it
- * queued: set when it queued itself or its release queued it (until its entry's expiry,
- * {@link #entryNanos}), cleared when a hint named it, when it acquired (and then, if no
- * hint named it, {@link Waiter#leave} has the caller take it out of the queues), or when
- * its release queued nothing. Believing it queued when it is not costs at most polls,
- * never the lock.</li>
- * </ul>
+ * <b>The parts.</b> This class is the façade the acquisitions and leases call, and the
+ * registry's map of lines; each part states the invariants it keeps at its top:
+ * {@link Line} (a key's line: its holders, its release hints, when it leaves the map),
+ * {@link Place} (a waiter's phases: only the head attempts or sleeps),
+ * {@link HintGathering} (what a line heard of a release's hints), {@link LineTurn} (a
+ * line's turn among processes and its entry in the nodes' queues, with {@link Turns},
+ * what the lines of a registry share in them), {@link Trampoline} (attempts never nest).
+ * Each line's state is guarded by its monitor. This class is longer than its parts
+ * because it documents the public methods that the kinds and lease layers call.
  *
  * @author redlock contributors
  */
 public final class Waiting {
-
-	/**
-	 * The longest a head waits before trying again after an attempt that failed while
-	 * other nodes' hints of the same release came in (jittered from zero): long enough
-	 * for those nodes' deletions, short against any retry delay.
-	 */
-	static final long ECHO_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
 	/** {@link #holderGone}: the lease ended without a release (lost, or at its end). */
 	public static final int ENDED = 0;
@@ -129,96 +88,35 @@ public final class Waiting {
 	 */
 	public static final int RELEASED_KEPT = 3;
 
-	private static final char[] ID_CHARACTERS = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
-
-	/**
-	 * The longest a line whose turn a release hint named waits for the same hint from the
-	 * other nodes before it tries ({@link #hint}).
-	 */
-	static final long HINTS_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-
 	/**
 	 * How long a line keeps the turn for its own waiters, from the acquisition that began
 	 * it, while other processes are queued: its releases within that hand the lock to its
 	 * next waiter at once ({@link Script#RELEASE} keeps the queue as it is), and the
-	 * first release after it names the next process. A hand-over within a process costs a
-	 * quorum's reply; one to another process, its hints and attempt on top: with every
-	 * hand-over a turn, sections of 1 ms on one key across 4 processes ran at 0.81x the
-	 * bare quorum's retry loop, whose releasing thread takes the lock again at once. It
-	 * bounds how long other processes wait for their turn by this per process ahead.
+	 * first release after it names the next process. It bounds how long other processes
+	 * wait for their turn by this per process ahead; why this long:
+	 * {@link Turns#turnNanos}.
 	 */
 	static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
-	/**
-	 * The least that a line's entry in the nodes' queues lives ({@link #entryNanos}):
-	 * long against any poll, short against the memory of nodes that must not evict.
-	 */
-	static final long ENTRY_FLOOR_NANOS = TimeUnit.MINUTES.toNanos(1);
+	private final RetryDelays retryDelays;
 
-	/** Not the head: waits its turn, with only its deadline scheduled. */
-	private static final int QUEUED = 0;
-
-	/** The head, with an attempt on its way. */
-	private static final int ATTEMPTING = 1;
-
-	/** The head, waiting for a wake-up or its next poll. */
-	private static final int SLEEPING = 2;
-
-	/** Out of the line. */
-	private static final int GONE = 3;
-
-	/**
-	 * The attempts and timeouts that a hand-off asked for while this thread was running
-	 * another one: see {@link #run}. {@code null} when the thread runs none.
-	 */
-	private static final ThreadLocal<ArrayDeque<Runnable>> handOffs = new ThreadLocal<>();
-
-	private final long retryDelayNanos;
-
-	private final long retryJitterNanos;
-
-	/**
-	 * How long a line's entry in the nodes' queues lives at most ({@link #entryNanos}).
-	 */
-	private final long entryLifeNanos;
-
-	private final ScheduledExecutorService scheduler;
+	final ScheduledExecutorService scheduler;
 
 	/** The registry's clock: deadlines, turns and queue entries are read on it. */
-	private final MonotonicClock clock;
+	final MonotonicClock clock;
 
-	private final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
+	final ConcurrentHashMap<String, Line> lines = new ConcurrentHashMap<>();
 
-	/** Made once: a {@code Line::new} at each call would allocate, since it captures. */
-	private final Function<String, Line> newLine = Line::new;
+	/** Made once: a lambda at each call would allocate, since it captures. */
+	private final Function<String, Line> newLine = (key) -> new Line(this, key);
 
-	private volatile ReleaseHints.Channels hints;
-
-	/** How long a line keeps the turn: {@link #TURN_NANOS}, but for tests. */
-	private volatile long turnNanos = TURN_NANOS;
+	volatile ReleaseHints.Channels hints;
 
 	/** How many nodes publish each release hint ({@link #hintNodes}). */
-	private volatile int hintNodes = 1;
+	volatile int hintNodes = 1;
 
-	/**
-	 * This registry's lines in the nodes' queues of waiting processes: random, so that
-	 * registries of other processes never share it, and no secret (release hints carry
-	 * it).
-	 */
-	private final String lineId;
-
-	/**
-	 * The release script's queue argument of a line without waiters, made once: one
-	 * argument rather than five, each of which costs the client a length's text and
-	 * encoding per node.
-	 */
-	private final String idleSpec;
-
-	/** The same, of a line without waiters whose release looks at the queues. */
-	private final String lookSpec;
-
-	/** The same, of a line that keeps the turn. */
-	private final String keepSpec;
+	/** The turns that this registry's lines take among processes. */
+	final Turns turns;
 
 	/**
 	 * Makes the lines of one registry.
@@ -226,22 +124,10 @@ public final class Waiting {
 	 * are read
 	 */
 	public Waiting(RedlockSettings settings, ScheduledExecutorService scheduler, MonotonicClock clock) {
-		this.retryDelayNanos = settings.retryDelay().toNanos();
-		this.retryJitterNanos = settings.retryJitter().toNanos();
-		// twice the longest pause between two polls of a queued head (pollBackoff), each
-		// of which queues the line again when a holder refuses it
-		long pollNanos = Math.min(this.retryDelayNanos + this.retryJitterNanos, Long.MAX_VALUE / 64);
-		this.entryLifeNanos = Math.max(ENTRY_FLOOR_NANOS, 32 * pollNanos);
+		this.retryDelays = new RetryDelays(settings);
 		this.scheduler = scheduler;
 		this.clock = clock;
-		char[] id = new char[12];
-		for (int i = 0; i < id.length; i++) {
-			id[i] = ID_CHARACTERS[ThreadLocalRandom.current().nextInt(ID_CHARACTERS.length)];
-		}
-		this.lineId = new String(id);
-		this.idleSpec = TurnProtocol.idle(this.lineId);
-		this.lookSpec = TurnProtocol.look(this.lineId);
-		this.keepSpec = TurnProtocol.keep(this.lineId);
+		this.turns = new Turns(this.retryDelays.delayNanos, this.retryDelays.jitterNanos, clock);
 	}
 
 	/**
@@ -249,82 +135,29 @@ public final class Waiting {
 	 * {@link #TURN_NANOS}).
 	 */
 	public void turn(Duration turn) {
-		this.turnNanos = turn.toNanos();
+		this.turns.turnNanos = turn.toNanos();
 	}
 
-	/**
-	 * Returns the id of this registry's lines in the nodes' queues.
-	 */
+	/** Returns the id of this registry's lines in the nodes' queues. */
 	public String lineId() {
-		return this.lineId;
+		return this.turns.lineId;
 	}
 
 	/**
 	 * Returns the release script's arguments for a lease of this registry on {@code key}:
-	 * the secret and the token, then what the script needs to hand the next turn to
-	 * another process's line and to queue this line behind it when it still has waiters
-	 * ({@link Script#RELEASE}). Notes the call that acquired the lease: the line's next
-	 * attempt goes to each node after the release ({@link Waiter#released}).
+	 * the secret and the token, then the queue argument that hands the next turn to
+	 * another process's line ({@link Turns#releaseArgs}).
 	 */
 	public String[] releaseArgs(String key, String secret, long token, QuorumCall acquisition) {
-		String spec = this.idleSpec;
-		Line line = this.lines.get(key);
-		if (line != null) {
-			synchronized (line) {
-				line.released = acquisition;
-				long now = this.clock.nanoTime();
-				long longest = line.longestWait(now);
-				if (longest > 0 && line.inTurn && now - line.turnSince < this.turnNanos) {
-					spec = this.keepSpec;
-					// the queue stays as it is: the release that ends the turn looks
-					line.look = true;
-				}
-				else {
-					if (longest > 0) {
-						long entry = entryNanos(longest);
-						spec = TurnProtocol.queueBehind(this.lineId, TimeUnit.NANOSECONDS.toMillis(entry) + 1,
-								System.currentTimeMillis(), line.look);
-						line.queuedFor = entry;
-					}
-					else if (line.look) {
-						spec = this.lookSpec;
-					}
-					line.look = false; // this release looks, and names the next if any
-				}
-			}
-		}
-		return new String[] { secret, String.valueOf(token), spec };
+		return this.turns.releaseArgs(this.lines.get(key), secret, token, acquisition);
 	}
 
 	/**
 	 * Returns the release script's arguments for a lease of this registry on {@code key}
-	 * that was lost before its release: clean-up on the nodes that may still hold its
-	 * value, whose line was told of its end when it was lost and hears nothing of this
-	 * release. So it never keeps the turn (nobody here would take it, and the processes
-	 * queued would wait for their polls), and it looks at the queue, since other
-	 * processes may have marked the value: it names the next process queued, and queues
-	 * this line, in its place when it is queued already, while it has waiters. It leaves
-	 * the line's turn and look flag to the releases of held leases.
+	 * that was lost before its release ({@link Turns#lostReleaseArgs}).
 	 */
 	public String[] lostReleaseArgs(String key, String secret, long token) {
-		String spec = this.lookSpec;
-		Line line = this.lines.get(key);
-		if (line != null) {
-			synchronized (line) {
-				long now = this.clock.nanoTime();
-				long longest = line.longestWait(now);
-				if (longest > 0) {
-					if (!line.queued(now)) {
-						line.queueStamp = System.currentTimeMillis();
-					}
-					long entry = entryNanos(longest);
-					line.queuedUntil = now + entry;
-					spec = TurnProtocol.queueBehind(this.lineId, TimeUnit.NANOSECONDS.toMillis(entry) + 1,
-							line.queueStamp, true);
-				}
-			}
-		}
-		return new String[] { secret, String.valueOf(token), spec };
+		return this.turns.lostReleaseArgs(this.lines.get(key), secret, token);
 	}
 
 	/**
@@ -332,21 +165,17 @@ public final class Waiting {
 	 * line's next waiter.
 	 */
 	public boolean keepsTurn(String[] releaseArgs) {
-		return releaseArgs[2] == this.keepSpec;
+		return this.turns.keepsTurn(releaseArgs);
 	}
 
-	/**
-	 * Sets where release hints come from; without them, waiters poll.
-	 */
+	/** Sets where release hints come from; without them, waiters poll. */
 	public void useHints(ReleaseHints.Channels hints) {
 		this.hints = hints;
 	}
 
-	/**
-	 * Returns the retry delay, without jitter.
-	 */
+	/** Returns the retry delay, without jitter. */
 	public long retryDelayNanos() {
-		return this.retryDelayNanos;
+		return this.retryDelays.delayNanos;
 	}
 
 	/**
@@ -364,28 +193,15 @@ public final class Waiting {
 	 * holder's time to live.
 	 */
 	public long retryDelay(long holderLeftNanos, int doublings) {
-		long delay = this.retryDelayNanos;
-		if (this.retryJitterNanos > 0) {
-			delay += ThreadLocalRandom.current().nextLong(this.retryJitterNanos);
-		}
-		delay <<= doublings;
-		if (holderLeftNanos >= 0) {
-			// the key expires then: a millisecond later, it is free on that node
-			delay = Math.min(delay, holderLeftNanos + TimeUnit.MILLISECONDS.toNanos(1));
-		}
-		return delay;
+		return this.retryDelays.next(holderLeftNanos, doublings);
 	}
 
 	/**
 	 * Returns how long the nodes keep a line's entry in their queues, given the longest
-	 * that a waiter of the line may still wait: never longer than twice the longest pause
-	 * between two polls of its head ({@link Waiter#pollBackoff}, and at least
-	 * {@link #ENTRY_FLOOR_NANOS}), since every poll that a holder refuses queues the line
-	 * again and so renews it. Waiting the whole wait time ({@code Lock.lock()} waits a
-	 * year), an entry whose process died kept the queue key on nodes that must not evict.
+	 * that a waiter of the line may still wait ({@link Turns#entryNanos}).
 	 */
 	long entryNanos(long longestNanos) {
-		return Math.min(longestNanos, this.entryLifeNanos);
+		return this.turns.entryNanos(longestNanos);
 	}
 
 	/**
@@ -401,25 +217,12 @@ public final class Waiting {
 	public Waiter enter(String key, Runnable attempt, Runnable timedOut, long deadline) {
 		while (true) {
 			Line line = this.lines.computeIfAbsent(key, this.newLine);
-			Waiter waiter = new Waiter(line, attempt, timedOut, deadline);
+			Place waiter = new Place(this, line, attempt, timedOut, deadline);
 			synchronized (line) {
 				if (line.retired) {
 					continue; // emptied and removed meanwhile: take the new one
 				}
-				line.waiters.addLast(waiter);
-				if (line.waiters.size() > 1) {
-					waiter.phase = QUEUED;
-					waiter.schedule(deadline - this.clock.nanoTime());
-				}
-				else if (line.holders == 0) {
-					waiter.phase = ATTEMPTING;
-					waiter.startsNow = true;
-				}
-				else {
-					waiter.phase = SLEEPING;
-					waiter.schedule(deadline - this.clock.nanoTime()); // woken when that
-																		// lease ends
-				}
+				line.enter(waiter);
 			}
 			return waiter;
 		}
@@ -464,10 +267,7 @@ public final class Waiting {
 
 	/**
 	 * Tells the line that a permit of this registry on {@code key} ended (released, lost,
-	 * or at its end), and wakes its head as {@link #hint} does: a sleeping head is marked
-	 * attempting before the hints are updated, as in {@link #holderGone}, or the permit
-	 * that no longer fills the semaphore would have them asked for on every node, and
-	 * dropped again as the head tries.
+	 * or at its end), and wakes its head as {@link #hint} does.
 	 * @param message the message its release publishes on the nodes, so that their hints
 	 * of the same release are heard as echoes (if one came first, this is the echo)
 	 */
@@ -476,24 +276,15 @@ public final class Waiting {
 		if (line == null) {
 			return;
 		}
-		Waiter woken = null;
+		Place woken = null;
 		synchronized (line) {
 			if (line.retired) {
 				return;
 			}
-			line.ownPermits = Math.max(0, line.ownPermits - 1);
-			Waiter head = (line.holders == 0) ? line.waiters.peekFirst() : null;
-			if (head != null && message.equals(line.lastHint)) {
-				head.echo();
-			}
-			else {
-				woken = startHead(head);
-			}
-			line.lastHint = message;
-			line.retireIfEmpty();
+			woken = line.permitGone(message);
 		}
 		if (woken != null) {
-			run(woken.attempt);
+			Trampoline.run(woken.attempt);
 		}
 	}
 
@@ -510,9 +301,7 @@ public final class Waiting {
 	 * at once, unless the lease's release queued this line behind another process's,
 	 * which the release hint named ({@link #RELEASED_QUEUED}): then the head waits for
 	 * the hint that names this line when that process releases, or for its poll, should
-	 * that never come (the line named gave up, or its process died). Before, the head
-	 * tried at once beside the line named, and one of the two was refused at every
-	 * release.
+	 * that never come (the line named gave up, or its process died).
 	 * @param how {@link #ENDED}, {@link #RELEASED_NOT_QUEUED}, {@link #RELEASED_QUEUED}
 	 * or {@link #RELEASED_KEPT}
 	 */
@@ -521,79 +310,25 @@ public final class Waiting {
 		if (line == null) {
 			return;
 		}
-		Waiter woken = null;
+		Place woken = null;
 		synchronized (line) {
 			if (line.retired) {
 				return;
 			}
-			line.holders = Math.max(0, line.holders - 1);
-			Waiter head = (line.holders == 0) ? line.waiters.peekFirst() : null;
-			if (how == RELEASED_QUEUED && line.queuedFor > 0) {
-				line.queuedUntil = this.clock.nanoTime() + line.queuedFor;
-			}
-			else if (how == RELEASED_NOT_QUEUED || how == RELEASED_KEPT) {
-				line.queuedUntil = 0;
-			}
-			line.queuedFor = 0;
-			if (how == RELEASED_QUEUED || head == null) {
-				line.inTurn = false; // handed to another process, or nobody here waits
-			}
-			else if (how == RELEASED_NOT_QUEUED && line.inTurn) {
-				// no other process was queued: a new turn, which its next releases keep
-				line.turnSince = this.clock.nanoTime();
-			}
-			if (how == RELEASED_QUEUED && head != null && head.phase == SLEEPING) {
-				// another process's turn: its hint, or this poll should it never come
-				head.cancelTimer();
-				head.schedule(Math.min(retryDelay(-1), head.deadline - this.clock.nanoTime()));
-			}
-			else {
-				woken = startHead(head);
-			}
-			line.retireIfEmpty();
+			woken = line.holderGone(how);
 		}
 		if (woken != null) {
-			run(woken.attempt);
+			Trampoline.run(woken.attempt);
 		}
-	}
-
-	/**
-	 * Under the line's lock, after a lease or permit of this registry ended: marks a
-	 * sleeping head attempting and returns it, to be run once the lock is let go, or
-	 * tells an attempting head that it was woken meanwhile. Attempting from now, before
-	 * the hints are updated: a head still marked sleeping would have them asked for on
-	 * every node, and dropped again as soon as it tries, at every hand-over within this
-	 * registry.
-	 * @param head the line's head, or {@code null} while this registry holds the key
-	 * @return the head to run, or {@code null}
-	 */
-	private static Waiter startHead(Waiter head) {
-		if (head != null && head.phase == SLEEPING) {
-			head.cancelTimer();
-			head.phase = ATTEMPTING;
-			return head;
-		}
-		if (head != null && head.phase == ATTEMPTING) {
-			head.woken = true;
-		}
-		return null;
 	}
 
 	/**
 	 * Wakes the head of {@code key}'s line, if no lease of this registry holds the key:
 	 * another process released it. Every node of a release publishes the same message
-	 * (the lease's token): a hint whose message the line saw last is the same release,
-	 * heard from another node, and wakes nobody. Before, those four more hints of a
-	 * release on five nodes reached the head while its attempt was on its way, and made
-	 * it try again as soon as that attempt was refused, while the winner of the release
-	 * held the lock: one more refused attempt per waiting process and release. Such an
-	 * echo still counts for something ({@link Waiter#echo()}): the attempt that the first
-	 * hint started may have reached a node before that node's deletion of the same
-	 * release, and been refused by the released value itself. If that attempt fails (or
-	 * failed already), the head tries again after {@link #ECHO_DELAY_NANOS} at most
-	 * rather than after its usual delay; before, it waited for its poll
-	 * (WaitingIntegrationTests' hint tests, whose poll is 30 s, timed out so in full
-	 * runs).
+	 * (the lease's token), so a hint of the release the line heard last is an echo from
+	 * another node and wakes nobody, though a failed attempt of the head then tries again
+	 * within {@link Place#ECHO_DELAY_NANOS}; a hint that names this line's turn has it
+	 * wait for the other nodes' hints of the release first ({@link HintGathering}).
 	 * @param message the message published, or {@code null} (no release: a try after
 	 * subscribing)
 	 */
@@ -602,64 +337,12 @@ public final class Waiting {
 		if (line == null) {
 			return;
 		}
-		Waiter head;
+		Place head;
 		synchronized (line) {
 			head = (line.holders == 0) ? line.waiters.peekFirst() : null;
-			if (message != null && !message.isEmpty()) {
-				TurnProtocol.Hint hint = TurnProtocol.hint(message);
-				String release = hint.token();
-				boolean more = hint.more();
-				boolean turn = hint.turnOf(this.lineId);
-				if (turn && more) {
-					line.look = true; // its release must name the next: see releaseArgs
-				}
-				if (release.equals(line.lastHint)) {
-					line.heard++;
-					if (line.heard > line.expected) {
-						line.expected = line.heard;
-					}
-					if (line.gathering && head != null && head.phase == SLEEPING) {
-						if (line.heard < line.expected) {
-							return;
-						}
-						line.gathering = false; // every node is free of the release: try
-						line.shortfalls = 0;
-					}
-					else {
-						// a node that named this line after another named someone else
-						// (their queues differ) counts as this line's turn heard late
-						if (head != null && (turn || line.lastTurn)) {
-							head.echo();
-						}
-						return;
-					}
-				}
-				else {
-					line.lastHint = release;
-					line.lastTurn = turn;
-					line.heard = 1;
-					line.gathering = false;
-					if (!turn) {
-						// another process's turn: it tries, this line waits for its own
-						return;
-					}
-					if (hint.named() != null) {
-						line.queuedUntil = 0; // named: out of the nodes' queues
-						line.polls = 0;
-						if (head != null && head.phase == SLEEPING && line.expected > 1) {
-							// this line's turn: tried once every node published the
-							// release, so that none of them still holds the released
-							// value
-							// and refuses the attempt, which would leave its fencing
-							// counter behind the others' and cost a later acquisition a
-							// second round; at most HINTS_GRACE_NANOS later
-							line.gathering = true;
-							head.cancelTimer();
-							head.schedule(Math.min(HINTS_GRACE_NANOS, head.deadline - this.clock.nanoTime()));
-							return;
-						}
-					}
-				}
+			if (message != null && !message.isEmpty()
+					&& !line.hints.hear(message, head, line.turn, this.turns.lineId)) {
+				return;
 			}
 		}
 		if (head != null) {
@@ -669,15 +352,14 @@ public final class Waiting {
 
 	/**
 	 * Sets how many nodes publish each release hint: a line whose turn a hint names waits
-	 * for that many hints of the release (or {@link #HINTS_GRACE_NANOS}) before it tries.
+	 * for that many hints of the release (or {@link HintGathering#HINTS_GRACE_NANOS})
+	 * before it tries.
 	 */
 	public void hintNodes(int nodes) {
 		this.hintNodes = nodes;
 	}
 
-	/**
-	 * Returns how many acquisitions stand in lines.
-	 */
+	/** Returns how many acquisitions stand in lines. */
 	public int waiters() {
 		int count = 0;
 		for (Line line : this.lines.values()) {
@@ -698,282 +380,25 @@ public final class Waiting {
 			return "no line";
 		}
 		synchronized (line) {
-			StringBuilder phases = new StringBuilder();
-			for (Waiter waiter : line.waiters) {
-				phases.append((phases.length() > 0) ? "," : "").append(waiter.phase);
-			}
-			return "waiters [" + phases + "] (" + QUEUED + " queued, " + ATTEMPTING + " attempting, " + SLEEPING
-					+ " sleeping), holders " + line.holders + ", own permits " + line.ownPermits + ", hinted "
-					+ line.hinted;
+			return line.describe();
 		}
 	}
 
-	/**
-	 * Runs a waiter's attempt (or its timeout), on this thread, with a bounded stack. An
-	 * attempt can end on the stack that started it (every node answers at once when all
-	 * are down or ruled out), and its end hands the turn to the next waiter, whose
-	 * attempt ends the same way: run directly, a line of a thousand waiters recursed a
-	 * thousand times, and the {@code StackOverflowError}, swallowed by a
-	 * {@code CompletableFuture}, left a waiter attempting with no timer. So an attempt
-	 * asked for while this thread runs one is queued, and run by the outermost call once
-	 * the one before has returned: the stack stays one attempt deep, however long the
-	 * line.
-	 */
-	private static void run(Runnable action) {
-		ArrayDeque<Runnable> queued = handOffs.get();
-		if (queued != null) {
-			queued.addLast(action);
-			return;
-		}
-		queued = new ArrayDeque<>();
-		handOffs.set(queued);
-		Throwable failure = null;
-		try {
-			for (Runnable next = action; next != null; next = queued.pollFirst()) {
-				try {
-					next.run();
-				}
-				catch (RuntimeException | Error ex) {
-					// the others queued still run: each is a waiter of its own
-					if (failure == null) {
-						failure = ex;
-					}
-					else {
-						failure.addSuppressed(ex);
-					}
-				}
-			}
-		}
-		finally {
-			handOffs.remove();
-		}
-		if (failure instanceof RuntimeException runtime) {
-			throw runtime;
-		}
-		if (failure instanceof Error error) {
-			throw error;
-		}
-	}
-
-	/**
-	 * The acquisitions of this registry waiting for one key, and its leases on the key.
-	 */
-	private final class Line {
-
-		private final String key;
-
-		private final ArrayDeque<Waiter> waiters = new ArrayDeque<>(4);
-
-		private int holders;
-
-		/** A semaphore's line: the permits this registry holds ({@link #permitHeld}). */
-		private int ownPermits;
-
-		/** A semaphore's line: its permit count, or 0 for a lock's line. */
-		private int permits;
-
-		/** Removed from the map: a newcomer takes a new line. */
-		private boolean retired;
-
-		/** Whether release hints for the key are asked for, as the head waits. */
-		private boolean hinted;
-
-		/**
-		 * The release of the last release hint heard for the key (its token), or
-		 * {@code null}.
-		 */
-		private String lastHint;
-
-		/** Whether the last release hint heard was this line's turn. */
-		private boolean lastTurn;
-
-		/**
-		 * The acquisition of the lease of this registry on the key released last, or
-		 * {@code null}.
-		 */
-		private volatile QuorumCall released;
-
-		/** Polls by its head since the nodes queued it ({@link Waiter#pollBackoff}). */
-		private int polls;
-
-		/**
-		 * Whether this line has the turn: it acquired, and has not handed the turn to
-		 * another process or run out of waiters since ({@link #TURN_NANOS}).
-		 */
-		private boolean inTurn;
-
-		/** When its turn began (on the registry's clock), while {@link #inTurn}. */
-		private long turnSince;
-
-		/** How many nodes' hints of the last release were heard. */
-		private int heard;
-
-		/**
-		 * How many nodes' hints of a release this line expects: the nodes, fewer once a
-		 * wait for them ran out (a node down or unsubscribed), more once more came.
-		 */
-		private int expected = Waiting.this.hintNodes;
-
-		/** Waits for the nodes' hints that ran out in a row ({@link Waiter#fire}). */
-		private int shortfalls;
-
-		/**
-		 * Whether its sleeping head waits for the other nodes' hints of a release that
-		 * named this line ({@link #hint}), until its timer fires.
-		 */
-		private boolean gathering;
-
-		/**
-		 * Until when (on the registry's clock) the nodes keep this line queued, as far as
-		 * it knows: set when its release queued it or it queued itself, cleared when a
-		 * hint named it or it acquired. Compared only while {@link #queued}.
-		 */
-		private long queuedUntil;
-
-		/**
-		 * The stamp its entry in the nodes' queues was given ({@link Waiter#queueArgs}),
-		 * while {@link #queued}: queueing again keeps its place.
-		 */
-		private long queueStamp;
-
-		/**
-		 * Whether other processes may be queued for the key although no waiter marked
-		 * this line's value on the nodes: a hint named this line with others queued
-		 * behind it, or a release of this line kept the turn. Its next release that does
-		 * not keep the turn looks at the nodes' queues ({@link Script#RELEASE}), and
-		 * clears it.
-		 */
-		private boolean look;
-
-		/** Whether {@link #queuedUntil} is in the future. */
-		private boolean queued(long now) {
-			return this.queuedUntil != 0 && this.queuedUntil - now > 0;
-		}
-
-		/**
-		 * How long the release on its way would keep this line queued, if a node queues
-		 * it, or 0.
-		 */
-		private long queuedFor;
-
-		/** The longest that a waiter of this line may still wait, or 0 without one. */
-		long longestWait(long now) {
-			long longest = 0;
-			for (Waiter waiter : this.waiters) {
-				longest = Math.max(longest, waiter.deadline - now);
-			}
-			return longest;
-		}
-
-		Line(String key) {
-			this.key = key;
-		}
-
-		/** Called holding the line's monitor. */
-		void retireIfEmpty() {
-			if (this.waiters.isEmpty() && this.holders == 0 && this.ownPermits == 0) {
-				this.retired = true;
-				Waiting.this.lines.remove(this.key, this);
-			}
-			updateHints();
-		}
-
-		/**
-		 * Asks for release hints while the head sleeps and no lease of this registry
-		 * holds the key (for a semaphore: fewer of its permits than it has): only then
-		 * can a release come from elsewhere. Called holding the line's monitor.
-		 */
-		void updateHints() {
-			ReleaseHints.Channels releaseHints = Waiting.this.hints;
-			if (releaseHints == null) {
-				return;
-			}
-			Waiter head = this.waiters.peekFirst();
-			boolean wanted = !this.retired && this.holders == 0 && head != null && head.phase == SLEEPING
-					&& (this.permits == 0 || this.ownPermits < this.permits);
-			if (wanted != this.hinted) {
-				this.hinted = wanted;
-				if (wanted) {
-					releaseHints.want(this.key);
-				}
-				else {
-					releaseHints.unwant(this.key);
-				}
-			}
-		}
-
-	}
-
-	/**
-	 * One acquisition's place in its key's line.
-	 */
-	public final class Waiter {
-
-		private final Line line;
-
-		private final Runnable attempt;
-
-		private final Runnable timedOut;
-
-		private final long deadline;
-
-		/** Guarded by the line's monitor. */
-		private int phase;
-
-		/** Woken while attempting: try again as soon as that attempt failed. */
-		private boolean woken;
-
-		/**
-		 * Another node's hint of the release that woke it came while attempting: try
-		 * again soon if that attempt failed.
-		 */
-		private boolean echoed;
-
-		/** Set by {@link Waiting#enter}: the first attempt is the caller's to send. */
-		private boolean startsNow;
-
-		private ScheduledFuture<?> timer;
-
-		private Waiter(Line line, Runnable attempt, Runnable timedOut, long deadline) {
-			this.line = line;
-			this.attempt = attempt;
-			this.timedOut = timedOut;
-			this.deadline = deadline;
-		}
+	/** One acquisition's place in its key's line, as the acquisitions see it. */
+	public interface Waiter {
 
 		/**
 		 * Returns whether the acquisition sends its first attempt at once, as the head of
 		 * its line with no lease of this registry on the key.
 		 */
-		public boolean startsNow() {
-			return this.startsNow;
-		}
+		boolean startsNow();
 
 		/**
 		 * After a failed attempt: tries again after {@code delayNanos}, or at once if
 		 * woken meanwhile, never past the deadline.
 		 * @return {@code false} if the registry is closing and runs no more attempts
 		 */
-		public boolean retry(long delayNanos) {
-			synchronized (this.line) {
-				if (this.phase != ATTEMPTING) {
-					return true;
-				}
-				if (!this.woken) {
-					this.phase = SLEEPING;
-					this.line.updateHints();
-					long delay = delayNanos;
-					if (this.echoed) {
-						this.echoed = false;
-						delay = Math.min(delay, ThreadLocalRandom.current().nextLong(ECHO_DELAY_NANOS + 1));
-					}
-					return schedule(Math.min(delay, this.deadline - Waiting.this.clock.nanoTime()));
-				}
-				this.woken = false;
-			}
-			run(this.attempt);
-			return true;
-		}
+		boolean retry(long delayNanos);
 
 		/**
 		 * After an attempt that a holder refused: returns the arguments with which to
@@ -982,26 +407,7 @@ public final class Waiting {
 		 * no wait time left or is not attempting. A line the nodes keep queued already is
 		 * queued again with its stamp, keeping its place.
 		 */
-		public String[] queueArgs() {
-			synchronized (this.line) {
-				long now = Waiting.this.clock.nanoTime();
-				long longest = this.line.longestWait(now);
-				if (this.phase != ATTEMPTING || longest <= 0) {
-					return null;
-				}
-				// queued again, in its place, when the nodes keep it queued already:
-				// this marks the holder's value, whose release then names the next line,
-				// and queues it where the last queueing found the key free and queued
-				// nothing (Script.QUEUE_WAITER)
-				if (!this.line.queued(now)) {
-					this.line.queueStamp = System.currentTimeMillis();
-				}
-				long entry = entryNanos(longest);
-				this.line.queuedUntil = now + entry;
-				return TurnProtocol.queue(this.line.queueStamp, Waiting.this.lineId,
-						TimeUnit.NANOSECONDS.toMillis(entry) + 1);
-			}
-		}
+		String[] queueArgs();
 
 		/**
 		 * Leaves the line: the acquisition is done. The next waiter becomes the head, and
@@ -1012,86 +418,15 @@ public final class Waiting {
 		 * it queued (no release named it); else a release would name a line that nobody
 		 * waits in, and the others would wait for their poll
 		 */
-		public boolean leave(boolean holds) {
-			Waiter next = null;
-			boolean nextAttempts = false;
-			boolean countElsewhere = false;
-			boolean unqueue = false;
-			synchronized (this.line) {
-				if (this.phase == GONE) {
-					// gone already (given up), and yet a lease came: counted all the
-					// same,
-					// since its release will be told
-					countElsewhere = holds;
-				}
-				else {
-					boolean wasHead = this.line.waiters.peekFirst() == this;
-					this.line.waiters.remove(this);
-					this.phase = GONE;
-					cancelTimer();
-					if (holds) {
-						this.line.holders++;
-						if (this.line.queued(Waiting.this.clock.nanoTime())) {
-							// acquired without a release naming this line (which takes
-							// its entry out): the holder's value expired, or a read or
-							// write lock was released. Its entry would stay, and the
-							// next release would name a line that waits for nothing; and
-							// the lines queued with it, whose refusals may not have
-							// marked this line's value, are named by its release
-							unqueue = true;
-							this.line.look = true;
-						}
-						this.line.queuedUntil = 0;
-						this.line.polls = 0;
-						if (!this.line.inTurn) {
-							this.line.inTurn = true;
-							this.line.turnSince = Waiting.this.clock.nanoTime();
-						}
-					}
-					else if (this.line.waiters.isEmpty() && this.line.holders == 0
-							&& this.line.queued(Waiting.this.clock.nanoTime())) {
-						this.line.queuedUntil = 0;
-						unqueue = true;
-					}
-					if (wasHead) {
-						next = this.line.waiters.peekFirst();
-						if (next != null) {
-							next.cancelTimer();
-							nextAttempts = this.line.holders == 0;
-							next.phase = nextAttempts ? ATTEMPTING : SLEEPING;
-							if (!nextAttempts) {
-								// woken when that lease ends
-								next.schedule(next.deadline - Waiting.this.clock.nanoTime());
-							}
-						}
-					}
-					this.line.retireIfEmpty();
-				}
-			}
-			if (countElsewhere) {
-				holding(this.line.key);
-			}
-			if (nextAttempts) {
-				run(next.attempt);
-			}
-			return unqueue;
-		}
+		boolean leave(boolean holds);
 
 		/**
 		 * Returns the acquisition of the lease of this registry on the key released last,
 		 * or {@code null}: its release goes to each node once that node answered that
 		 * acquisition, so an attempt sent to a node after the same answer reaches it
-		 * after the release (one connection per node keeps the order). Sent at once, the
-		 * first attempt of the next waiter reached a node that had not yet answered, and
-		 * so had not been sent the release, and was refused by the released value there:
-		 * that node's fencing counter fell behind the others', and a later acquisition
-		 * needed a second round (5 % of the acquisitions of 2 JVMs x 4 threads on one
-		 * key, once a line kept the turn for its own waiters).
+		 * after the release (one connection per node keeps the order).
 		 */
-		public QuorumCall released() {
-			return this.line.released; // volatile: read on every attempt, without the
-										// lock
-		}
+		QuorumCall released();
 
 		/**
 		 * Returns by how many doublings to lengthen the retry delay before this head's
@@ -1099,131 +434,12 @@ public final class Waiting {
 		 * hint naming it and a poll is only there in case the line named before it is
 		 * gone (or a hint was lost): then one more for each poll since it was queued, up
 		 * to 4 (16 times the retry delay; never past the holder's time to live, which the
-		 * caller caps it by). Before, each queued head polled every retry delay, and
-		 * three processes waiting their turns refused about 40 attempts a second.
+		 * caller caps it by).
 		 */
-		public int pollBackoff() {
-			synchronized (this.line) {
-				if (!this.line.queued(Waiting.this.clock.nanoTime())) {
-					this.line.polls = 0;
-					return 0;
-				}
-				return Math.min(this.line.polls++, 4);
-			}
-		}
+		int pollBackoff();
 
-		/**
-		 * Hears another node's hint of the release it was woken for: while it attempts,
-		 * marks that a failure of this attempt is worth a retry soon; while it sleeps
-		 * after such a failure, tries again within {@link #ECHO_DELAY_NANOS}. A node that
-		 * refused the attempt because its deletion of the release came after it publishes
-		 * its hint after that refusal, and the hint and the refusal come on different
-		 * connections, so the hint often comes once the attempt has failed.
-		 */
-		private void echo() {
-			// guarded by the line's monitor, held by hint()
-			if (this.phase == ATTEMPTING) {
-				this.echoed = true;
-			}
-			else if (this.phase == SLEEPING) {
-				long soon = Math.min(ThreadLocalRandom.current().nextLong(ECHO_DELAY_NANOS + 1),
-						this.deadline - Waiting.this.clock.nanoTime());
-				ScheduledFuture<?> scheduled = this.timer;
-				if (scheduled == null || scheduled.getDelay(TimeUnit.NANOSECONDS) > soon) {
-					cancelTimer();
-					schedule(soon);
-				}
-			}
-		}
-
-		private void wake() {
-			synchronized (this.line) {
-				if (this.phase == ATTEMPTING) {
-					this.woken = true;
-					return;
-				}
-				if (this.phase != SLEEPING) {
-					return;
-				}
-				cancelTimer();
-				this.phase = ATTEMPTING;
-				this.line.updateHints();
-			}
-			run(this.attempt);
-		}
-
-		private void fire() {
-			boolean attemptNow;
-			synchronized (this.line) {
-				this.timer = null;
-				if (this.phase == QUEUED) {
-					attemptNow = false; // its wait time is spent in line
-				}
-				else if (this.phase == SLEEPING && this.line.holders > 0) {
-					// a lease of this registry holds the key: an attempt could only be
-					// refused, and the lease's end wakes the head (holderGone)
-					long left = this.deadline - Waiting.this.clock.nanoTime();
-					if (left > 0 && schedule(left)) {
-						return;
-					}
-					attemptNow = false; // its wait time is spent behind that lease
-				}
-				else if (this.phase == SLEEPING) {
-					if (this.line.gathering) {
-						// not every node's hint came in time: a node slow for a moment,
-						// or down (or not subscribed), when it happens three times in a
-						// row; then expect as many as came
-						this.line.gathering = false;
-						if (++this.line.shortfalls >= 3) {
-							this.line.expected = Math.max(1, this.line.heard);
-							this.line.shortfalls = 0;
-						}
-					}
-					this.phase = ATTEMPTING;
-					this.line.updateHints();
-					attemptNow = true;
-				}
-				else {
-					return;
-				}
-			}
-			run(attemptNow ? this.attempt : this.timedOut);
-		}
-
-		/** Called holding the line's monitor. */
-		private boolean schedule(long delayNanos) {
-			try {
-				this.timer = Waiting.this.scheduler.schedule(this::fire, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-				return true;
-			}
-			catch (RejectedExecutionException ex) {
-				return false;
-			}
-		}
-
-		private void cancelTimer() {
-			ScheduledFuture<?> scheduled = this.timer;
-			if (scheduled != null) {
-				scheduled.cancel(false);
-				this.timer = null;
-			}
-		}
-
-		/**
-		 * Returns how many waiters stand before this one.
-		 */
-		public int ahead() {
-			synchronized (this.line) {
-				int ahead = 0;
-				for (Waiter waiter : this.line.waiters) {
-					if (waiter == this) {
-						return ahead;
-					}
-					ahead++;
-				}
-				return ahead;
-			}
-		}
+		/** Returns how many waiters stand before this one. */
+		int ahead();
 
 	}
 

@@ -3,9 +3,12 @@
  * who waits for which key and when each waiter's next attempt goes, not what the attempt
  * asks of the nodes.
  * <ul>
- * <li>{@code Waiting}: one line per key of the waiters of this registry, the retry
- * delays, the hints that a holder's release gathers, and the turns that processes take on
- * a key through its queue on the nodes;</li>
+ * <li>{@code Waiting}: the façade, one line per key of the waiters of this registry, and
+ * what waiting promises; its parts: {@code Line} (a key's line and this registry's leases
+ * on it), {@code Place} (a waiter's phases), {@code HintGathering} (the release hints a
+ * line heard), {@code LineTurn} and {@code Turns} (the turns that processes take on a key
+ * through its queue on the nodes), {@code RetryDelays}, and {@code Trampoline} (attempts
+ * that never nest);</li>
  * <li>{@code ReleaseHints}: the wake-ups across processes, on each node's channel of the
  * key, subscribed to only while a waiter of this registry waits for another process.</li>
  * </ul>

@@ -111,8 +111,8 @@ class WaitingHintTests {
 		// poll: a node may have refused it before its own deletion of that release
 		a.fail(POLL);
 		assertThat(a.attempts).isEqualTo(2);
-		assertThat(this.scheduler.nextDueIn()).isBetween(0L, Waiting.ECHO_DELAY_NANOS);
-		this.scheduler.advance(Waiting.ECHO_DELAY_NANOS);
+		assertThat(this.scheduler.nextDueIn()).isBetween(0L, Place.ECHO_DELAY_NANOS);
+		this.scheduler.advance(Place.ECHO_DELAY_NANOS);
 		assertThat(a.attempts).isEqualTo(3);
 	}
 
@@ -124,7 +124,7 @@ class WaitingHintTests {
 		assertThat(this.scheduler.nextDueIn()).isEqualTo(POLL);
 		this.waiting.hint(KEY, "42");
 		assertThat(a.attempts).isEqualTo(2);
-		this.scheduler.advance(Waiting.ECHO_DELAY_NANOS);
+		this.scheduler.advance(Place.ECHO_DELAY_NANOS);
 		assertThat(a.attempts).isEqualTo(3);
 	}
 
@@ -158,7 +158,7 @@ class WaitingHintTests {
 		Contender a = sleepingHead();
 		this.waiting.hint(KEY, named("42"));
 		this.waiting.hint(KEY, named("42"));
-		this.scheduler.advance(Waiting.HINTS_GRACE_NANOS - 1);
+		this.scheduler.advance(HintGathering.HINTS_GRACE_NANOS - 1);
 		assertThat(a.attempts).isEqualTo(1);
 		this.scheduler.advance(1);
 		assertThat(a.attempts).isEqualTo(2);
@@ -173,7 +173,7 @@ class WaitingHintTests {
 		for (int release = 1; release <= 3; release++) {
 			this.waiting.hint(KEY, named("t" + release));
 			assertThat(a.attempts).isEqualTo(release);
-			this.scheduler.advance(Waiting.HINTS_GRACE_NANOS);
+			this.scheduler.advance(HintGathering.HINTS_GRACE_NANOS);
 			assertThat(a.attempts).isEqualTo(release + 1);
 			a.fail(POLL);
 		}
@@ -186,9 +186,9 @@ class WaitingHintTests {
 		this.waiting.hintNodes(3);
 		Contender a = Contender.enter("a", this.waiting, KEY, this.scheduler.nanoTime() + POLL, this.record);
 		a.fail(POLL);
-		this.scheduler.advance(POLL - Waiting.HINTS_GRACE_NANOS / 2);
+		this.scheduler.advance(POLL - HintGathering.HINTS_GRACE_NANOS / 2);
 		this.waiting.hint(KEY, named("42"));
-		assertThat(this.scheduler.nextDueIn()).isEqualTo(Waiting.HINTS_GRACE_NANOS / 2);
+		assertThat(this.scheduler.nextDueIn()).isEqualTo(HintGathering.HINTS_GRACE_NANOS / 2);
 	}
 
 	@Test

@@ -145,7 +145,7 @@ class WaitingRetryTests {
 		a.place.queueArgs();
 		assertThat(a.place.pollBackoff()).isZero();
 		assertThat(a.place.pollBackoff()).isEqualTo(1);
-		this.scheduler.advance(Waiting.ENTRY_FLOOR_NANOS - 1);
+		this.scheduler.advance(Turns.ENTRY_FLOOR_NANOS - 1);
 		assertThat(a.place.pollBackoff()).isEqualTo(2);
 		this.scheduler.advance(1);
 		assertThat(a.place.pollBackoff()).isZero();
@@ -183,7 +183,7 @@ class WaitingRetryTests {
 		Contender a = enter("a", TimeUnit.HOURS.toNanos(1));
 		String[] first = a.place.queueArgs();
 		assertThat(first[1]).isEqualTo(this.waiting.lineId());
-		assertThat(first[2]).isEqualTo(String.valueOf(TimeUnit.NANOSECONDS.toMillis(Waiting.ENTRY_FLOOR_NANOS) + 1));
+		assertThat(first[2]).isEqualTo(String.valueOf(TimeUnit.NANOSECONDS.toMillis(Turns.ENTRY_FLOOR_NANOS) + 1));
 		this.scheduler.advance(SECOND);
 		String[] again = a.place.queueArgs();
 		assertThat(again[0]).isEqualTo(first[0]); // the same stamp: the same place
@@ -195,7 +195,7 @@ class WaitingRetryTests {
 		enter("b", 20 * SECOND);
 		assertThat(a.place.queueArgs()[2]).isEqualTo("20001");
 		assertThat(this.waiting.entryNanos(20 * SECOND)).isEqualTo(20 * SECOND);
-		assertThat(this.waiting.entryNanos(TimeUnit.HOURS.toNanos(1))).isEqualTo(Waiting.ENTRY_FLOOR_NANOS);
+		assertThat(this.waiting.entryNanos(TimeUnit.HOURS.toNanos(1))).isEqualTo(Turns.ENTRY_FLOOR_NANOS);
 		Waiting slow = new Waiting(Contender.settings(Duration.ofSeconds(5), Duration.ofSeconds(1)), this.scheduler,
 				this.scheduler);
 		// twice the longest pause between two polls: 2 x 16 x (5 s + 1 s)

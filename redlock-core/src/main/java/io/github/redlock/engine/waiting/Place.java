@@ -1,0 +1,292 @@
+package io.github.redlock.engine.waiting;
+
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redlock.engine.quorum.QuorumCall;
+
+/**
+ * One acquisition's place in its key's line, and its phases there: {@link #QUEUED} behind
+ * the head, the head {@link #ATTEMPTING} or {@link #SLEEPING}, and {@link #GONE}. Its
+ * fields are guarded by its line's monitor.
+ * <p>
+ * <b>Invariant:</b> only the head attempts or sleeps; the others are queued with only
+ * their deadline timer. A sleeping head has a timer or waits for a wake-up; an attempting
+ * head has one attempt on its way, whose end calls {@link #retry} or {@link #leave}.
+ *
+ * @author redlock contributors
+ */
+final class Place implements Waiting.Waiter {
+
+	/** Not the head: waits its turn, with only its deadline scheduled. */
+	static final int QUEUED = 0;
+
+	/** The head, with an attempt on its way. */
+	static final int ATTEMPTING = 1;
+
+	/** The head, waiting for a wake-up or its next poll. */
+	static final int SLEEPING = 2;
+
+	/** Out of the line. */
+	static final int GONE = 3;
+
+	/**
+	 * The longest a head waits before trying again after an attempt that failed while
+	 * other nodes' hints of the same release came in (jittered from zero): long enough
+	 * for those nodes' deletions, short against any retry delay.
+	 */
+	static final long ECHO_DELAY_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+	private final Waiting waiting;
+
+	final Line line;
+
+	final Runnable attempt;
+
+	private final Runnable timedOut;
+
+	final long deadline;
+
+	/** Guarded by the line's monitor. */
+	int phase;
+
+	/** Woken while attempting: try again as soon as that attempt failed. */
+	boolean woken;
+
+	/**
+	 * Another node's hint of the release that woke it came while attempting: try again
+	 * soon if that attempt failed.
+	 */
+	private boolean echoed;
+
+	/** Set by {@link Waiting#enter}: the first attempt is the caller's to send. */
+	boolean startsNow;
+
+	private ScheduledFuture<?> timer;
+
+	Place(Waiting waiting, Line line, Runnable attempt, Runnable timedOut, long deadline) {
+		this.waiting = waiting;
+		this.line = line;
+		this.attempt = attempt;
+		this.timedOut = timedOut;
+		this.deadline = deadline;
+	}
+
+	@Override
+	public boolean startsNow() {
+		return this.startsNow;
+	}
+
+	@Override
+	public boolean retry(long delayNanos) {
+		synchronized (this.line) {
+			if (this.phase != ATTEMPTING) {
+				return true;
+			}
+			if (!this.woken) {
+				this.phase = SLEEPING;
+				this.line.updateHints();
+				long delay = delayNanos;
+				if (this.echoed) {
+					this.echoed = false;
+					delay = Math.min(delay, ThreadLocalRandom.current().nextLong(ECHO_DELAY_NANOS + 1));
+				}
+				return schedule(Math.min(delay, this.deadline - this.waiting.clock.nanoTime()));
+			}
+			this.woken = false;
+		}
+		Trampoline.run(this.attempt);
+		return true;
+	}
+
+	@Override
+	public String[] queueArgs() {
+		synchronized (this.line) {
+			long now = this.waiting.clock.nanoTime();
+			long longest = this.line.longestWait(now);
+			if (this.phase != ATTEMPTING || longest <= 0) {
+				return null;
+			}
+			return this.line.turn.queue(now, longest);
+		}
+	}
+
+	@Override
+	public boolean leave(boolean holds) {
+		Place next = null;
+		boolean nextAttempts = false;
+		boolean countElsewhere = false;
+		boolean unqueue = false;
+		synchronized (this.line) {
+			if (this.phase == GONE) {
+				// gone already (given up), and yet a lease came: counted all the
+				// same,
+				// since its release will be told
+				countElsewhere = holds;
+			}
+			else {
+				boolean wasHead = this.line.waiters.peekFirst() == this;
+				this.line.waiters.remove(this);
+				this.phase = GONE;
+				cancelTimer();
+				if (holds) {
+					this.line.holders++;
+					unqueue = this.line.turn.acquired();
+				}
+				else if (this.line.waiters.isEmpty() && this.line.holders == 0 && this.line.turn.emptied()) {
+					unqueue = true;
+				}
+				if (wasHead) {
+					next = this.line.waiters.peekFirst();
+					if (next != null) {
+						next.cancelTimer();
+						nextAttempts = this.line.holders == 0;
+						next.phase = nextAttempts ? ATTEMPTING : SLEEPING;
+						if (!nextAttempts) {
+							// woken when that lease ends
+							next.schedule(next.deadline - this.waiting.clock.nanoTime());
+						}
+					}
+				}
+				this.line.retireIfEmpty();
+			}
+		}
+		if (countElsewhere) {
+			this.waiting.holding(this.line.key);
+		}
+		if (nextAttempts) {
+			Trampoline.run(next.attempt);
+		}
+		return unqueue;
+	}
+
+	/**
+	 * An attempt sent at once, rather than after that node's answer, reaches a node that
+	 * has not yet been sent the release and is refused by the released value there: that
+	 * node's fencing counter falls behind the others', and a later acquisition needs a
+	 * second round (5 % of the acquisitions of 2 JVMs x 4 threads on one key, once a line
+	 * kept the turn for its own waiters).
+	 */
+	@Override
+	public QuorumCall released() {
+		return this.line.released; // volatile: read on every attempt, without the
+									// lock
+	}
+
+	/**
+	 * A queued head's turn comes as a hint naming its line, so its poll is only a
+	 * fallback: polling every retry delay, three processes waiting their turns had about
+	 * 40 attempts a second refused.
+	 */
+	@Override
+	public int pollBackoff() {
+		synchronized (this.line) {
+			return this.line.turn.pollBackoff();
+		}
+	}
+
+	/**
+	 * Hears another node's hint of the release it was woken for: while it attempts, marks
+	 * that a failure of this attempt is worth a retry soon; while it sleeps after such a
+	 * failure, tries again within {@link #ECHO_DELAY_NANOS}. A node that refused the
+	 * attempt because its deletion of the release came after it publishes its hint after
+	 * that refusal, and the hint and the refusal come on different connections, so the
+	 * hint often comes once the attempt has failed.
+	 */
+	void echo() {
+		// guarded by the line's monitor, held by hint()
+		if (this.phase == ATTEMPTING) {
+			this.echoed = true;
+		}
+		else if (this.phase == SLEEPING) {
+			long soon = Math.min(ThreadLocalRandom.current().nextLong(ECHO_DELAY_NANOS + 1),
+					this.deadline - this.waiting.clock.nanoTime());
+			ScheduledFuture<?> scheduled = this.timer;
+			if (scheduled == null || scheduled.getDelay(TimeUnit.NANOSECONDS) > soon) {
+				cancelTimer();
+				schedule(soon);
+			}
+		}
+	}
+
+	void wake() {
+		synchronized (this.line) {
+			if (this.phase == ATTEMPTING) {
+				this.woken = true;
+				return;
+			}
+			if (this.phase != SLEEPING) {
+				return;
+			}
+			cancelTimer();
+			this.phase = ATTEMPTING;
+			this.line.updateHints();
+		}
+		Trampoline.run(this.attempt);
+	}
+
+	private void fire() {
+		boolean attemptNow;
+		synchronized (this.line) {
+			this.timer = null;
+			if (this.phase == QUEUED) {
+				attemptNow = false; // its wait time is spent in line
+			}
+			else if (this.phase == SLEEPING && this.line.holders > 0) {
+				// a lease of this registry holds the key: an attempt could only be
+				// refused, and the lease's end wakes the head (holderGone)
+				long left = this.deadline - this.waiting.clock.nanoTime();
+				if (left > 0 && schedule(left)) {
+					return;
+				}
+				attemptNow = false; // its wait time is spent behind that lease
+			}
+			else if (this.phase == SLEEPING) {
+				this.line.hints.shortfall();
+				this.phase = ATTEMPTING;
+				this.line.updateHints();
+				attemptNow = true;
+			}
+			else {
+				return;
+			}
+		}
+		Trampoline.run(attemptNow ? this.attempt : this.timedOut);
+	}
+
+	/** Called holding the line's monitor. */
+	boolean schedule(long delayNanos) {
+		try {
+			this.timer = this.waiting.scheduler.schedule(this::fire, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (RejectedExecutionException ex) {
+			return false;
+		}
+	}
+
+	void cancelTimer() {
+		ScheduledFuture<?> scheduled = this.timer;
+		if (scheduled != null) {
+			scheduled.cancel(false);
+			this.timer = null;
+		}
+	}
+
+	@Override
+	public int ahead() {
+		synchronized (this.line) {
+			int ahead = 0;
+			for (Place waiter : this.line.waiters) {
+				if (waiter == this) {
+					return ahead;
+				}
+				ahead++;
+			}
+			return ahead;
+		}
+	}
+
+}
