@@ -105,6 +105,10 @@ public final class LockKinds {
 		if (hold == null) {
 			refuseIfReadingOrWriting(key);
 		}
+		if (!this.observing.isOn()) {
+			// no observer: no callbacks to make for it on every acquisition
+			return exclusiveLease(key, ttl, waitTime, autoExtend, hold);
+		}
 		return this.observing.blocking(key, ttl, waitTime, LockObserver.Kind.EXCLUSIVE, hold != null, () -> {
 			if (hold != null) {
 				this.holds.undoReenter(hold);

@@ -51,6 +51,13 @@ public final class Observing {
 	}
 
 	/**
+	 * Returns whether the registry has an observer to tell.
+	 */
+	boolean isOn() {
+		return this.observer != null;
+	}
+
+	/**
 	 * Runs a blocking acquisition of any kind, telling the observer if there is one:
 	 * started and scoped on the caller's thread, ended there too.
 	 * @param reentrant whether the acquisition joins the thread's hold of the key rather
