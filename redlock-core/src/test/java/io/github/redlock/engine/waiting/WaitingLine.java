@@ -9,12 +9,10 @@ import java.util.regex.Pattern;
  * A typed snapshot of one key's waiting line, so that tests assert on fields rather than
  * on the text of {@link Waiting#describe(String)}.
  * <p>
- * {@code Waiting} keeps its lines and waiters private and offers no typed accessor, so
- * this reads the one line {@code describe} writes, and only here. The reading is strict:
- * any text it does not recognise, including a change of the phase codes the line lists in
- * its legend, fails the test at once instead of letting a {@code startsWith} pass or fail
- * by accident. Once {@code Waiting} has a typed accessor, {@link #of(Waiting, String)}
- * should call it and the parsing go.
+ * Read from the line itself, under its monitor, as {@code Waiting} reads it: this class
+ * sits in Waiting's package, so the tests need no accessor in the main code.
+ * {@link #parse(String)} reads {@code describe}'s text the same way, strictly, for what
+ * only has that text (a log line).
  *
  * @param exists whether the key has a line at all ({@code "no line"} otherwise)
  * @param waiters the phase of each waiter, in line order
@@ -38,7 +36,17 @@ public record WaitingLine(boolean exists, List<Phase> waiters, int holders, int 
 	 * @return the snapshot, {@link #NONE} for a key with no line
 	 */
 	public static WaitingLine of(Waiting waiting, String key) {
-		return parse(waiting.describe(key));
+		Line line = waiting.lines.get(key);
+		if (line == null) {
+			return NONE;
+		}
+		synchronized (line) {
+			List<Phase> waiters = new ArrayList<>();
+			for (Place waiter : line.waiters) {
+				waiters.add(Phase.of(waiter.phase));
+			}
+			return new WaitingLine(true, List.copyOf(waiters), line.holders, line.ownPermits, line.hinted);
+		}
 	}
 
 	static WaitingLine parse(String described) {
