@@ -50,10 +50,12 @@ import io.lettuce.core.resource.ClientResources;
  * thread, whatever their number. Close the registry to release every held lease and close
  * the connections; {@link #stop()} does the same but lets {@link #start()} connect again.
  * <p>
- * This class is the façade: it checks arguments and hands each call to the part of the
- * engine that does the work (see the package documentation for the map). Its
- * {@link Builder} is nested because {@code RedlockRegistry.Builder} is a public name; it
- * only collects options, which {@link RedlockSettings} and {@code NodeAddress} check.
+ * This class is the façade: it hands each call to the part of the engine that does the
+ * work (see the package documentation for the map) and owns no invariant of its own. Its
+ * length is the public API's documentation and its {@link Builder}'s documented options
+ * (about half of it). Its {@link Builder} is nested because
+ * {@code RedlockRegistry.Builder} is a public name; it only collects options, which
+ * {@link RedlockSettings} and {@code NodeAddress} check.
  *
  * @author redlock contributors
  */

@@ -28,7 +28,9 @@ import org.apache.commons.logging.LogFactory;
  * <li>its memory policy, so that a node that may evict lock keys counts toward none
  * unless the operator accepts it.</li>
  * </ul>
- * These are one check; what the restart guard decides from it is
+ * These are one check, hence one class: they read one {@code INFO} reply and the marker
+ * script on one connection, decide one answer (whether the node counts) and share one
+ * retry with back-off; what the restart guard decides from the check is
  * {@link RestartDecision}'s.
  * <p>
  * <b>Invariants.</b> The node counts only while the current connection generation is

@@ -8,6 +8,18 @@ import java.util.HexFormat;
 /**
  * A Lua script and its SHA-1, run by EVALSHA with a fallback to EVAL on NOSCRIPT. Scripts
  * use only {@code redis.call}, so they run on Redis, Valkey and KeyDB alike.
+ * <p>
+ * <b>Invariants.</b> Each script's contract (its KEYS, ARGV and replies) is the comment
+ * above it, pinned by a contract test per script ({@code ScriptContractCoverageTests}
+ * fails for a script without one). The lock value's layout and the turn protocol's
+ * encodings enter the text only through placeholders that {@link #of} fills from
+ * {@link LockValues} and {@link TurnProtocol}, their owners; a fencing counter starts and
+ * rises only in {@code NEXT_TOKEN}.
+ * <p>
+ * One file of mostly Lua and its contract comments, longer than the engine's classes: the
+ * scripts share fragments ({@code OURS}, {@code QUEUE}, {@code NOW}, {@code NEXT_TOKEN})
+ * that must be defined before the scripts that use them, and reading them side by side is
+ * how a change to one fragment is checked against every script that uses it.
  *
  * @param name a name for messages
  * @param text the script

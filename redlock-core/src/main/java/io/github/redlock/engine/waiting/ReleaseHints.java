@@ -53,6 +53,16 @@ import org.apache.commons.logging.LogFactory;
  * and the subscription is asked for again while it is wanted: a second later, then twice
  * as long each time, up to every 30 seconds. Once it is given, the waiter tries once
  * more, as for a new subscription.
+ * <p>
+ * <b>Invariants.</b> A channel's {@code Interest} records which kinds of line want it;
+ * the channel is subscribed on the nodes while one does and for the linger after, and
+ * unsubscribed only when none does; each node's {@code NodeChannel} asks again, with its
+ * back-off, for every channel wanted and not given. A message is only ever handed to the
+ * lines of its key, and nothing waits on a message arriving.
+ * <p>
+ * One class, over the engine's usual size: the interests per channel and the connections
+ * per node change together on every want, linger and reconnect: one state machine, which
+ * two classes would each hold half of.
  *
  * @author redlock contributors
  */
