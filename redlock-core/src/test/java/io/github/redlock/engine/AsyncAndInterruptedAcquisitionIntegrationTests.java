@@ -1,8 +1,6 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -10,7 +8,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.embedded.RedisFleetExtension;
-import io.github.redlock.embedded.RedisNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -39,16 +36,6 @@ class AsyncAndInterruptedAcquisitionIntegrationTests {
 			.start();
 		this.registries.add(registry);
 		return registry;
-	}
-
-	private static List<Object> lockValues(String key) {
-		List<Object> values = new ArrayList<>();
-		for (RedisNode node : fleet.fleet().nodes()) {
-			if (node.isRunning() && !node.isPaused()) {
-				values.add(node.call("GET", "redlock:lock:" + key));
-			}
-		}
-		return values;
 	}
 
 	@Test
@@ -143,7 +130,8 @@ class AsyncAndInterruptedAcquisitionIntegrationTests {
 	 * machine (checked at once, these checks failed so under load).
 	 */
 	private static void awaitGoneFromEveryNode(String key) {
-		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(lockValues(key)).containsOnlyNulls());
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(NodeKeys.lockValues(fleet, key)).containsOnlyNulls());
 	}
 
 }

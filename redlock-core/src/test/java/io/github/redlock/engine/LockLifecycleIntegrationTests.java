@@ -1,7 +1,6 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -11,7 +10,6 @@ import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.NodeFailure;
 import io.github.redlock.embedded.RedisFleetExtension;
-import io.github.redlock.embedded.RedisNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -46,16 +44,6 @@ class LockLifecycleIntegrationTests {
 		return registry;
 	}
 
-	private static List<Object> lockValues(String key) {
-		List<Object> values = new ArrayList<>();
-		for (RedisNode node : fleet.fleet().nodes()) {
-			if (node.isRunning() && !node.isPaused()) {
-				values.add(node.call("GET", "redlock:lock:" + key));
-			}
-		}
-		return values;
-	}
-
 	@Test
 	void lockIsExclusiveUntilReleased() throws Exception {
 		RedlockRegistry first = registry();
@@ -77,7 +65,11 @@ class LockLifecycleIntegrationTests {
 	@Test
 	void lockValueCarriesTheOwnerIdentity() throws Exception {
 		try (Lease lease = registry().acquire("who", Duration.ofSeconds(10), Duration.ZERO)) {
-			String value = (String) lockValues("who").stream().filter((v) -> v != null).findFirst().orElseThrow();
+			String value = (String) NodeKeys.lockValues(fleet, "who")
+				.stream()
+				.filter((v) -> v != null)
+				.findFirst()
+				.orElseThrow();
 			String[] parts = value.split(":", 4);
 			assertThat(parts[0]).hasSize(27); // 20 random bytes, base64url
 			assertThat(parts[2]).isEqualTo(String.valueOf(ProcessHandle.current().pid()));
@@ -126,13 +118,13 @@ class LockLifecycleIntegrationTests {
 			// never gets the new value (the fresh-clone CI run found one such node)
 			// (until it expires there: then only the new owner's value is left)
 			await().atMost(Duration.ofSeconds(5)).until(() -> {
-				List<Object> values = lockValues("handover");
+				List<Object> values = NodeKeys.lockValues(fleet, "handover");
 				return values.stream().filter((value) -> value != null).count() >= 3
 						&& values.stream().filter((value) -> value != null).distinct().count() == 1;
 			});
-			List<Object> before = lockValues("handover");
+			List<Object> before = NodeKeys.lockValues(fleet, "handover");
 			stale.release();
-			assertThat(lockValues("handover")).isEqualTo(before);
+			assertThat(NodeKeys.lockValues(fleet, "handover")).isEqualTo(before);
 			assertThat(current.isHeld()).isTrue();
 			assertThat(first.tryAcquire("handover", Duration.ofSeconds(10))).isEmpty();
 		}
@@ -189,7 +181,7 @@ class LockLifecycleIntegrationTests {
 		Lease lease = registry.acquire("closing", Duration.ofSeconds(10), Duration.ZERO);
 		registry.close();
 		assertThat(lease.isHeld()).isFalse();
-		assertThat(lockValues("closing")).containsOnlyNulls();
+		assertThat(NodeKeys.lockValues(fleet, "closing")).containsOnlyNulls();
 		assertThatIllegalStateException().isThrownBy(() -> registry.acquire("closing")).withMessageContaining("closed");
 	}
 
@@ -219,7 +211,8 @@ class LockLifecycleIntegrationTests {
 		try (Lease lease = registry().acquire("заказ:注文:🔒", Duration.ofSeconds(5), Duration.ZERO)) {
 			assertThat(lease.isHeld()).isTrue();
 			// a quorum holds it when acquire returns; the others may land a moment later
-			assertThat(lockValues("заказ:注文:🔒")).filteredOn((value) -> value != null).hasSizeGreaterThanOrEqualTo(3);
+			assertThat(NodeKeys.lockValues(fleet, "заказ:注文:🔒")).filteredOn((value) -> value != null)
+				.hasSizeGreaterThanOrEqualTo(3);
 		}
 	}
 
@@ -229,7 +222,8 @@ class LockLifecycleIntegrationTests {
 	 * machine (checked at once, these checks failed so under load).
 	 */
 	private static void awaitGoneFromEveryNode(String key) {
-		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(lockValues(key)).containsOnlyNulls());
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(NodeKeys.lockValues(fleet, key)).containsOnlyNulls());
 	}
 
 }

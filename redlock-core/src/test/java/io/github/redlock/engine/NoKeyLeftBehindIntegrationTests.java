@@ -1,12 +1,9 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.embedded.RedisFleetExtension;
-import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.engine.node.Script;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -39,16 +36,6 @@ class NoKeyLeftBehindIntegrationTests {
 		return registry;
 	}
 
-	private static List<Object> lockValues(String key) {
-		List<Object> values = new ArrayList<>();
-		for (RedisNode node : fleet.fleet().nodes()) {
-			if (node.isRunning() && !node.isPaused()) {
-				values.add(node.call("GET", "redlock:lock:" + key));
-			}
-		}
-		return values;
-	}
-
 	@Test
 	void failedAttemptLeavesNoKeyOnAnyNode() throws Exception {
 		// another owner holds the key on three nodes: our attempt wins only the other two
@@ -59,8 +46,8 @@ class NoKeyLeftBehindIntegrationTests {
 		assertThatExceptionOfType(LockAcquisitionException.class)
 			.isThrownBy(() -> registry.acquire("partial", Duration.ofSeconds(10), Duration.ofMillis(200)));
 		await().atMost(Duration.ofSeconds(10))
-			.untilAsserted(() -> assertThat(lockValues("partial")).containsExactly("someone-else", "someone-else",
-					"someone-else", null, null));
+			.untilAsserted(() -> assertThat(NodeKeys.lockValues(fleet, "partial")).containsExactly("someone-else",
+					"someone-else", "someone-else", null, null));
 	}
 
 	@Test
@@ -83,8 +70,8 @@ class NoKeyLeftBehindIntegrationTests {
 		fleet.node(4).unslow();
 		// well before the 30s ttl: the release must have followed the reloaded acquire
 		await().atMost(Duration.ofSeconds(5))
-			.untilAsserted(() -> assertThat(lockValues("reload-race")).containsExactly("someone-else", "someone-else",
-					"someone-else", null, null));
+			.untilAsserted(() -> assertThat(NodeKeys.lockValues(fleet, "reload-race")).containsExactly("someone-else",
+					"someone-else", "someone-else", null, null));
 	}
 
 	@Test
@@ -99,7 +86,8 @@ class NoKeyLeftBehindIntegrationTests {
 		registry.acquire("late", Duration.ofSeconds(30), Duration.ZERO).release();
 		fleet.node(3).unslow();
 		fleet.node(4).unslow();
-		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(lockValues("late")).containsOnlyNulls());
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(NodeKeys.lockValues(fleet, "late")).containsOnlyNulls());
 	}
 
 	@Test
@@ -115,8 +103,8 @@ class NoKeyLeftBehindIntegrationTests {
 			.isThrownBy(() -> registry.acquire("slow", Duration.ofSeconds(10), Duration.ZERO));
 		fleet.node(4).unslow();
 		await().atMost(Duration.ofSeconds(10))
-			.untilAsserted(() -> assertThat(lockValues("slow")).containsExactly("someone-else", "someone-else", null,
-					null, null));
+			.untilAsserted(() -> assertThat(NodeKeys.lockValues(fleet, "slow")).containsExactly("someone-else",
+					"someone-else", null, null, null));
 	}
 
 }

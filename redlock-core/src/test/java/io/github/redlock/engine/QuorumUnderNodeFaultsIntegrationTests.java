@@ -1,8 +1,6 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -48,16 +46,6 @@ class QuorumUnderNodeFaultsIntegrationTests {
 		return registry;
 	}
 
-	private static List<Object> lockValues(String key) {
-		List<Object> values = new ArrayList<>();
-		for (RedisNode node : fleet.fleet().nodes()) {
-			if (node.isRunning() && !node.isPaused()) {
-				values.add(node.call("GET", "redlock:lock:" + key));
-			}
-		}
-		return values;
-	}
-
 	@Test
 	void lockIsAcquiredWhenTwoOfFiveNodesAreDown() throws Exception {
 		RedlockRegistry registry = registry();
@@ -93,7 +81,7 @@ class QuorumUnderNodeFaultsIntegrationTests {
 		// busy machine
 		assertThat(took).isGreaterThanOrEqualTo(waitTime).isLessThan(waitTime.plus(NODE_TIMEOUT).plusSeconds(2));
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> lockValues("three-down").stream().allMatch((v) -> v == null));
+			.until(() -> NodeKeys.lockValues(fleet, "three-down").stream().allMatch((v) -> v == null));
 	}
 
 	/**
@@ -140,7 +128,7 @@ class QuorumUnderNodeFaultsIntegrationTests {
 				.doesNotContain(NodeFailure.Kind.HELD));
 		resumed.get(10, TimeUnit.SECONDS);
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> lockValues("own-attempt").stream().allMatch((v) -> v == null));
+			.until(() -> NodeKeys.lockValues(fleet, "own-attempt").stream().allMatch((v) -> v == null));
 		for (int index : new int[] { 1, 3 }) {
 			String stats = (String) fleet.node(index).call("INFO", "commandstats");
 			assertThat(stats).as("node %d ran the acquire script's 'held' branch", index)
