@@ -40,6 +40,10 @@ import org.apache.commons.logging.LogFactory;
  * <li>The fencing token is never below any counter of the agreeing quorum: it is their
  * maximum, and the lease counts only once a quorum holds counters at least it
  * ({@link FencingRound}, which argues why tokens strictly increase).</li>
+ * <li>Every attempt of an acquisition that may wait knows its place in the line, and so
+ * retries or leaves from it: the line tells each attempt it starts its place
+ * ({@link Waiting.Entrant}), since it may start one on another thread before
+ * {@code enter} has returned.</li>
  * <li>A pending acquisition ends exactly once: its one future completes once, by the
  * lease, a failure or abandonment; a lease granted after that is released, never handed
  * to anyone.</li>
@@ -61,7 +65,7 @@ import org.apache.commons.logging.LogFactory;
  *
  * @author redlock contributors
  */
-abstract class AcquisitionLoop implements LiveLeases.Pending {
+abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 
 	private static final Log logger = LogFactory.getLog(AcquisitionLoop.class);
 
@@ -102,7 +106,11 @@ abstract class AcquisitionLoop implements LiveLeases.Pending {
 	 */
 	private volatile int freeWake = -1;
 
-	/** Its place in its key's line, or {@code null} when it may not wait. */
+	/**
+	 * Its place in its key's line, or {@code null} when it may not wait. Set by
+	 * {@link #begin} and by the line's first call of {@link #attempt(Waiting.Waiter)},
+	 * whichever comes first: a hand-off may run that before {@code enter} has returned.
+	 */
 	private volatile Waiting.Waiter waiter;
 
 	private final AttemptOutcomes outcomes;
@@ -242,7 +250,7 @@ abstract class AcquisitionLoop implements LiveLeases.Pending {
 			return;
 		}
 		// the line reads the registry's clock, as the deadline does
-		Waiting.Waiter place = this.line.enter(this.key, this::attempt, this::timedOutInLine, this.deadline);
+		Waiting.Waiter place = this.line.enter(this.key, this, this.deadline);
 		this.waiter = place;
 		if (this.result.isDone()) {
 			place.leave(false); // completed while entering: the line must not wait for it
@@ -252,10 +260,17 @@ abstract class AcquisitionLoop implements LiveLeases.Pending {
 		}
 	}
 
-	private void timedOutInLine() {
-		Waiting.Waiter place = this.waiter;
-		LockAcquisitionException failure = this.outcomes.timedOutInLine((place != null) ? place.ahead() : 0,
-				this.attempts);
+	/** Its turn in the line: the place is set before the attempt reads it. */
+	@Override
+	public void attempt(Waiting.Waiter place) {
+		this.waiter = place;
+		attempt();
+	}
+
+	@Override
+	public void timedOut(Waiting.Waiter place) {
+		this.waiter = place;
+		LockAcquisitionException failure = this.outcomes.timedOutInLine(place.ahead(), this.attempts);
 		this.outcomes.tellNotAcquired(this.result, failure);
 		this.result.completeExceptionally(failure);
 	}

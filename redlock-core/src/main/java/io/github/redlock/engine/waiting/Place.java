@@ -43,9 +43,10 @@ final class Place implements Waiting.Waiter {
 
 	final Line line;
 
-	final Runnable attempt;
+	private final Waiting.Entrant entrant;
 
-	private final Runnable timedOut;
+	/** Runs its entrant's attempt, told this place. */
+	final Runnable attempt;
 
 	final long deadline;
 
@@ -66,11 +67,11 @@ final class Place implements Waiting.Waiter {
 
 	private ScheduledFuture<?> timer;
 
-	Place(Waiting waiting, Line line, Runnable attempt, Runnable timedOut, long deadline) {
+	Place(Waiting waiting, Line line, Waiting.Entrant entrant, long deadline) {
 		this.waiting = waiting;
 		this.line = line;
-		this.attempt = attempt;
-		this.timedOut = timedOut;
+		this.entrant = entrant;
+		this.attempt = () -> entrant.attempt(this);
 		this.deadline = deadline;
 	}
 
@@ -253,7 +254,7 @@ final class Place implements Waiting.Waiter {
 				return;
 			}
 		}
-		Trampoline.run(attemptNow ? this.attempt : this.timedOut);
+		Trampoline.run(attemptNow ? this.attempt : () -> this.entrant.timedOut(this));
 	}
 
 	/** Called holding the line's monitor. */

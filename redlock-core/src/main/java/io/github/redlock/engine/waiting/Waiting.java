@@ -207,17 +207,18 @@ public final class Waiting {
 	/**
 	 * Puts an acquisition in its key's line. When it is the head and no lease of this
 	 * registry holds the key, {@link Waiter#startsNow()} says so, and the caller sends
-	 * its first attempt at once.
+	 * its first attempt at once. Any other attempt is the line's to start, on whatever
+	 * thread hands it the turn, and may start before this returns: each is told its place
+	 * ({@link Entrant}).
 	 * @param key the lock key
-	 * @param attempt sends one attempt; called once per turn, never concurrently
-	 * @param timedOut fails the acquisition because its wait time was spent in line
+	 * @param entrant the acquisition
 	 * @param deadline when its wait time is spent, on the registry's clock
 	 * @return its place, which it must {@link Waiter#leave leave} when it is done
 	 */
-	public Waiter enter(String key, Runnable attempt, Runnable timedOut, long deadline) {
+	public Waiter enter(String key, Entrant entrant, long deadline) {
 		while (true) {
 			Line line = this.lines.computeIfAbsent(key, this.newLine);
-			Place waiter = new Place(this, line, attempt, timedOut, deadline);
+			Place waiter = new Place(this, line, entrant, deadline);
 			synchronized (line) {
 				if (line.retired) {
 					continue; // emptied and removed meanwhile: take the new one
@@ -382,6 +383,24 @@ public final class Waiting {
 		synchronized (line) {
 			return line.describe();
 		}
+	}
+
+	/**
+	 * An acquisition in a line, as the line drives it. Each call names the place it is
+	 * for: the waiter before it may leave (and hand it the turn, on that waiter's thread)
+	 * between its entering the line and {@link #enter} returning its place to it.
+	 */
+	public interface Entrant {
+
+		/**
+		 * Sends one attempt; called once per turn, never concurrently. It ends in
+		 * {@link Waiter#retry} or {@link Waiter#leave} on {@code place}.
+		 */
+		void attempt(Waiter place);
+
+		/** Fails the acquisition: its wait time was spent in line. */
+		void timedOut(Waiter place);
+
 	}
 
 	/** One acquisition's place in its key's line, as the acquisitions see it. */

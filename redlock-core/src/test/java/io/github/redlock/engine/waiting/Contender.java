@@ -15,7 +15,7 @@ import io.github.redlock.engine.RedlockSettings;
  * {@link #onAttempt} ends it on the attempt's own stack, as an attempt whose nodes all
  * answer at once does. A timeout in line gives up, as the acquisition's completion does.
  */
-final class Contender {
+final class Contender implements Waiting.Entrant {
 
 	final String name;
 
@@ -52,7 +52,7 @@ final class Contender {
 	/** Enters {@code key}'s line, and attempts at once if it starts now. */
 	static Contender enter(String name, Waiting waiting, String key, long deadline, Record record) {
 		Contender contender = new Contender(name, waiting, key, deadline, record);
-		contender.place = waiting.enter(key, contender::attempt, contender::timedOutInLine, deadline);
+		contender.place = waiting.enter(key, contender, deadline);
 		if (contender.place.startsNow()) {
 			contender.attempt();
 		}
@@ -72,7 +72,16 @@ final class Contender {
 		}
 	}
 
-	private void timedOutInLine() {
+	@Override
+	public void attempt(Waiting.Waiter place) {
+		if (place != this.place && this.place != null) {
+			throw new AssertionError(this.name + " told another place");
+		}
+		attempt();
+	}
+
+	@Override
+	public void timedOut(Waiting.Waiter place) {
 		this.timedOut = true;
 		this.record.timedOut.add(this.name);
 		giveUp();
