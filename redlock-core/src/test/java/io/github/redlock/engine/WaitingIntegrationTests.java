@@ -223,7 +223,7 @@ class WaitingIntegrationTests {
 		awaitWaiters(registry, 4);
 		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
 				() -> AcquisitionAwait.await(impatient.thenApply(RedlockLease.class::cast), "line-timeout",
-						registry.decisionBound(Duration.ofMillis(300))));
+						registry.decisionBound(Duration.ofMillis(300)).toNanos()));
 		assertThat(failure.getReason()).isEqualTo(LockAcquisitionException.Reason.HELD);
 		assertThat(failure).hasMessageContaining("behind 1 earlier acquisition of this registry");
 		cancelled.cancel(false);

@@ -31,15 +31,15 @@ public final class AcquisitionAwait {
 	 * released at once).
 	 * @param future the acquisition
 	 * @param key the lock key, for the message
-	 * @param bound how long to wait at most
+	 * @param boundNanos how long to wait at most, in ns
 	 * @throws InterruptedException if interrupted, which abandons the acquisition
 	 * @throws LockAcquisitionException rethrown from the caller's thread, so that its
 	 * stack trace shows the caller
 	 */
-	public static RedlockLease await(CompletableFuture<RedlockLease> future, String key, Duration bound)
+	public static RedlockLease await(CompletableFuture<RedlockLease> future, String key, long boundNanos)
 			throws InterruptedException {
 		try {
-			return future.get(bound.toNanos(), TimeUnit.NANOSECONDS);
+			return future.get(boundNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			future.cancel(false);
@@ -49,7 +49,8 @@ public final class AcquisitionAwait {
 			future.cancel(false);
 			throw new LockAcquisitionException(LockAcquisitionException.Reason.NO_QUORUM, key, "Lock '"
 					+ LockKeys.printable(key) + "' was not acquired: the acquisition was not decided within "
-					+ Durations.format(bound) + " (its wait time, the connect timeout and two rounds of node"
+					+ Durations.format(Duration.ofNanos(boundNanos))
+					+ " (its wait time, the connect timeout and two rounds of node"
 					+ " timeouts), so it was abandoned, and a lock granted to it later is released at once. This is"
 					+ " a defect of the redlock engine: please report it with this registry's log.");
 		}

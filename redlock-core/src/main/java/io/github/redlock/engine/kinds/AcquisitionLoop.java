@@ -3,6 +3,8 @@ package io.github.redlock.engine.kinds;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.LongPredicate;
 
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockKeys;
@@ -68,6 +70,9 @@ import org.apache.commons.logging.LogFactory;
 abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 
 	private static final Log logger = LogFactory.getLog(AcquisitionLoop.class);
+
+	/** An attempt's reply that counts: the node took it (its counter's value). */
+	private static final LongPredicate AGREES = (reply) -> reply > 0;
 
 	final EngineContext engine;
 
@@ -140,6 +145,13 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 	int nextSlot() {
 		return 0;
 	}
+
+	/**
+	 * Returns the acquire script's arguments that every node gets alike for an attempt
+	 * with this value and slot ({@link Attempt#args}); a node whose marker is checked
+	 * gets the marker and its floor after them ({@link Attempt#argsWithMarker}).
+	 */
+	abstract String[] args(String value, int slot);
 
 	/** Sends this attempt's acquire script to one node. */
 	abstract void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies);
@@ -289,26 +301,72 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 		if (this.result.isDone()) {
 			return;
 		}
-		Attempt attempt = new Attempt(++this.attempts, this.engine.values().next(this.owner), nextSlot());
-		long start = this.engine.clock().nanoTime();
 		Waiting.Waiter place = this.waiter;
 		QuorumCall before = (this.previous == null && place != null && goesAfterOwnRelease()) ? place.released()
 				: this.previous;
-		QuorumCall call = this.fleet.quorumCall((reply) -> reply > 0,
-				(before == null) ? (node, index, replies) -> send(node, attempt, index, replies) : (node, index,
-						replies) -> before.afterReply(index, (answered) -> sendAfter(attempt, node, index, replies)));
-		call.decision().thenAccept((decided) -> {
-			if (decided.succeeded()) {
-				String secret = LockValues.secret(attempt.value());
-				FencingRound.decide(this.engine, decided,
-						(node, token, index, replies) -> raise(node, attempt, secret, token, index, replies),
-						(token) -> acquired(decided, attempt, start, token), () -> failed(decided, attempt,
-								AttemptOutcomes.UNALIGNED, LockAcquisitionException.Reason.NO_QUORUM));
+		String value = this.engine.values().next(this.owner);
+		int slot = nextSlot();
+		Sent attempt = new Sent(++this.attempts, value, slot, args(value, slot), this.engine.clock().nanoTime(),
+				before);
+		this.fleet.quorumCall(AGREES, attempt).decision().thenAccept(attempt);
+	}
+
+	/**
+	 * An attempt on its way, and each step of it as the nodes answer: one object per
+	 * attempt, where a lambda per step would allocate on every acquisition.
+	 */
+	private final class Sent extends Attempt implements QuorumCall.Send, Consumer<QuorumCall>, FencingRound.Fenced {
+
+		private final long start;
+
+		/** The call it goes after on each node ({@link #sendAfter}), or {@code null}. */
+		private final QuorumCall before;
+
+		/** The call once decided; read only by the steps after it. */
+		private QuorumCall decided;
+
+		Sent(int number, String value, int slot, String[] args, long start, QuorumCall before) {
+			super(number, value, slot, args);
+			this.start = start;
+			this.before = before;
+		}
+
+		@Override
+		public void send(NodeClient node, int index, NodeClient.ReplyHandler replies) {
+			if (this.before == null) {
+				AcquisitionLoop.this.send(node, this, index, replies);
 			}
 			else {
-				failed(decided, attempt, null, null);
+				this.before.afterReply(index, (answered) -> sendAfter(this, node, index, replies));
 			}
-		});
+		}
+
+		@Override
+		public void accept(QuorumCall call) {
+			this.decided = call;
+			if (call.succeeded()) {
+				FencingRound.decide(AcquisitionLoop.this.engine, call, this);
+			}
+			else {
+				failed(call, this, null, null);
+			}
+		}
+
+		@Override
+		public void raise(NodeClient node, String token, int index, NodeClient.ReplyHandler replies) {
+			AcquisitionLoop.this.raise(node, this, LockValues.secret(value()), token, index, replies);
+		}
+
+		@Override
+		public void fenced(long token) {
+			acquired(this.decided, this, this.start, token);
+		}
+
+		@Override
+		public void unaligned() {
+			failed(this.decided, this, AttemptOutcomes.UNALIGNED, LockAcquisitionException.Reason.NO_QUORUM);
+		}
+
 	}
 
 	/**

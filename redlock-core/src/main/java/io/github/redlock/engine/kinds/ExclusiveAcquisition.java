@@ -63,15 +63,18 @@ final class ExclusiveAcquisition extends AcquisitionLoop {
 	 * when the restart guard knows a marker to check, else two keys and three arguments.
 	 */
 	@Override
+	String[] args(String value, int slot) {
+		return new String[] { value, this.ttlMillis, this.engine.retentionMillis() };
+	}
+
+	@Override
 	void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
 		String marker = node.marker();
 		if (marker.isEmpty()) {
-			node.eval(Script.ACQUIRE, this.lockAndFence,
-					new String[] { attempt.value(), this.ttlMillis, this.engine.retentionMillis() }, index, replies);
+			node.eval(Script.ACQUIRE, this.lockAndFence, attempt.args(), index, replies);
 		}
 		else {
-			node.eval(Script.ACQUIRE, this.keys, new String[] { attempt.value(), this.ttlMillis,
-					this.engine.retentionMillis(), marker, node.floor() }, index, replies);
+			node.eval(Script.ACQUIRE, this.keys, attempt.argsWithMarker(marker, node.floor()), index, replies);
 		}
 	}
 

@@ -2,7 +2,6 @@ package io.github.redlock.engine.kinds;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.LongConsumer;
 
 import io.github.redlock.engine.RedlockSettings;
 import io.github.redlock.engine.lease.EngineContext;
@@ -99,14 +98,20 @@ import io.github.redlock.engine.quorum.QuorumCall;
  */
 final class FencingRound {
 
-	/**
-	 * Sends a kind's raise script to one node: raise its counter to {@code token} while
-	 * the attempt's value is still held there, answering 1.
-	 */
-	@FunctionalInterface
-	interface Raise {
+	/** The attempt whose token is decided. */
+	interface Fenced {
 
-		void send(NodeClient node, String token, int index, NodeClient.ReplyHandler replies);
+		/**
+		 * Sends the kind's raise script to one node: raise its counter to {@code token}
+		 * while the attempt's value is still held there, answering 1.
+		 */
+		void raise(NodeClient node, String token, int index, NodeClient.ReplyHandler replies);
+
+		/** Told the token once a quorum holds counters at least it. */
+		void fenced(long token);
+
+		/** The second round could not reach a quorum: the attempt failed. */
+		void unaligned();
 
 	}
 
@@ -116,12 +121,9 @@ final class FencingRound {
 	/**
 	 * Decides the token of an attempt that a quorum agreed to.
 	 * @param call the attempt, decided with a quorum
-	 * @param raise sends the second round to one node
-	 * @param fenced told the token once a quorum holds counters at least it
-	 * @param unaligned run when the second round could not reach a quorum: the attempt
-	 * failed
+	 * @param attempt the attempt: sends the second round, and is told how it ended
 	 */
-	static void decide(EngineContext engine, QuorumCall call, Raise raise, LongConsumer fenced, Runnable unaligned) {
+	static void decide(EngineContext engine, QuorumCall call, Fenced attempt) {
 		NodeFleet fleet = engine.fleet();
 		long[] tokens = call.agreedValues();
 		long highest = 0;
@@ -129,32 +131,32 @@ final class FencingRound {
 			highest = Math.max(highest, token);
 		}
 		int atHighest = 0;
-		List<NodeClient> behind = new ArrayList<>();
-		int[] agreedNodes = call.agreedNodes();
-		for (int i = 0; i < tokens.length; i++) {
-			if (tokens[i] == highest) {
-				atHighest++;
-			}
-			else {
-				behind.add(fleet.node(agreedNodes[i]));
-			}
+		for (long token : tokens) {
+			atHighest += (token == highest) ? 1 : 0;
 		}
 		int missing = fleet.quorum() - atHighest;
 		engine.countAcquisition(missing > 0);
 		if (missing <= 0) {
-			fenced.accept(highest);
+			attempt.fenced(highest);
 			return;
+		}
+		List<NodeClient> behind = new ArrayList<>();
+		int[] agreedNodes = call.agreedNodes();
+		for (int i = 0; i < tokens.length; i++) {
+			if (tokens[i] != highest) {
+				behind.add(fleet.node(agreedNodes[i]));
+			}
 		}
 		long token = highest;
 		String tokenText = String.valueOf(token);
 		QuorumCall round = QuorumCall.start(behind, missing, (reply) -> reply == 1,
-				(node, index, replies) -> raise.send(node, tokenText, index, replies));
+				(node, index, replies) -> attempt.raise(node, tokenText, index, replies));
 		round.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {
-				fenced.accept(token);
+				attempt.fenced(token);
 			}
 			else {
-				unaligned.run();
+				attempt.unaligned();
 			}
 		});
 	}

@@ -123,7 +123,7 @@ public final class LockKinds {
 			return new ReentrantLease(this.holds, reentered);
 		}
 		RedlockLease lease = AcquisitionAwait.await(ExclusiveAcquisition.start(this.engine, key, ttl, waitTime), key,
-				this.engine.decisionBound(waitTime));
+				this.engine.decisionBoundNanos(waitTime));
 		ThreadHolds.Hold hold = this.holds.first(lease);
 		if (autoExtend) {
 			lease.autoExtend(ttl); // for as long as the lease lives
@@ -256,7 +256,7 @@ public final class LockKinds {
 		ThreadHolds.Hold writing = this.writeHolds.peek(key);
 		String writerSecret = (writing != null) ? LockValues.secret(writing.lease().value()) : null;
 		RedlockLease lease = AcquisitionAwait.await(this.readWrite.read(key, ttl, waitTime, writerSecret), key,
-				this.engine.decisionBound(waitTime));
+				this.engine.decisionBoundNanos(waitTime));
 		ThreadHolds.Hold hold = this.readHolds.first(lease);
 		if (autoExtend) {
 			lease.autoExtend(ttl);
@@ -281,7 +281,7 @@ public final class LockKinds {
 		}
 		refuseIfExclusive(key, "write");
 		RedlockLease lease = AcquisitionAwait.await(this.readWrite.write(key, ttl, waitTime), key,
-				this.engine.decisionBound(waitTime));
+				this.engine.decisionBoundNanos(waitTime));
 		ThreadHolds.Hold hold = this.writeHolds.first(lease);
 		if (autoExtend) {
 			lease.autoExtend(ttl);

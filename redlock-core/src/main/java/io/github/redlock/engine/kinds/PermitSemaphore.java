@@ -180,7 +180,7 @@ public final class PermitSemaphore implements LockSemaphore {
 		RedlockLease lease;
 		try {
 			lease = AcquisitionAwait.await(new PermitAcquisition(ttl, waitTime).start(), this.key,
-					this.engine.decisionBound(waitTime));
+					this.engine.decisionBoundNanos(waitTime));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -283,21 +283,20 @@ public final class PermitSemaphore implements LockSemaphore {
 		}
 
 		@Override
+		String[] args(String value, int slot) {
+			return new String[] { value, this.ttlMillis, this.engine.retentionMillis(),
+					PermitSemaphore.this.permitsText, String.valueOf(slot) };
+		}
+
+		@Override
 		void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
-			String value = attempt.value();
 			String marker = node.marker();
-			String slotText = String.valueOf(attempt.slot());
 			if (marker.isEmpty()) {
-				node.eval(
-						Script.ACQUIRE_PERMIT, PermitSemaphore.this.keys, new String[] { value, this.ttlMillis,
-								this.engine.retentionMillis(), PermitSemaphore.this.permitsText, slotText },
-						index, replies);
+				node.eval(Script.ACQUIRE_PERMIT, PermitSemaphore.this.keys, attempt.args(), index, replies);
 			}
 			else {
 				node.eval(Script.ACQUIRE_PERMIT, PermitSemaphore.this.keysWithMarker,
-						new String[] { value, this.ttlMillis, this.engine.retentionMillis(),
-								PermitSemaphore.this.permitsText, slotText, marker, node.floor() },
-						index, replies);
+						attempt.argsWithMarker(marker, node.floor()), index, replies);
 			}
 		}
 

@@ -169,19 +169,20 @@ public final class ReadWriteLocks {
 		}
 
 		@Override
+		String[] args(String value, int slot) {
+			return new String[] { LockValues.secret(value), this.ttlMillis, this.engine.retentionMillis(),
+					this.writerSecret };
+		}
+
+		@Override
 		void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
-			String secret = LockValues.secret(attempt.value());
 			String marker = node.marker();
 			if (marker.isEmpty()) {
-				node.eval(Script.ACQUIRE_READ, this.keys,
-						new String[] { secret, this.ttlMillis, this.engine.retentionMillis(), this.writerSecret },
-						index, replies);
+				node.eval(Script.ACQUIRE_READ, this.keys, attempt.args(), index, replies);
 			}
 			else {
-				node.eval(
-						Script.ACQUIRE_READ, this.keysWithMarker, new String[] { secret, this.ttlMillis,
-								this.engine.retentionMillis(), this.writerSecret, marker, node.floor() },
-						index, replies);
+				node.eval(Script.ACQUIRE_READ, this.keysWithMarker, attempt.argsWithMarker(marker, node.floor()), index,
+						replies);
 			}
 		}
 
@@ -245,19 +246,19 @@ public final class ReadWriteLocks {
 		}
 
 		@Override
+		String[] args(String value, int slot) {
+			return new String[] { value, this.ttlMillis, this.engine.retentionMillis(),
+					ReadWriteLocks.this.markTtlMillis, this.mark };
+		}
+
+		@Override
 		void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
-			String value = attempt.value();
 			String marker = node.marker();
 			if (marker.isEmpty()) {
-				node.eval(
-						Script.ACQUIRE_WRITE, this.keys, new String[] { value, this.ttlMillis,
-								this.engine.retentionMillis(), ReadWriteLocks.this.markTtlMillis, this.mark },
-						index, replies);
+				node.eval(Script.ACQUIRE_WRITE, this.keys, attempt.args(), index, replies);
 			}
 			else {
-				node.eval(Script.ACQUIRE_WRITE, this.keysWithMarker,
-						new String[] { value, this.ttlMillis, this.engine.retentionMillis(),
-								ReadWriteLocks.this.markTtlMillis, this.mark, marker, node.floor() },
+				node.eval(Script.ACQUIRE_WRITE, this.keysWithMarker, attempt.argsWithMarker(marker, node.floor()),
 						index, replies);
 			}
 		}

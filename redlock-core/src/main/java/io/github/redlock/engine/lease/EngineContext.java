@@ -61,6 +61,8 @@ public final class EngineContext {
 
 	private final long minimumTtlNanos;
 
+	private final long connectTimeoutNanos;
+
 	public EngineContext(RedlockSettings settings, NodeFleet fleet, KeyLayout keys, MonotonicClock clock,
 			Validity validity, RegistryEvents events) {
 		this.settings = settings;
@@ -80,6 +82,7 @@ public final class EngineContext {
 		this.callbacks = callbackThreads();
 		this.retentionMillis = String.valueOf(settings.fencingRetention().toMillis());
 		this.minimumTtlNanos = 3 * settings.nodeTimeout().toNanos();
+		this.connectTimeoutNanos = settings.connectTimeout().toNanos();
 	}
 
 	/**
@@ -150,7 +153,15 @@ public final class EngineContext {
 	 * fencing round).
 	 */
 	public Duration decisionBound(Duration waitTime) {
-		return waitTime.plus(this.settings.connectTimeout()).plusNanos(2 * this.fleet.callBoundNanos());
+		return Duration.ofNanos(decisionBoundNanos(waitTime));
+	}
+
+	/**
+	 * Returns {@link #decisionBound} in ns, as every blocking acquisition reads it (no
+	 * {@code Duration} made per call).
+	 */
+	public long decisionBoundNanos(Duration waitTime) {
+		return waitTime.toNanos() + this.connectTimeoutNanos + 2 * this.fleet.callBoundNanos();
 	}
 
 	public ExecutorService callbacks() {

@@ -18,7 +18,7 @@ import io.github.redlock.engine.quorum.QuorumCall;
  *
  * @author redlock contributors
  */
-final class Place implements Waiting.Waiter {
+final class Place implements Waiting.Waiter, Runnable {
 
 	/** Not the head: waits its turn, with only its deadline scheduled. */
 	static final int QUEUED = 0;
@@ -45,9 +45,6 @@ final class Place implements Waiting.Waiter {
 
 	private final Waiting.Entrant entrant;
 
-	/** Runs its entrant's attempt, told this place. */
-	final Runnable attempt;
-
 	final long deadline;
 
 	/** Guarded by the line's monitor. */
@@ -71,8 +68,16 @@ final class Place implements Waiting.Waiter {
 		this.waiting = waiting;
 		this.line = line;
 		this.entrant = entrant;
-		this.attempt = () -> entrant.attempt(this);
 		this.deadline = deadline;
+	}
+
+	/**
+	 * Runs its entrant's attempt, told this place: the place is the task that a hand-off
+	 * runs, so that handing over allocates nothing.
+	 */
+	@Override
+	public void run() {
+		this.entrant.attempt(this);
 	}
 
 	@Override
@@ -98,7 +103,7 @@ final class Place implements Waiting.Waiter {
 			}
 			this.woken = false;
 		}
-		Trampoline.run(this.attempt);
+		Trampoline.run(this);
 		return true;
 	}
 
@@ -158,7 +163,7 @@ final class Place implements Waiting.Waiter {
 			this.waiting.holding(this.line.key);
 		}
 		if (nextAttempts) {
-			Trampoline.run(next.attempt);
+			Trampoline.run(next);
 		}
 		return unqueue;
 	}
@@ -225,7 +230,7 @@ final class Place implements Waiting.Waiter {
 			this.phase = ATTEMPTING;
 			this.line.updateHints();
 		}
-		Trampoline.run(this.attempt);
+		Trampoline.run(this);
 	}
 
 	private void fire() {
@@ -254,7 +259,7 @@ final class Place implements Waiting.Waiter {
 				return;
 			}
 		}
-		Trampoline.run(attemptNow ? this.attempt : () -> this.entrant.timedOut(this));
+		Trampoline.run(attemptNow ? this : () -> this.entrant.timedOut(this));
 	}
 
 	/** Called holding the line's monitor. */

@@ -285,7 +285,7 @@ public final class Waiting {
 			woken = line.permitGone(message);
 		}
 		if (woken != null) {
-			Trampoline.run(woken.attempt);
+			Trampoline.run(woken);
 		}
 	}
 
@@ -319,7 +319,7 @@ public final class Waiting {
 			woken = line.holderGone(how);
 		}
 		if (woken != null) {
-			Trampoline.run(woken.attempt);
+			Trampoline.run(woken);
 		}
 	}
 
