@@ -40,11 +40,11 @@ import org.apache.commons.logging.LogFactory;
  * <p>
  * <b>Invariants.</b> A lease leaves {@code HELD} (or {@code LINGERING}, released with a
  * minimum hold) only by a {@code compareAndSet} of its state, and only the thread that
- * wins it tells the end: listeners, the observer, its line ({@code ended}, which calls
- * {@code Waiting.holderGone} once) and the registry's events. So an end is told exactly
- * once, whichever of release, loss, an end asked for or a stop comes first. Validity is
- * lowered before an extension is sent and raised only by one that reached a quorum in
- * time; extensions run one at a time (under {@code extensions}).
+ * wins it tells the end: listeners, the observer, its line (through its {@link LeaseOps},
+ * which end the lease's {@code LineHold} as it ended) and the registry's events. So an
+ * end is told exactly once, whichever of release, loss, an end asked for or a stop comes
+ * first. Validity is lowered before an extension is sent and raised only by one that
+ * reached a quorum in time; extensions run one at a time (under {@code extensions}).
  * <p>
  * One piece, and longer than most classes of the engine, because extension, release and
  * the lost signal all read and change that same state and validity, which only this class
