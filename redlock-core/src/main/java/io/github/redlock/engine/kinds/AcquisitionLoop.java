@@ -18,6 +18,7 @@ import io.github.redlock.engine.node.NodeReply;
 import io.github.redlock.engine.node.TurnProtocol;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
+import io.github.redlock.engine.waiting.LineHold;
 import io.github.redlock.engine.waiting.Waiting;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -166,8 +167,13 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 	/** Withdraws a failed attempt's value from every node. */
 	abstract void withdraw(QuorumCall call, Attempt attempt);
 
-	/** Makes the lease of a successful attempt. */
-	abstract RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call);
+	/**
+	 * Makes the lease of a successful attempt.
+	 * @param hold its count in the key's line, which it ends once when it ends, or
+	 * {@code null} for a kind not counted there ({@code countedInLine})
+	 */
+	abstract RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call,
+			LineHold hold);
 
 	/** Returns the remaining ms of the holder that a negative reply reports. */
 	long heldMillis(long reply) {
@@ -241,7 +247,7 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 		this.result.whenComplete((lease, ex) -> {
 			this.engine.leases().remove(this);
 			Waiting.Waiter place = this.waiter;
-			if (place != null && place.leave(false)) { // done already if it acquired
+			if (place != null && place.leave()) { // done already if it acquired
 				unqueue();
 			}
 			if (ex != null) {
@@ -265,7 +271,7 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 		Waiting.Waiter place = this.line.enter(this.key, this, this.deadline);
 		this.waiter = place;
 		if (this.result.isDone()) {
-			place.leave(false); // completed while entering: the line must not wait for it
+			place.leave(); // completed while entering: the line must not wait for it
 		}
 		else if (place.startsNow()) {
 			attempt();
@@ -400,17 +406,25 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 					+ now + " validUntil " + validUntil + " nodes " + Arrays.toString(call.agreedNodes()) + " counters "
 					+ Arrays.toString(call.agreedValues()));
 		}
-		RedlockLease lease = lease(attempt, token, start, validUntil, call);
-		// counted by the key's line before anyone can release it: its end wakes the next
+		// counted by the key's line before the lease exists, so before anyone can end it:
+		// its end wakes the next
+		LineHold hold = null;
+		boolean unqueue = false;
 		Waiting.Waiter place = this.waiter;
-		if (place != null) {
-			if (place.leave(this.countedInLine)) {
-				unqueue(); // acquired while queued, without a release naming the line
-			}
+		if (place != null && this.countedInLine) {
+			hold = place.leaveHolding();
+			unqueue = hold.unqueue();
+		}
+		else if (place != null) {
+			unqueue = place.leave();
 		}
 		else if (this.countedInLine) {
-			this.line.holding(this.key);
+			hold = this.line.holding(this.key);
 		}
+		if (unqueue) {
+			unqueue(); // acquired while queued, without a release naming the line
+		}
+		RedlockLease lease = lease(attempt, token, start, validUntil, call, hold);
 		if (!this.engine.leases().add(lease)) {
 			abandonOnClose(); // released already
 			return;

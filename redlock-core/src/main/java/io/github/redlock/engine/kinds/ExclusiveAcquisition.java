@@ -14,6 +14,7 @@ import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
+import io.github.redlock.engine.waiting.LineHold;
 import io.github.redlock.engine.waiting.Waiting;
 
 /**
@@ -92,9 +93,9 @@ final class ExclusiveAcquisition extends AcquisitionLoop {
 	}
 
 	@Override
-	RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call) {
+	RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call, LineHold hold) {
 		return new RedlockLease(this.engine, this.key, attempt.value(), token, start, validUntil, call,
-				new ExclusiveOps(this.engine, this.key, this.lockAndFence));
+				new ExclusiveOps(this.engine, this.key, this.lockAndFence, hold));
 	}
 
 	@Override
@@ -133,9 +134,10 @@ final class ExclusiveAcquisition extends AcquisitionLoop {
 	 * How an exclusive lease acts: it extends with {@link Script#EXTEND}, and its release
 	 * ({@link Script#RELEASE}, with the arguments {@link Waiting} gives) hands the turn
 	 * to the next line queued on the nodes or keeps it for this registry's waiters, whom
-	 * its end concerns.
+	 * its end concerns: it ends its {@code hold} in the key's line as it ended.
 	 */
-	private record ExclusiveOps(EngineContext engine, String key, String[] lockAndFence) implements LeaseOps {
+	private record ExclusiveOps(EngineContext engine, String key, String[] lockAndFence,
+			LineHold hold) implements LeaseOps {
 
 		@Override
 		public void extend(NodeClient node, String[] args, int index, NodeClient.ReplyHandler replies) {
@@ -156,19 +158,18 @@ final class ExclusiveAcquisition extends AcquisitionLoop {
 			// this registry keeps the turn: its next waiter tries at once, its attempt
 			// going to each node after this release (one connection per node)
 			CompletableFuture<Boolean> release = fleet.releaseEverywhere(releaseKeys, args, acquisition, null, warnKey);
-			waiting.holderGone(this.key, Waiting.RELEASED_KEPT);
+			this.hold.releasedKeepingTurn();
 			return release;
 		}
 
 		@Override
 		public void ended() {
-			this.engine.waiting().holderGone(this.key, Waiting.ENDED);
+			this.hold.ended();
 		}
 
 		@Override
 		public void released(boolean queuedBehind) {
-			this.engine.waiting()
-				.holderGone(this.key, queuedBehind ? Waiting.RELEASED_QUEUED : Waiting.RELEASED_NOT_QUEUED);
+			this.hold.released(queuedBehind);
 		}
 
 	}

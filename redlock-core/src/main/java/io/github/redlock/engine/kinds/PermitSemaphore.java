@@ -25,6 +25,7 @@ import io.github.redlock.engine.node.NodeReply;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
+import io.github.redlock.engine.waiting.LineHold;
 import io.github.redlock.engine.waiting.ReleaseHints;
 import io.github.redlock.engine.waiting.Waiting;
 
@@ -317,20 +318,18 @@ public final class PermitSemaphore implements LockSemaphore {
 		}
 
 		@Override
-		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call) {
+		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call, LineHold hold) {
 			String slotText = String.valueOf(attempt.slot());
 			String[] slotArg = { slotText };
 			// the release publishes this on the semaphore's channel, on every node: the
-			// same release heard from a node after this registry's own wake-up below is
-			// an echo to its line
+			// same release heard from a node after the end of this registry's hold of the
+			// permit is an echo to its line
 			String hint = token + ":" + slotText;
 			String[] releaseArgs = { slotText, PermitSemaphore.this.channel, hint };
-			Waiting waiting = PermitSemaphore.this.lines;
-			String semaphoreKey = this.key;
-			waiting.permitHeld(semaphoreKey, PermitSemaphore.this.permits);
+			LineHold permit = PermitSemaphore.this.lines.permitHeld(this.key, PermitSemaphore.this.permits, hint);
 			LeaseOps ops = LeaseOps.scripted(Script.EXTEND_PERMIT, PermitSemaphore.this.keys, Script.RELEASE_PERMIT,
 					new String[] { PermitSemaphore.this.keys[0], PermitSemaphore.this.keys[1] }, slotArg, releaseArgs,
-					() -> waiting.permitGone(semaphoreKey, hint));
+					permit::ended);
 			return new RedlockLease(this.engine, this.key, attempt.value(), token, start, validUntil, call, ops);
 		}
 

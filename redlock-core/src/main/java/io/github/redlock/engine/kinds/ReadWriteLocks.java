@@ -13,6 +13,7 @@ import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.QuorumCall;
+import io.github.redlock.engine.waiting.LineHold;
 import io.github.redlock.engine.waiting.Waiting;
 
 /**
@@ -205,7 +206,7 @@ public final class ReadWriteLocks {
 		}
 
 		@Override
-		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call) {
+		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call, LineHold hold) {
 			String lockKey = this.key;
 			LeaseOps ops = LeaseOps.scripted(Script.EXTEND_READ,
 					new String[] { this.keys[0], this.keys[1], this.keys[2] }, Script.RELEASE_READ,
@@ -282,12 +283,10 @@ public final class ReadWriteLocks {
 		}
 
 		@Override
-		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call) {
-			String lockKey = this.key;
+		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call, LineHold hold) {
 			LeaseOps ops = LeaseOps.scripted(Script.EXTEND_WRITE,
 					new String[] { this.keys[0], this.keys[1], this.keys[2] }, Script.RELEASE_WRITE,
-					new String[] { this.keys[0], this.keys[2] }, NONE, NONE,
-					() -> this.engine.waiting().holderGone(lockKey));
+					new String[] { this.keys[0], this.keys[2] }, NONE, NONE, hold::ended);
 			return new RedlockLease(this.engine, this.key, attempt.value(), token, start, validUntil, call, ops);
 		}
 

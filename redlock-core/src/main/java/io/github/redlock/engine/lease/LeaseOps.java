@@ -9,8 +9,13 @@ import io.github.redlock.engine.quorum.QuorumCall;
 
 /**
  * How a held lease of one kind acts on the nodes and in this registry: the script that
- * extends it, how it is released, and whom its end concerns. Each kind declares its own
- * beside its acquisition, so that a {@link RedlockLease} is the same for every kind.
+ * extends it, how it is released, and whom its end concerns (a kind that its key's line
+ * counts ends the lease's {@code LineHold} there, as the lease ended). Each kind declares
+ * its own beside its acquisition, so that a {@link RedlockLease} is the same for every
+ * kind. A lease tells its end once: by {@link #ended}, or by {@link #release} with an
+ * {@code afterQuorum}, which calls {@link #released} once a quorum is done with it (or
+ * the kind tells the end itself, as an exclusive lease whose release keeps the turn
+ * does).
  *
  * @author redlock contributors
  */

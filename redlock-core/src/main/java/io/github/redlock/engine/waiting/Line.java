@@ -11,11 +11,14 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * <p>
  * <b>Invariants</b>:
  * <ul>
- * <li>{@link #holders} counts this registry's leases on the key: one more when a waiter
- * {@linkplain Place#leave leaves} with a lease, or through {@link Waiting#holding} for a
- * lease acquired without standing in line (or after its waiter gave up); one less through
- * {@link Waiting#holderGone}, which {@code RedlockLease} calls once per lease, when it is
- * released on a quorum, lost, or reaches its end. It never goes below zero.</li>
+ * <li>{@link #holders} counts this registry's leases on the key, and {@link #ownPermits}
+ * its permits on a semaphore's key, each through a {@link LineHold} that only
+ * {@link #hold} and {@link #permitHold} make: one more when a waiter
+ * {@linkplain Place#leaveHolding leaves} with a lease, or through {@link Waiting#holding}
+ * for a lease acquired without standing in line (or after its waiter gave up), or
+ * {@link Waiting#permitHeld}; one less only when that hold ends, which it does at most
+ * once (the lease ends it when it is released on a quorum, lost, or reaches its end). So
+ * nobody lowers a count they did not raise, and neither goes below zero.</li>
  * <li>Release hints are asked for exactly while the head sleeps and no lease of this
  * registry holds the key (on a semaphore's line, whose permits are not {@link #holders}:
  * while this registry holds fewer of its permits, {@link #ownPermits}, than it has):
@@ -103,7 +106,29 @@ final class Line {
 	}
 
 	/**
-	 * A permit of this registry ended ({@link Waiting#permitGone}): the head is woken
+	 * Counts a lease of this registry on the key. Called holding the line's monitor.
+	 * @param unqueue as for {@link LineHold#unqueue}
+	 * @return the hold that its lease ends
+	 */
+	LineHold hold(boolean unqueue) {
+		this.holders++;
+		return new LineHold(this, null, unqueue);
+	}
+
+	/**
+	 * Counts a permit of this registry on a semaphore's key ({@link Waiting#permitHeld}).
+	 * Called holding the line's monitor.
+	 * @return the hold that its lease ends
+	 */
+	LineHold permitHold(int permits, String message) {
+		this.ownPermits++;
+		this.permits = permits;
+		updateHints();
+		return new LineHold(this, message, false);
+	}
+
+	/**
+	 * A permit of this registry ended (its {@link LineHold} ended): the head is woken
 	 * unless the message is an echo of the release heard last. A sleeping head is marked
 	 * attempting before the hints are updated ({@link #startHead}), or the permit that no
 	 * longer fills the semaphore would have them asked for on every node, and dropped
@@ -111,7 +136,7 @@ final class Line {
 	 * @return the head to run once the monitor is let go, or {@code null}
 	 */
 	Place permitGone(String message) {
-		this.ownPermits = Math.max(0, this.ownPermits - 1);
+		this.ownPermits--;
 		Place head = (this.holders == 0) ? this.waiters.peekFirst() : null;
 		Place woken = null;
 		if (head != null && message.equals(this.hints.lastHint)) {
@@ -126,17 +151,17 @@ final class Line {
 	}
 
 	/**
-	 * A lease of this registry ended ({@link Waiting#holderGone}): the head is woken,
+	 * A lease of this registry ended (its {@link LineHold} ended): the head is woken,
 	 * unless the release queued this line behind another process's, when a sleeping head
 	 * waits for the hint naming this line or its poll. Called holding the line's monitor.
 	 * @return the head to run once the monitor is let go, or {@code null}
 	 */
-	Place holderGone(int how) {
-		this.holders = Math.max(0, this.holders - 1);
+	Place holderGone(LineHold.End how) {
+		this.holders--;
 		Place head = (this.holders == 0) ? this.waiters.peekFirst() : null;
 		this.turn.holderGone(how, head != null);
 		Place woken = null;
-		if (how == Waiting.RELEASED_QUEUED && head != null && head.phase == Place.SLEEPING) {
+		if (how == LineHold.End.RELEASED_QUEUED && head != null && head.phase == Place.SLEEPING) {
 			// another process's turn: its hint, or this poll should it never come; tried
 			// at once, the head would try beside the line named, and one of the two would
 			// be refused at every release

@@ -19,14 +19,14 @@ import io.github.redlock.engine.node.TurnProtocol;
  * release came or {@link HintGathering#HINTS_GRACE_NANOS} passed. A line hears other
  * lines' turns and keeps waiting, polling ever less often ({@link Place#pollBackoff}) in
  * case the line named is gone. A line with waiters of its own keeps the turn for
- * {@link Waiting#TURN_NANOS} ({@link Waiting#RELEASED_KEPT}: its next waiter tries as the
- * release is sent); after that its release names the next process and queues this line
- * behind it ({@link Waiting#RELEASED_QUEUED}). A line that the nodes keep queued and
- * whose waiters all left takes itself out of the queues, and so does one whose waiter
- * acquired without a release naming it (the holder's value expired, or a read or write
- * lock's release woke it): its next release looks at the queue, for the lines queued with
- * it. A line's entry lives at most {@link Turns#entryNanos}, renewed by each of its polls
- * that a holder refuses, so that the entry of a process that died goes within minutes.
+ * {@link Waiting#TURN_NANOS} ({@link LineHold#releasedKeepingTurn}: its next waiter tries
+ * as the release is sent); after that its release names the next process and queues this
+ * line behind it ({@link LineHold#released}). A line that the nodes keep queued and whose
+ * waiters all left takes itself out of the queues, and so does one whose waiter acquired
+ * without a release naming it (the holder's value expired, or a read or write lock's
+ * release woke it): its next release looks at the queue, for the lines queued with it. A
+ * line's entry lives at most {@link Turns#entryNanos}, renewed by each of its polls that
+ * a holder refuses, so that the entry of a process that died goes within minutes.
  * <p>
  * <b>Invariants</b>:
  * <ul>
@@ -199,22 +199,22 @@ final class LineTurn {
 	}
 
 	/**
-	 * A lease of this registry on the key ended ({@link Waiting#holderGone}).
-	 * @param how how it ended, one of {@link Waiting}'s constants
+	 * A lease of this registry on the key ended (its {@link LineHold} ended).
+	 * @param how how it ended
 	 * @param headWaits whether a waiter of the line may try now
 	 */
-	void holderGone(int how, boolean headWaits) {
-		if (how == Waiting.RELEASED_QUEUED && this.queuedFor > 0) {
+	void holderGone(LineHold.End how, boolean headWaits) {
+		if (how == LineHold.End.RELEASED_QUEUED && this.queuedFor > 0) {
 			this.queuedUntil = this.turns.clock.nanoTime() + this.queuedFor;
 		}
-		else if (how == Waiting.RELEASED_NOT_QUEUED || how == Waiting.RELEASED_KEPT) {
+		else if (how == LineHold.End.RELEASED || how == LineHold.End.RELEASED_KEPT) {
 			this.queuedUntil = 0;
 		}
 		this.queuedFor = 0;
-		if (how == Waiting.RELEASED_QUEUED || !headWaits) {
+		if (how == LineHold.End.RELEASED_QUEUED || !headWaits) {
 			this.inTurn = false; // handed to another process, or nobody here waits
 		}
-		else if (how == Waiting.RELEASED_NOT_QUEUED && this.inTurn) {
+		else if (how == LineHold.End.RELEASED && this.inTurn) {
 			// no other process was queued: a new turn, which its next releases keep
 			this.turnSince = this.turns.clock.nanoTime();
 		}

@@ -14,7 +14,8 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * <p>
  * <b>Invariant:</b> only the head attempts or sleeps; the others are queued with only
  * their deadline timer. A sleeping head has a timer or waits for a wake-up; an attempting
- * head has one attempt on its way, whose end calls {@link #retry} or {@link #leave}.
+ * head has one attempt on its way, whose end calls {@link #retry}, {@link #leave} or
+ * {@link #leaveHolding}.
  *
  * @author redlock contributors
  */
@@ -120,52 +121,74 @@ final class Place implements Waiting.Waiter, Runnable {
 	}
 
 	@Override
-	public boolean leave(boolean holds) {
-		Place next = null;
-		boolean nextAttempts = false;
-		boolean countElsewhere = false;
-		boolean unqueue = false;
+	public boolean leave() {
+		Place next;
+		boolean unqueue;
 		synchronized (this.line) {
 			if (this.phase == GONE) {
-				// gone already (given up), and yet a lease came: counted all the
-				// same,
-				// since its release will be told
-				countElsewhere = holds;
+				return false;
 			}
-			else {
-				boolean wasHead = this.line.waiters.peekFirst() == this;
-				this.line.waiters.remove(this);
-				this.phase = GONE;
-				cancelTimer();
-				if (holds) {
-					this.line.holders++;
-					unqueue = this.line.turn.acquired();
-				}
-				else if (this.line.waiters.isEmpty() && this.line.holders == 0 && this.line.turn.emptied()) {
-					unqueue = true;
-				}
-				if (wasHead) {
-					next = this.line.waiters.peekFirst();
-					if (next != null) {
-						next.cancelTimer();
-						nextAttempts = this.line.holders == 0;
-						next.phase = nextAttempts ? ATTEMPTING : SLEEPING;
-						if (!nextAttempts) {
-							// woken when that lease ends
-							next.schedule(next.deadline - this.waiting.clock.nanoTime());
-						}
-					}
-				}
-				this.line.retireIfEmpty();
-			}
+			boolean wasHead = depart();
+			unqueue = this.line.waiters.isEmpty() && this.line.holders == 0 && this.line.turn.emptied();
+			next = wasHead ? nextHead() : null;
+			this.line.retireIfEmpty();
 		}
-		if (countElsewhere) {
-			this.waiting.holding(this.line.key);
-		}
-		if (nextAttempts) {
+		if (next != null) {
 			Trampoline.run(next);
 		}
 		return unqueue;
+	}
+
+	@Override
+	public LineHold leaveHolding() {
+		synchronized (this.line) {
+			if (this.phase != GONE) {
+				boolean wasHead = depart();
+				LineHold hold = this.line.hold(this.line.turn.acquired());
+				if (wasHead) {
+					nextHead(); // sleeps behind this lease
+				}
+				this.line.retireIfEmpty();
+				return hold;
+			}
+		}
+		// gone already (given up), and yet a lease came: counted all the same, since its
+		// end will be told
+		return this.waiting.holding(this.line.key);
+	}
+
+	/**
+	 * Takes this place out of its line. Called holding the line's monitor.
+	 * @return whether it was the head
+	 */
+	private boolean depart() {
+		boolean wasHead = this.line.waiters.peekFirst() == this;
+		this.line.waiters.remove(this);
+		this.phase = GONE;
+		cancelTimer();
+		return wasHead;
+	}
+
+	/**
+	 * Makes the next waiter the head once the head left: it attempts unless a lease of
+	 * this registry holds the key, else it sleeps until that lease ends or its deadline.
+	 * Called holding the line's monitor.
+	 * @return the new head to run once the monitor is let go, or {@code null}
+	 */
+	private Place nextHead() {
+		Place next = this.line.waiters.peekFirst();
+		if (next == null) {
+			return null;
+		}
+		next.cancelTimer();
+		if (this.line.holders == 0) {
+			next.phase = ATTEMPTING;
+			return next;
+		}
+		next.phase = SLEEPING;
+		// woken when that lease ends
+		next.schedule(next.deadline - this.waiting.clock.nanoTime());
+		return null;
 	}
 
 	/**

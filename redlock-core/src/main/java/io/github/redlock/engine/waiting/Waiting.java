@@ -8,7 +8,6 @@ import java.util.function.Function;
 
 import io.github.redlock.engine.RedlockSettings;
 import io.github.redlock.engine.node.Script;
-import io.github.redlock.engine.node.TurnProtocol;
 import io.github.redlock.engine.quorum.MonotonicClock;
 import io.github.redlock.engine.quorum.QuorumCall;
 
@@ -20,10 +19,11 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * in a line, in the order they started (blocking, async and reactive ones alike: a waiter
  * is a few fields and at most one scheduled task, never a thread). Only the head of the
  * line tries the quorum; the others wait their turn without sending anything. The line
- * also counts this registry's leases on the key: while one is held, the head does not try
- * either (it could only fail), and when it ends (released, lost, or released with a
- * minimum hold), the head is woken at once and tries. It still takes a lease of its own
- * through the quorum, with a new fencing token: nothing is handed over silently.
+ * also counts this registry's leases on the key, each through the {@link LineHold} that
+ * its lease keeps: while one is held, the head does not try either (it could only fail),
+ * and when it ends (released, lost, or released with a minimum hold), the head is woken
+ * at once and tries. It still takes a lease of its own through the quorum, with a new
+ * fencing token: nothing is handed over silently.
  * <p>
  * <b>When the holder is elsewhere.</b> A head whose attempt failed tries again after a
  * jittered {@code retryDelay}, never later than the holder's remaining time to live
@@ -54,39 +54,17 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * <b>The parts.</b> This class is the façade the acquisitions and leases call, and the
  * registry's map of lines; each part states the invariants it keeps at its top:
  * {@link Line} (a key's line: its holders, its release hints, when it leaves the map),
- * {@link Place} (a waiter's phases: only the head attempts or sleeps),
- * {@link HintGathering} (what a line heard of a release's hints), {@link LineTurn} (a
- * line's turn among processes and its entry in the nodes' queues, with {@link Turns},
- * what the lines of a registry share in them), {@link Trampoline} (attempts never nest).
- * Each line's state is guarded by its monitor. This class is longer than its parts
- * because it documents the public methods that the kinds and lease layers call.
+ * {@link LineHold} (a lease's count in its line, ended once), {@link Place} (a waiter's
+ * phases: only the head attempts or sleeps), {@link HintGathering} (what a line heard of
+ * a release's hints), {@link LineTurn} (a line's turn among processes and its entry in
+ * the nodes' queues, with {@link Turns}, what the lines of a registry share in them),
+ * {@link Trampoline} (attempts never nest). Each line's state is guarded by its monitor.
+ * This class is longer than its parts because it documents the public methods that the
+ * kinds and lease layers call.
  *
  * @author redlock contributors
  */
 public final class Waiting {
-
-	/** {@link #holderGone}: the lease ended without a release (lost, or at its end). */
-	public static final int ENDED = 0;
-
-	/**
-	 * {@link #holderGone}: the lease was released, and no node queued this line behind
-	 * another process's: the head tries at once.
-	 */
-	public static final int RELEASED_NOT_QUEUED = 1;
-
-	/**
-	 * {@link #holderGone}: the lease was released, and a node named another process's
-	 * line in its release hint and queued this line behind it: the head waits for the
-	 * hint that names this line ({@link Script#RELEASE}).
-	 */
-	public static final int RELEASED_QUEUED = 2;
-
-	/**
-	 * {@link #holderGone}: the lease's release is on its way, and this line keeps the
-	 * turn ({@link #TURN_NANOS}): the head tries at once, its attempt going to each node
-	 * after the release ({@link Waiter#released}), without waiting for a quorum's reply.
-	 */
-	public static final int RELEASED_KEPT = 3;
 
 	/**
 	 * How long a line keeps the turn for its own waiters, from the acquisition that began
@@ -213,7 +191,8 @@ public final class Waiting {
 	 * @param key the lock key
 	 * @param entrant the acquisition
 	 * @param deadline when its wait time is spent, on the registry's clock
-	 * @return its place, which it must {@link Waiter#leave leave} when it is done
+	 * @return its place, which it must leave ({@link Waiter#leave},
+	 * {@link Waiter#leaveHolding}) when it is done
 	 */
 	public Waiter enter(String key, Entrant entrant, long deadline) {
 		while (true) {
@@ -231,95 +210,42 @@ public final class Waiting {
 
 	/**
 	 * Counts a lease of this registry on {@code key} that was acquired without standing
-	 * in line.
+	 * in line, or after its waiter gave up.
+	 * @return the hold that the lease ends once, when it ends
 	 */
-	public void holding(String key) {
-		while (true) {
-			Line line = this.lines.computeIfAbsent(key, this.newLine);
-			synchronized (line) {
-				if (!line.retired) {
-					line.holders++;
-					return;
-				}
-			}
-		}
+	public LineHold holding(String key) {
+		return count(key, 0, null);
 	}
 
 	/**
 	 * Counts a permit of this registry on a semaphore's {@code key}. It does not keep the
 	 * head from trying (another permit may be free), but while this registry holds as
 	 * many as the semaphore has, only its own release can free one, and the line asks for
-	 * no release hints: a permit handed over within the registry subscribes nowhere.
+	 * no release hints: a permit handed over within the registry subscribes nowhere. When
+	 * the permit ends, however it ends, its hold wakes the line's head as {@link #hint}
+	 * does.
 	 * @param permits the semaphore's permit count
+	 * @param message the message the permit's release publishes on the nodes, so that
+	 * their hints of the same release are heard as echoes (if one came first, the end of
+	 * the hold is the echo)
+	 * @return the hold that the permit's lease ends once, when it ends
 	 */
-	public void permitHeld(String key, int permits) {
+	public LineHold permitHeld(String key, int permits, String message) {
+		return count(key, permits, message);
+	}
+
+	/**
+	 * Counts a lease, or with a {@code permitMessage} a permit, in the key's line that is
+	 * in the map (a retired one would forget it).
+	 */
+	private LineHold count(String key, int permits, String permitMessage) {
 		while (true) {
 			Line line = this.lines.computeIfAbsent(key, this.newLine);
 			synchronized (line) {
 				if (!line.retired) {
-					line.ownPermits++;
-					line.permits = permits;
-					line.updateHints();
-					return;
+					return (permitMessage != null) ? line.permitHold(permits, permitMessage) : line.hold(false);
 				}
 			}
-		}
-	}
-
-	/**
-	 * Tells the line that a permit of this registry on {@code key} ended (released, lost,
-	 * or at its end), and wakes its head as {@link #hint} does.
-	 * @param message the message its release publishes on the nodes, so that their hints
-	 * of the same release are heard as echoes (if one came first, this is the echo)
-	 */
-	public void permitGone(String key, String message) {
-		Line line = this.lines.get(key);
-		if (line == null) {
-			return;
-		}
-		Place woken = null;
-		synchronized (line) {
-			if (line.retired) {
-				return;
-			}
-			woken = line.permitGone(message);
-		}
-		if (woken != null) {
-			Trampoline.run(woken);
-		}
-	}
-
-	/**
-	 * Tells the line that a lease of this registry on {@code key} ended: released, lost,
-	 * or released with a minimum hold. Its head tries at once.
-	 */
-	public void holderGone(String key) {
-		holderGone(key, ENDED);
-	}
-
-	/**
-	 * Tells the line that a lease of this registry on {@code key} ended. Its head tries
-	 * at once, unless the lease's release queued this line behind another process's,
-	 * which the release hint named ({@link #RELEASED_QUEUED}): then the head waits for
-	 * the hint that names this line when that process releases, or for its poll, should
-	 * that never come (the line named gave up, or its process died).
-	 * @param how {@link #ENDED}, {@link #RELEASED_NOT_QUEUED}, {@link #RELEASED_QUEUED}
-	 * or {@link #RELEASED_KEPT}
-	 */
-	public void holderGone(String key, int how) {
-		Line line = this.lines.get(key);
-		if (line == null) {
-			return;
-		}
-		Place woken = null;
-		synchronized (line) {
-			if (line.retired) {
-				return;
-			}
-			woken = line.holderGone(how);
-		}
-		if (woken != null) {
-			Trampoline.run(woken);
 		}
 	}
 
@@ -394,7 +320,8 @@ public final class Waiting {
 
 		/**
 		 * Sends one attempt; called once per turn, never concurrently. It ends in
-		 * {@link Waiter#retry} or {@link Waiter#leave} on {@code place}.
+		 * {@link Waiter#retry}, {@link Waiter#leave} or {@link Waiter#leaveHolding} on
+		 * {@code place}.
 		 */
 		void attempt(Waiter place);
 
@@ -429,15 +356,25 @@ public final class Waiting {
 		String[] queueArgs();
 
 		/**
-		 * Leaves the line: the acquisition is done. The next waiter becomes the head, and
-		 * tries at once unless a lease of this registry holds the key.
-		 * @param holds whether it acquired the lease, which the line then counts
+		 * Leaves the line without a lease: the acquisition is done. The next waiter
+		 * becomes the head, and tries at once unless a lease of this registry holds the
+		 * key. Leaving again, or after {@link #leaveHolding}, changes nothing.
 		 * @return whether the caller must take the line out of the nodes' queues: it left
-		 * the line empty while the nodes keep it queued, or it acquired while they keep
-		 * it queued (no release named it); else a release would name a line that nobody
-		 * waits in, and the others would wait for their poll
+		 * the line empty while the nodes keep it queued; else a release would name a line
+		 * that nobody waits in, and the others would wait for their poll
 		 */
-		boolean leave(boolean holds);
+		boolean leave();
+
+		/**
+		 * Leaves the line with a lease, which the line counts until the lease ends the
+		 * returned hold: the next waiter becomes the head and sleeps until then. A lease
+		 * that came after its waiter gave up is counted all the same
+		 * ({@link Waiting#holding}), since its end will be told.
+		 * @return the hold that the lease ends once; {@link LineHold#unqueue} says
+		 * whether the caller must take the line out of the nodes' queues, as it acquired
+		 * while they keep it queued (no release named it)
+		 */
+		LineHold leaveHolding();
 
 		/**
 		 * Returns the acquisition of the lease of this registry on the key released last,

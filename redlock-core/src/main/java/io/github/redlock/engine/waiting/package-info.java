@@ -5,8 +5,9 @@
  * <ul>
  * <li>{@code Waiting}: the façade, one line per key of the waiters of this registry, and
  * what waiting promises; its parts: {@code Line} (a key's line and this registry's leases
- * on it), {@code Place} (a waiter's phases), {@code HintGathering} (the release hints a
- * line heard), {@code LineTurn} and {@code Turns} (the turns that processes take on a key
+ * on it), {@code LineHold} (one lease's count in its line, which the lease ends once),
+ * {@code Place} (a waiter's phases), {@code HintGathering} (the release hints a line
+ * heard), {@code LineTurn} and {@code Turns} (the turns that processes take on a key
  * through its queue on the nodes), {@code RetryDelays}, and {@code Trampoline} (attempts
  * that never nest);</li>
  * <li>{@code ReleaseHints}: the wake-ups across processes, on each node's channel of the

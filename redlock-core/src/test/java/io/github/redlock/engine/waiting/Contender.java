@@ -19,8 +19,6 @@ final class Contender implements Waiting.Entrant {
 
 	final String name;
 
-	private final Waiting waiting;
-
 	final String key;
 
 	final long deadline;
@@ -35,15 +33,17 @@ final class Contender implements Waiting.Entrant {
 
 	boolean timedOut;
 
-	/** What {@link Waiting.Waiter#leave} answered when it last left: unqueue the line. */
+	/** What its leaving the line answered when it last left: unqueue the line. */
 	boolean unqueue;
+
+	/** The line's count of its lease, once it acquired ({@link #acquire}). */
+	LineHold hold;
 
 	/** Ends an attempt on its own stack; {@code null}: the test ends it. */
 	Consumer<Contender> onAttempt;
 
-	private Contender(String name, Waiting waiting, String key, long deadline, Record record) {
+	private Contender(String name, String key, long deadline, Record record) {
 		this.name = name;
-		this.waiting = waiting;
 		this.key = key;
 		this.deadline = deadline;
 		this.record = record;
@@ -51,7 +51,7 @@ final class Contender implements Waiting.Entrant {
 
 	/** Enters {@code key}'s line, and attempts at once if it starts now. */
 	static Contender enter(String name, Waiting waiting, String key, long deadline, Record record) {
-		Contender contender = new Contender(name, waiting, key, deadline, record);
+		Contender contender = new Contender(name, key, deadline, record);
 		contender.place = waiting.enter(key, contender, deadline);
 		if (contender.place.startsNow()) {
 			contender.attempt();
@@ -119,7 +119,8 @@ final class Contender implements Waiting.Entrant {
 	/** Its attempt took the lease: leaves the line, which counts the lease. */
 	void acquire() {
 		ended();
-		this.unqueue = this.place.leave(true);
+		this.hold = this.place.leaveHolding();
+		this.unqueue = this.hold.unqueue();
 	}
 
 	/**
@@ -130,12 +131,7 @@ final class Contender implements Waiting.Entrant {
 		if (this.attempting) {
 			ended();
 		}
-		this.unqueue = this.place.leave(false);
-	}
-
-	/** Its lease ended, in the way {@code how}: tells the line. */
-	void released(int how) {
-		this.waiting.holderGone(this.key, how);
+		this.unqueue = this.place.leave();
 	}
 
 	int ahead() {

@@ -59,7 +59,7 @@ class WaitingDeepLineTests {
 			assertThat(head.ahead()).isZero();
 			head.acquire();
 			assertThat(this.record.inFlight).isZero(); // the next sleeps while it holds
-			head.released(Waiting.RELEASED_NOT_QUEUED);
+			head.hold.released(false);
 		}
 		assertThat(this.record.attempts).isEqualTo(inOrder());
 		assertThat(this.record.mostInFlight).isEqualTo(1);
@@ -73,11 +73,11 @@ class WaitingDeepLineTests {
 		for (Contender contender : contenders) {
 			contender.onAttempt = (self) -> {
 				self.acquire();
-				self.released(Waiting.RELEASED_NOT_QUEUED);
+				self.hold.released(false);
 			};
 		}
 		contenders.get(0).acquire(); // the head's first attempt, sent before the others
-		contenders.get(0).released(Waiting.RELEASED_NOT_QUEUED);
+		contenders.get(0).hold.released(false);
 		assertThat(this.record.attempts).isEqualTo(inOrder());
 		assertThat(this.record.mostInFlight).isEqualTo(1);
 		// every attempt after the first (sent before depths were noted) runs from the

@@ -43,7 +43,7 @@ class WaitingHolderGoneTests {
 	@Test
 	void aLeaseThatEndedWithoutAReleaseWakesTheHeadAtOnce() {
 		Contender[] ab = heldWithOneWaiting();
-		ab[0].released(Waiting.ENDED);
+		ab[0].hold.ended();
 		assertThat(ab[1].attempts).isEqualTo(1);
 		assertThat(this.scheduler.pending()).isZero(); // its deadline timer went
 	}
@@ -51,7 +51,7 @@ class WaitingHolderGoneTests {
 	@Test
 	void aReleaseThatQueuedNothingWakesTheHeadAtOnce() {
 		Contender[] ab = heldWithOneWaiting();
-		ab[0].released(Waiting.RELEASED_NOT_QUEUED);
+		ab[0].hold.released(false);
 		assertThat(ab[1].attempts).isEqualTo(1);
 		assertThat(this.scheduler.pending()).isZero();
 	}
@@ -59,7 +59,7 @@ class WaitingHolderGoneTests {
 	@Test
 	void aReleaseThatKeepsTheTurnWakesTheHeadAtOnce() {
 		Contender[] ab = heldWithOneWaiting();
-		ab[0].released(Waiting.RELEASED_KEPT);
+		ab[0].hold.releasedKeepingTurn();
 		assertThat(ab[1].attempts).isEqualTo(1);
 		assertThat(this.scheduler.pending()).isZero();
 	}
@@ -67,7 +67,7 @@ class WaitingHolderGoneTests {
 	@Test
 	void aReleaseThatQueuedTheLineBehindAnotherProcessLetsTheHeadSleepUntilItsPoll() {
 		Contender[] ab = heldWithOneWaiting();
-		ab[0].released(Waiting.RELEASED_QUEUED);
+		ab[0].hold.released(true);
 		assertThat(ab[1].attempts).isZero();
 		assertThat(this.scheduler.pending()).isEqualTo(1);
 		assertThat(this.scheduler.nextDueIn()).isEqualTo(RETRY); // the poll, not the
@@ -81,7 +81,7 @@ class WaitingHolderGoneTests {
 	@Test
 	void aReleaseThatQueuedTheLineLetsTheHeadTryAtOnceWhenTheHintNamesItsLine() {
 		Contender[] ab = heldWithOneWaiting();
-		ab[0].released(Waiting.RELEASED_QUEUED);
+		ab[0].hold.released(true);
 		this.waiting.hint(KEY, "41@otherprocess");
 		assertThat(ab[1].attempts).isZero();
 		this.waiting.hint(KEY, "42@" + this.waiting.lineId());
@@ -92,18 +92,19 @@ class WaitingHolderGoneTests {
 	@Test
 	void theHeadWaitsForEveryLeaseOfThisRegistryOnTheKeyToEnd() {
 		Contender[] ab = heldWithOneWaiting();
-		this.waiting.holding(KEY); // a lease taken without standing in line
-		ab[0].released(Waiting.RELEASED_NOT_QUEUED);
+		LineHold other = this.waiting.holding(KEY); // a lease taken without standing in
+													// line
+		ab[0].hold.released(false);
 		assertThat(ab[1].attempts).isZero();
-		this.waiting.holderGone(KEY, Waiting.RELEASED_NOT_QUEUED);
+		other.released(false);
 		assertThat(ab[1].attempts).isEqualTo(1);
 	}
 
 	@Test
 	void aLeaseEndingWhileTheHeadAttemptsMakesItTryAgainAsSoonAsThatAttemptFailed() {
 		Contender a = enter("a", 10 * SECOND);
-		this.waiting.holding(KEY); // a lease taken meanwhile without standing in line
-		this.waiting.holderGone(KEY, Waiting.RELEASED_NOT_QUEUED);
+		// a lease taken meanwhile without standing in line
+		this.waiting.holding(KEY).released(false);
 		assertThat(a.attempts).isEqualTo(1); // its attempt is still on its way
 		a.fail(RETRY);
 		assertThat(a.attempts).isEqualTo(2);
@@ -124,7 +125,7 @@ class WaitingHolderGoneTests {
 		assertThat(args[0]).isEqualTo("secret");
 		assertThat(args[1]).isEqualTo("7");
 		assertThat(this.waiting.keepsTurn(args)).isTrue();
-		a.released(Waiting.RELEASED_KEPT);
+		a.hold.releasedKeepingTurn();
 		b.acquire();
 		// b's acquisition is within a's turn: the turn still counts from a's
 		this.scheduler.advance(Waiting.TURN_NANOS / 2 - 1);
@@ -157,7 +158,7 @@ class WaitingHolderGoneTests {
 		a.acquire();
 		this.scheduler.advance(Waiting.TURN_NANOS);
 		assertThat(this.waiting.keepsTurn(this.waiting.releaseArgs(KEY, "secret", 7, null))).isFalse();
-		a.released(Waiting.RELEASED_NOT_QUEUED); // no other process was queued
+		a.hold.released(false); // no other process was queued
 		b.acquire();
 		this.scheduler.advance(Waiting.TURN_NANOS - 1);
 		assertThat(this.waiting.keepsTurn(this.waiting.releaseArgs(KEY, "secret", 8, null))).isTrue();
@@ -171,7 +172,7 @@ class WaitingHolderGoneTests {
 		a.acquire();
 		this.scheduler.advance(Waiting.TURN_NANOS);
 		this.waiting.releaseArgs(KEY, "secret", 7, null);
-		a.released(Waiting.RELEASED_QUEUED);
+		a.hold.released(true);
 		assertThat(b.attempts).isZero();
 		this.waiting.hint(KEY, "7@" + this.waiting.lineId()); // its turn came
 		assertThat(b.attempts).isEqualTo(1);

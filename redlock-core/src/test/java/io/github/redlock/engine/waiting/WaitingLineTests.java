@@ -68,14 +68,14 @@ class WaitingLineTests {
 		Contender d = enter("d", 10 * SECOND);
 		a.acquire();
 		assertThat(this.record.attempts).containsExactly("a"); // b sleeps while a holds
-		a.released(Waiting.RELEASED_NOT_QUEUED);
+		a.hold.released(false);
 		assertThat(this.record.attempts).containsExactly("a", "b");
 		b.giveUp(); // a waiter that gave up hands the turn on at once
 		assertThat(this.record.attempts).containsExactly("a", "b", "c");
 		c.fail(Duration.ofMillis(200));
 		this.scheduler.advance(Duration.ofMillis(200));
 		c.acquire();
-		c.released(Waiting.ENDED);
+		c.hold.ended();
 		d.acquire();
 		assertThat(this.record.attempts).containsExactly("a", "b", "c", "c", "d");
 		assertThat(this.record.mostInFlight).isEqualTo(1);
@@ -94,7 +94,7 @@ class WaitingLineTests {
 		assertThat(c.ahead()).isEqualTo(1);
 		assertThat(this.scheduler.pending()).isEqualTo(1); // c's deadline only
 		a.acquire();
-		a.released(Waiting.RELEASED_NOT_QUEUED);
+		a.hold.released(false);
 		assertThat(this.record.attempts).containsExactly("a", "c");
 		assertThat(this.record.timedOut).containsExactly("b");
 	}
@@ -123,11 +123,11 @@ class WaitingLineTests {
 		b.acquire();
 		assertThat(this.waiting.describe(KEY))
 			.isEqualTo("waiters [] (0 queued, 1 attempting, 2 sleeping), holders 1, own permits 0, hinted false");
-		b.released(Waiting.RELEASED_NOT_QUEUED);
+		b.hold.released(false);
 		assertThat(this.waiting.describe(KEY)).isEqualTo("no line");
-		this.waiting.holding(KEY);
+		LineHold hold = this.waiting.holding(KEY);
 		assertThat(this.waiting.describe(KEY)).contains("holders 1");
-		this.waiting.holderGone(KEY, Waiting.ENDED);
+		hold.ended();
 		assertThat(this.waiting.describe(KEY)).isEqualTo("no line");
 		assertThat(this.waiting.waiters()).isZero();
 		assertThat(this.scheduler.pending()).isZero();
@@ -143,15 +143,13 @@ class WaitingLineTests {
 	}
 
 	@Test
-	void anEndOfALeaseTheLineNeverCountedNeverTakesItsCountBelowZero() {
-		this.waiting.holderGone(KEY, Waiting.ENDED); // no line: nothing happens
-		assertThat(this.waiting.describe(KEY)).isEqualTo("no line");
+	void aSecondEndOfAHoldNeverTakesTheCountBelowZero() {
 		Contender a = enter("a", 10 * SECOND);
 		Contender b = enter("b", 10 * SECOND);
 		Contender c = enter("c", 10 * SECOND);
 		a.acquire();
-		a.released(Waiting.ENDED);
-		a.released(Waiting.ENDED); // once too often
+		a.hold.ended();
+		a.hold.ended(); // once too often
 		assertThat(this.waiting.describe(KEY)).contains("holders 0");
 		b.acquire();
 		// counted below zero, b's lease would have left the count at 0 and c tried beside
@@ -167,13 +165,14 @@ class WaitingLineTests {
 		Contender c = enter("c", 10 * SECOND);
 		a.giveUp();
 		assertThat(this.record.attempts).containsExactly("a", "b");
-		a.place.leave(true); // the nodes granted a's attempt after all
+		a.hold = a.place.leaveHolding(); // the nodes granted a's attempt after all
+		assertThat(a.hold.unqueue()).isFalse();
 		assertThat(this.waiting.describe(KEY)).contains("holders 1");
 		b.acquire();
 		assertThat(this.waiting.describe(KEY)).contains("holders 2");
-		a.released(Waiting.RELEASED_NOT_QUEUED);
+		a.hold.released(false);
 		assertThat(c.attempts).isZero();
-		b.released(Waiting.RELEASED_NOT_QUEUED);
+		b.hold.released(false);
 		assertThat(c.attempts).isEqualTo(1);
 	}
 
@@ -182,7 +181,7 @@ class WaitingLineTests {
 		Contender a = enter("a", 10 * SECOND);
 		Contender b = enter("b", 10 * SECOND);
 		a.giveUp();
-		assertThat(a.place.leave(false)).isFalse();
+		assertThat(a.place.leave()).isFalse();
 		assertThat(b.attempts).isEqualTo(1);
 		assertThat(this.waiting.describe(KEY)).startsWith("waiters [1]").contains("holders 0");
 	}

@@ -158,7 +158,7 @@ class WaitingRetryTests {
 		a.acquire();
 		this.scheduler.advance(Waiting.TURN_NANOS); // its release hands the turn on
 		this.waiting.releaseArgs(KEY, "secret", 7, null);
-		a.released(Waiting.RELEASED_QUEUED);
+		a.hold.released(true);
 		this.scheduler.advance(RETRY); // its poll
 		assertThat(b.attempts).isEqualTo(1);
 		assertThat(b.place.pollBackoff()).isZero();
@@ -172,7 +172,7 @@ class WaitingRetryTests {
 		a.acquire();
 		this.scheduler.advance(Waiting.TURN_NANOS);
 		this.waiting.releaseArgs(KEY, "secret", 7, null);
-		a.released(Waiting.RELEASED_NOT_QUEUED);
+		a.hold.released(false);
 		assertThat(b.attempts).isEqualTo(1);
 		assertThat(b.place.pollBackoff()).isZero();
 		assertThat(b.place.pollBackoff()).isZero();

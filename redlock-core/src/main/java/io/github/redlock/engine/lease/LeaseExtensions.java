@@ -1,0 +1,284 @@
+package io.github.redlock.engine.lease;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+import io.github.redlock.LockKeys;
+import io.github.redlock.NodeFailure;
+import io.github.redlock.RedlockException;
+import io.github.redlock.engine.lease.RedlockLease.ExtendOutcome;
+import io.github.redlock.engine.quorum.MonotonicClock;
+import io.github.redlock.engine.quorum.NodeFleet;
+import io.github.redlock.engine.quorum.QuorumCall;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * One lease's validity and its extensions on the nodes, and the end its holder asked for
+ * ({@link RedlockLease#holdFor}, {@link RedlockLease#releaseAfter}), which an extension
+ * sets on the nodes.
+ * <p>
+ * Validity is tracked on the monotonic clock: the lease is held until
+ * {@code start + ttl - drift} of the last acquisition or extension that reached a quorum
+ * in time. An extension that reaches a quorum only after that moment does not count,
+ * because another owner may have acquired the lock in between.
+ * <p>
+ * <b>Invariants:</b> validity is lowered before an extension is sent and raised only by
+ * one that reached a quorum in time; extensions run one at a time (under
+ * {@link #extensions}), each sent once the one before was answered on every node and its
+ * outcome applied. An extension changes the lease's state only through {@link LeaseState}
+ * (a loss, or the deletion at an end that has come).
+ *
+ * @author redlock contributors
+ */
+final class LeaseExtensions {
+
+	private static final Log logger = LogFactory.getLog(LeaseExtensions.class);
+
+	private static final long NO_END = Long.MAX_VALUE;
+
+	private final EngineContext engine;
+
+	private final NodeFleet fleet;
+
+	private final RedlockLease lease;
+
+	private final LeaseOps ops;
+
+	private final LeaseState state;
+
+	private final LeaseWatchdog watchdog;
+
+	/** The value's secret part, which alone is sent to extend. */
+	private final String secret;
+
+	private final long holdDeadline;
+
+	private volatile long validUntil;
+
+	/**
+	 * The monotonic time at which the lease ends as asked ({@link #endAt}), or
+	 * {@link #NO_END}.
+	 */
+	private volatile long end = NO_END;
+
+	/**
+	 * Whether the last extension that reached a quorum set the lock to expire at
+	 * {@link #end}, so that nothing more needs to be sent.
+	 */
+	private volatile boolean endApplied;
+
+	/** Guards {@link #lastExtension}: extensions are sent one at a time. */
+	private final Object extensions = new Object();
+
+	/** Completes when the extension sent last has been answered by every node. */
+	private CompletableFuture<Void> lastExtension = CompletableFuture.completedFuture(null);
+
+	LeaseExtensions(EngineContext engine, RedlockLease lease, LeaseOps ops, LeaseState state, LeaseWatchdog watchdog,
+			String secret, long holdDeadline, long validUntil) {
+		this.engine = engine;
+		this.fleet = engine.fleet();
+		this.lease = lease;
+		this.ops = ops;
+		this.state = state;
+		this.watchdog = watchdog;
+		this.secret = secret;
+		this.holdDeadline = holdDeadline;
+		this.validUntil = validUntil;
+	}
+
+	/**
+	 * Returns the monotonic time until which the lease is valid.
+	 */
+	long validUntil() {
+		return this.validUntil;
+	}
+
+	/**
+	 * Returns whether an end was asked for.
+	 */
+	boolean hasEnd() {
+		return this.end != NO_END;
+	}
+
+	/**
+	 * Returns whether the lock was set to expire at its end on a quorum: the watchdog
+	 * need not extend it again.
+	 */
+	boolean endApplied() {
+		return this.endApplied;
+	}
+
+	/**
+	 * Sets the end and sends the extension that makes the lock expire at it, or a maximum
+	 * TTL from now if that comes first.
+	 */
+	CompletableFuture<ExtendOutcome> endAt(long until) {
+		this.end = until;
+		this.endApplied = false;
+		return extendAsync(this.engine.settings().maxTtl().toNanos());
+	}
+
+	/** Waits for an extension's outcome, at most one call bound. */
+	ExtendOutcome await(CompletableFuture<ExtendOutcome> outcome) {
+		try {
+			return outcome.get(this.fleet.callBoundNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedlockException(
+					"Interrupted while extending lock '" + LockKeys.printable(this.lease.key()) + "'", ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return new ExtendOutcome(false, 0, "no quorum answered in time (" + ex + ")");
+		}
+	}
+
+	/**
+	 * Extends the lease on every node; decided as soon as a quorum agreed or cannot.
+	 * <p>
+	 * Extensions of one lease go out one at a time: each is sent once the one before has
+	 * been answered, or timed out, on every node. A node applies what it receives in
+	 * order, so the last extension sent is the last applied everywhere, and the validity
+	 * the client believes is always that of an extension a quorum applied last. Before an
+	 * extension to a shorter TTL is sent, the validity believed is lowered to it, since
+	 * nodes may apply it before the client hears back.
+	 */
+	CompletableFuture<ExtendOutcome> extendAsync(long requestedTtlNanos) {
+		CompletableFuture<Void> sent = new CompletableFuture<>();
+		CompletableFuture<Void> previous;
+		synchronized (this.extensions) {
+			previous = this.lastExtension;
+			this.lastExtension = sent;
+		}
+		return previous.thenCompose((ignored) -> {
+			CompletableFuture<ExtendOutcome> outcome;
+			try {
+				outcome = extendNext(requestedTtlNanos, sent);
+			}
+			catch (RuntimeException ex) {
+				sent.complete(null);
+				throw ex;
+			}
+			return outcome;
+		});
+	}
+
+	/**
+	 * Sends one extension, and completes {@code sent} once every node answered it or
+	 * timed out.
+	 */
+	private CompletableFuture<ExtendOutcome> extendNext(long requestedTtlNanos, CompletableFuture<Void> sent) {
+		if (!this.state.isWatched()) {
+			sent.complete(null);
+			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it is no longer held"));
+		}
+		MonotonicClock clock = this.engine.clock();
+		long start = clock.nanoTime();
+		if (start >= this.validUntil) {
+			sent.complete(null);
+			this.watchdog.checkExpiry();
+			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "its validity ran out"));
+		}
+		long askedEnd = this.end;
+		long untilEnd = (askedEnd != NO_END) ? askedEnd - start : Long.MAX_VALUE;
+		long bounded = Math.min(requestedTtlNanos, this.holdDeadline - start);
+		boolean reachesEnd = untilEnd <= bounded;
+		// an end that was asked for may come sooner than an extension could otherwise
+		// promise validity for, down to a millisecond
+		long ttlNanos = reachesEnd ? untilEnd : bounded;
+		if (reachesEnd && this.endApplied) {
+			sent.complete(null); // the nodes expire it at the end as set
+			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it reached its end"));
+		}
+		if (reachesEnd && untilEnd < 1_000_000) {
+			return deleteAtEnd(sent);
+		}
+		if (!reachesEnd && ttlNanos < this.engine.minimumTtlNanos()) {
+			sent.complete(null);
+			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0,
+					"it reached the maximum hold time of " + this.engine.settings().maxHold()));
+		}
+		long lowered = this.engine.validity().validUntil(start, ttlNanos);
+		if (lowered < this.validUntil) {
+			this.validUntil = lowered; // the nodes may apply it before the client hears
+			this.watchdog.checkExpirySooner();
+		}
+		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
+		String[] args = { this.secret, ttlMillis, this.engine.retentionMillis() };
+		QuorumCall call = this.fleet.quorumCall((reply) -> reply == 1,
+				(node, index, replies) -> this.ops.extend(node, args, index, replies));
+		CompletableFuture<ExtendOutcome> outcome = call.decision()
+			.thenApply((decided) -> decide(decided, start, ttlNanos, reachesEnd, askedEnd));
+		// the next extension goes out once every node answered AND this one's outcome was
+		// applied: completing on the answers alone let the next run (synchronously, on
+		// the thread that completed them) between the answers and this handler, so a
+		// stalled thread could apply this validity over the next one's shorter validity
+		CompletableFuture.allOf(outcome, call.completion()).whenComplete((ignored, ex) -> sent.complete(null));
+		return outcome;
+	}
+
+	/**
+	 * Applies a decided extension: raises the validity if a quorum agreed in time, or
+	 * declares the lease lost when too many nodes no longer hold its value.
+	 */
+	private ExtendOutcome decide(QuorumCall decided, long start, long ttlNanos, boolean reachesEnd, long askedEnd) {
+		long now = this.engine.clock().nanoTime();
+		if (decided.succeeded()) {
+			if (reachesEnd && this.end == askedEnd) {
+				// a quorum still held this lease's value and now expires it at the end
+				this.endApplied = true;
+			}
+			if (now < this.validUntil && this.state.isWatched()) {
+				this.validUntil = this.engine.validity().validUntil(start, ttlNanos);
+				if (logger.isDebugEnabled()) {
+					logger.debug("Extended '" + LockKeys.printable(this.lease.key()) + "' token "
+							+ this.lease.fencingToken() + " start " + start + " now " + now + " validUntil "
+							+ this.validUntil + " nodes " + Arrays.toString(decided.agreedNodes()));
+				}
+				return new ExtendOutcome(true, decided.agreedCount(), null);
+			}
+			this.watchdog.checkExpiry();
+			return new ExtendOutcome(false, decided.agreedCount(), reachesEnd ? "it reached its end"
+					: "the extension reached a quorum only after the lease had expired");
+		}
+		int nodes = this.fleet.size();
+		int notOurs = decided.countAnswered((reply) -> reply == 0);
+		int pending = decided.pending();
+		String failures = describe(decided.failures((reply) -> "it holds another owner's value or none"))
+				+ ((pending > 0) ? "; " + pending + " more not heard from when these decided it" : "");
+		if (notOurs > nodes - this.fleet.quorum()) {
+			this.state.markLost("it is no longer held on " + notOurs + " of " + nodes
+					+ " nodes (expired or taken by another owner): " + failures);
+		}
+		return new ExtendOutcome(false, decided.agreedCount(), decided.agreedCount() + " of " + nodes
+				+ " nodes agreed to extend it, " + this.fleet.quorum() + " needed: " + failures);
+	}
+
+	/**
+	 * Ends the lease at an end that has come (under a millisecond away, too soon for an
+	 * expiry the nodes can set): deletes the lock on every node, as a release does
+	 * ({@link LeaseState#deleteAtEnd}), and completes {@code sent} once every node
+	 * answered. Leaving it would keep it on the nodes for the TTL of its last extension,
+	 * up to a maximum TTL.
+	 */
+	private CompletableFuture<ExtendOutcome> deleteAtEnd(CompletableFuture<Void> sent) {
+		CompletableFuture<Boolean> deleted = this.state.deleteAtEnd();
+		if (deleted == null) {
+			sent.complete(null);
+			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it is no longer held"));
+		}
+		deleted.whenComplete((ignored, ex) -> sent.complete(null));
+		return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it reached its end"));
+	}
+
+	private static String describe(List<NodeFailure> failures) {
+		return failures.stream().map(NodeFailure::toString).collect(Collectors.joining("; "));
+	}
+
+}
