@@ -68,18 +68,12 @@ import org.apache.commons.logging.LogFactory;
  *
  * @author redlock contributors
  */
-abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
+abstract class AcquisitionLoop extends AttemptOutcomes implements LiveLeases.Pending, Waiting.Entrant {
 
 	private static final Log logger = LogFactory.getLog(AcquisitionLoop.class);
 
 	/** An attempt's reply that counts: the node took it (its counter's value). */
 	private static final LongPredicate AGREES = (reply) -> reply > 0;
-
-	final EngineContext engine;
-
-	final NodeFleet fleet;
-
-	final String key;
 
 	private final String owner;
 
@@ -90,8 +84,6 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 	final long ttlNanos;
 
 	final String ttlMillis;
-
-	private final Duration waitTime;
 
 	private final long deadline;
 
@@ -119,8 +111,6 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 	 */
 	private volatile Waiting.Waiter waiter;
 
-	private final AttemptOutcomes outcomes;
-
 	/**
 	 * @param line the waiting lines it stands in, by its key
 	 * @param countedInLine whether its lease keeps the line's head from trying (the
@@ -129,17 +119,13 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 	 */
 	AcquisitionLoop(EngineContext engine, Waiting line, boolean countedInLine, String key, Duration ttl,
 			Duration waitTime) {
-		this.engine = engine;
-		this.fleet = engine.fleet();
-		this.key = key;
+		super(engine, key, waitTime);
 		this.owner = engine.values().owner();
 		this.line = line;
 		this.countedInLine = countedInLine;
 		this.ttlNanos = ttl.toNanos();
 		this.ttlMillis = String.valueOf(ttl.toMillis());
-		this.waitTime = waitTime;
 		this.deadline = engine.clock().nanoTime() + waitTime.toNanos();
-		this.outcomes = new AttemptOutcomes(engine, key, waitTime);
 	}
 
 	/** Returns the slot the next attempt asks for: read once as it starts. */
@@ -288,8 +274,8 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 	@Override
 	public void timedOut(Waiting.Waiter place) {
 		this.waiter = place;
-		LockAcquisitionException failure = this.outcomes.timedOutInLine(place.ahead(), this.attempts);
-		this.outcomes.tellNotAcquired(this.result, failure);
+		LockAcquisitionException failure = timedOutInLine(place.ahead(), this.attempts);
+		tellNotAcquired(this.result, failure);
 		this.result.completeExceptionally(failure);
 	}
 
@@ -370,7 +356,7 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 
 		@Override
 		public void unaligned() {
-			failed(this.decided, this, AttemptOutcomes.UNALIGNED, LockAcquisitionException.Reason.NO_QUORUM);
+			failed(this.decided, this, UNALIGNED, LockAcquisitionException.Reason.NO_QUORUM);
 		}
 
 	}
@@ -396,7 +382,7 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 	private void acquired(QuorumCall call, Attempt attempt, long start, long token) {
 		long now = this.engine.clock().nanoTime();
 		long validUntil = this.engine.validity().validUntil(start, this.ttlNanos);
-		String tooLate = AttemptOutcomes.noValidity(start, now, validUntil, this.ttlMillis);
+		String tooLate = noValidity(start, now, validUntil, this.ttlMillis);
 		if (tooLate != null) {
 			failed(call, attempt, tooLate, LockAcquisitionException.Reason.VALIDITY_EXHAUSTED);
 			return;
@@ -429,7 +415,7 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 			abandonOnClose(); // released already
 			return;
 		}
-		this.outcomes.tellAcquired();
+		tellAcquired();
 		if (!this.result.complete(lease)) {
 			lease.releaseAsync(); // the caller gave up meanwhile
 		}
@@ -455,7 +441,7 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 		}
 		long left = this.deadline - this.engine.clock().nanoTime();
 		Waiting.Waiter place = this.waiter;
-		String hopeless = (left > 0 && place != null) ? this.outcomes.hopeless(left) : null;
+		String hopeless = (left > 0 && place != null) ? hopeless(left) : null;
 		if (left <= 0 || place == null) {
 			fail(call, attempt, note, reason);
 		}
@@ -463,7 +449,7 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 			fail(call, attempt, hopeless, LockAcquisitionException.Reason.NO_QUORUM);
 		}
 		else {
-			if (AttemptOutcomes.held(call) > 0) {
+			if (held(call) > 0) {
 				queue(place);
 			}
 			if (!place.retry(Math.min(left, nextDelay(attempt, call, place)))) {
@@ -525,11 +511,11 @@ abstract class AcquisitionLoop implements LiveLeases.Pending, Waiting.Entrant {
 			long millis = heldMillis(reply);
 			least = (least < 0) ? millis : Math.min(least, millis);
 		}
-		return this.outcomes.nextDelay(call, retrySoon(attempt, call), least, backsOff() ? place.pollBackoff() : 0);
+		return nextDelay(call, retrySoon(attempt, call), least, backsOff() ? place.pollBackoff() : 0);
 	}
 
 	private void fail(QuorumCall call, Attempt attempt, String note, LockAcquisitionException.Reason reason) {
-		this.outcomes.fail(this.result, call, this.attempts, note, reason, (reply) -> describeRefusal(attempt, reply));
+		failOnceAnswered(this.result, call, this.attempts, note, reason, (reply) -> describeRefusal(attempt, reply));
 	}
 
 }

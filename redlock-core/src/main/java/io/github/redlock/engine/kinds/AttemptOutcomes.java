@@ -20,22 +20,24 @@ import io.github.redlock.engine.waiting.Waiting;
  * still has validity, whether a refused one met holders, a split vote or no quorum, how
  * long to wait before the next, and the failure the caller gets with what each node
  * answered. Kept apart from the loop that sends the attempts so that every kind words its
- * refusals and paces its retries the same way.
+ * refusals and paces its retries the same way. The loop's superclass rather than an
+ * object it holds, so that an acquisition is one object: the judging is here, the sending
+ * in {@link AcquisitionLoop}.
  *
  * @author redlock contributors
  */
-final class AttemptOutcomes {
+abstract class AttemptOutcomes {
 
 	/** Why an agreed attempt failed when its second fencing round found no quorum. */
 	static final String UNALIGNED = "the fencing counters could not be aligned on a quorum";
 
-	private final EngineContext engine;
+	final EngineContext engine;
 
-	private final NodeFleet fleet;
+	final NodeFleet fleet;
 
-	private final String key;
+	final String key;
 
-	private final Duration waitTime;
+	final Duration waitTime;
 
 	private final long startedNanos = System.nanoTime();
 
@@ -126,7 +128,7 @@ final class AttemptOutcomes {
 	 * @param reason the reason, or {@code null} to judge it from the call's replies
 	 * @param describe words a negative reply
 	 */
-	void fail(CompletableFuture<RedlockLease> result, QuorumCall call, int attempts, String note,
+	void failOnceAnswered(CompletableFuture<RedlockLease> result, QuorumCall call, int attempts, String note,
 			LockAcquisitionException.Reason reason, Function<Long, String> describe) {
 		call.completion().thenRun(() -> {
 			int agreed = call.countAnswered((reply) -> reply > 0);

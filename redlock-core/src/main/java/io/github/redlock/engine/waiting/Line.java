@@ -63,14 +63,26 @@ final class Line {
 	/** Its turn among processes and its place in the nodes' queues. */
 	final LineTurn turn;
 
-	/** What it heard of the key's release hints. */
-	final HintGathering hints;
+	/**
+	 * What it heard of the key's release hints: made when it first hears one, since most
+	 * lines (a key locked once, uncontended) never do. Read through {@link #hints()}.
+	 */
+	private HintGathering hints;
 
 	Line(Waiting waiting, String key) {
 		this.waiting = waiting;
 		this.key = key;
-		this.hints = new HintGathering(waiting.hintNodes, waiting.clock);
 		this.turn = new LineTurn(waiting.turns);
+	}
+
+	/** Returns what it heard of the key's release hints. Called holding its monitor. */
+	HintGathering hints() {
+		HintGathering gathering = this.hints;
+		if (gathering == null) {
+			gathering = new HintGathering(this.waiting.hintNodes, this.waiting.clock);
+			this.hints = gathering;
+		}
+		return gathering;
 	}
 
 	/** The longest that a waiter of this line may still wait, or 0 without one. */
@@ -139,13 +151,13 @@ final class Line {
 		this.ownPermits--;
 		Place head = (this.holders == 0) ? this.waiters.peekFirst() : null;
 		Place woken = null;
-		if (head != null && message.equals(this.hints.lastHint)) {
+		if (head != null && message.equals(hints().lastHint)) {
 			head.echo();
 		}
 		else {
 			woken = startHead(head);
 		}
-		this.hints.lastHint = message;
+		hints().lastHint = message;
 		retireIfEmpty();
 		return woken;
 	}

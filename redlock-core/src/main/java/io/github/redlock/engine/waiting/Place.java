@@ -273,7 +273,7 @@ final class Place implements Waiting.Waiter, Runnable {
 				attemptNow = false; // its wait time is spent behind that lease
 			}
 			else if (this.phase == SLEEPING) {
-				this.line.hints.shortfall();
+				this.line.hints().shortfall();
 				this.phase = ATTEMPTING;
 				this.line.updateHints();
 				attemptNow = true;

@@ -268,7 +268,7 @@ public final class Waiting {
 		synchronized (line) {
 			head = (line.holders == 0) ? line.waiters.peekFirst() : null;
 			if (message != null && !message.isEmpty()
-					&& !line.hints.hear(message, head, line.turn, this.turns.lineId)) {
+					&& !line.hints().hear(message, head, line.turn, this.turns.lineId)) {
 				return;
 			}
 		}
