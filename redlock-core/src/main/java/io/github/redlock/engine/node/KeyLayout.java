@@ -2,17 +2,14 @@ package io.github.redlock.engine.node;
 
 /**
  * Where a lock lives on the nodes, and which keys are acceptable. For a key {@code k} and
- * the prefix {@code p}, each node holds {@code
- *
-<p>
- * lock:<k>} (the lock value, with the lease's TTL), {@code
- *
-<p>
- * fence:<k>} (the fencing counter, kept for the retention) and one {@code
- *
-<p>
- * node} marker per node, which the restart guard reads. Read-write locks and semaphores
- * add keys of their own ({@link #readWriteKeys}, {@link #permitKeys}).
+ * the prefix {@code p}, each node holds:
+ * <ul>
+ * <li>{@code p + "lock:" + k}, the lock value, with the lease's TTL;</li>
+ * <li>{@code p + "fence:" + k}, the fencing counter, kept for the retention;</li>
+ * <li>{@code p + "node"}, one marker per node, which the restart guard reads.</li>
+ * </ul>
+ * Read-write locks and semaphores add keys of their own ({@link #readWriteKeys},
+ * {@link #permitKeys}).
  *
  * @author redlock contributors
  */
