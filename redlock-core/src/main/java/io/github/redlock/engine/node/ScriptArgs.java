@@ -14,10 +14,8 @@ import io.netty.buffer.ByteBufUtil;
  * Lettuce's own arguments cost the client, for each key and value, a temporary buffer and
  * a slice of it, and for every argument's length a {@code String} and its bytes
  * ({@code Long.toString}): with the engine's 10 arguments to the acquire script and 7 to
- * the release on each node, about 5 KB of garbage per acquire+release cycle on 5 nodes
- * (the comparison benchmark's cost table: 18,499 bytes allocated per cycle before, 13,577
- * after, the bare quorum 12,655). Here each string is written once, as UTF-8, behind a
- * length written digit by digit.
+ * the release on each node, kilobytes of garbage per acquire+release cycle on 5 nodes.
+ * Here each string is written once, as UTF-8, behind a length written digit by digit.
  * <p>
  * The commands that carry these arguments go through Lettuce as any other (its command
  * stack, timeouts and reconnects); only their encoding differs. Their {@link #toString()}

@@ -195,8 +195,7 @@ final class Place implements Waiting.Waiter, Runnable {
 	 * An attempt sent at once, rather than after that node's answer, reaches a node that
 	 * has not yet been sent the release and is refused by the released value there: that
 	 * node's fencing counter falls behind the others', and a later acquisition needs a
-	 * second round (5 % of the acquisitions of 2 JVMs x 4 threads on one key, once a line
-	 * kept the turn for its own waiters).
+	 * second round.
 	 */
 	@Override
 	public QuorumCall released() {
@@ -206,8 +205,8 @@ final class Place implements Waiting.Waiter, Runnable {
 
 	/**
 	 * A queued head's turn comes as a hint naming its line, so its poll is only a
-	 * fallback: polling every retry delay, three processes waiting their turns had about
-	 * 40 attempts a second refused.
+	 * fallback, and polling at every retry delay would have each waiting process's
+	 * attempts refused many times a second.
 	 */
 	@Override
 	public int pollBackoff() {
