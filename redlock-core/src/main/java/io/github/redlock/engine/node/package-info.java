@@ -11,9 +11,12 @@
  * {@code ScriptPreload};</li>
  * <li>{@code ConnectionGenerations}: the lock connection's generations, and the rule that
  * a reply counts only on the generation the trust vouched for;</li>
- * <li>{@code NodeTrust}: whether that node counts toward a quorum now (the restart guard,
- * its {@code RestartGuard} settings, duplicate servers by {@code ServerIdentities}, the
- * memory policy); {@code NodeSilence}: whether it went silent; {@code NodeErrors} and
+ * <li>{@code NodeTrust}: whether that node counts toward a quorum now, by the check it
+ * runs (the restart guard, its {@code RestartGuard} settings, duplicate servers by
+ * {@code ServerIdentities}, the memory policy), what the check found kept by
+ * {@code RestartGuardState} (marker, floor, guard), {@code NodeExclusions} (permission,
+ * duplicate, eviction) and {@code CheckRetries} (the back-off after a failed check);
+ * {@code NodeSilence}: whether it went silent; {@code NodeErrors} and
  * {@code Permissions}: what a failure means, and which ACL rule is missing;</li>
  * <li>{@code Script}: the Lua scripts, their text read by {@code ScriptText} from the
  * {@code .lua} files of their families beside it; {@code ScriptArgs}: their arguments
