@@ -32,7 +32,8 @@
  * {@code PermitSemaphore}, {@code Observing} (the {@code LockObserver}),
  * {@code LockView};</li>
  * <li>this package, the façade and the public types: {@code RedlockRegistry} (checks
- * arguments and hands each call on; its {@code Builder} collects options),
+ * arguments and hands each call on; its {@code Builder} collects options, which
+ * {@code RegistryOptions} keeps, checks and builds the {@code RegistryEngine} from),
  * {@code RedlockSettings}, {@code Diagnostics} ({@code inspect} and {@code checkNodes}),
  * and the types other modules use ({@code LockObserver}, {@code RegistryListener},
  * {@code NodeStatus}, {@code InvalidOptionException}).</li>
