@@ -1,13 +1,11 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.function.Consumer;
@@ -17,18 +15,8 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockInfo;
 import io.github.redlock.LockRegistry;
 import io.github.redlock.LockSemaphore;
-import io.github.redlock.engine.kinds.LockKinds;
-import io.github.redlock.engine.lease.EngineContext;
-import io.github.redlock.engine.lease.ExpiryChecks;
-import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.lease.ReentrantLease;
 import io.github.redlock.engine.node.KeyLayout;
-import io.github.redlock.engine.node.NodeAddress;
-import io.github.redlock.engine.node.SilentNodes;
-import io.github.redlock.engine.quorum.MonotonicClock;
-import io.github.redlock.engine.quorum.NodeFleet;
-import io.github.redlock.engine.waiting.ReleaseHints;
-import io.github.redlock.engine.waiting.Waiting;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
@@ -51,11 +39,9 @@ import io.lettuce.core.resource.ClientResources;
  * the connections; {@link #stop()} does the same but lets {@link #start()} connect again.
  * <p>
  * This class is the façade: it hands each call to the part of the engine that does the
- * work (see the package documentation for the map) and owns no invariant of its own. Its
- * length is the public API's documentation and its {@link Builder}'s documented options
- * (about half of it). Its {@link Builder} is nested because
- * {@code RedlockRegistry.Builder} is a public name; it only collects options, which
- * {@link RedlockSettings} and {@code NodeAddress} check.
+ * work (see the package documentation for the map) and owns no invariant of its own. The
+ * {@link Builder} is nested because {@code RedlockRegistry.Builder} is a public name; it
+ * only collects options, which {@code RegistryOptions} keeps and checks.
  *
  * @author redlock contributors
  */
@@ -66,17 +52,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	private final RegistryEngine parts;
 
-	private final EngineContext engine;
-
-	private final NodeFleet fleet;
-
-	private final LockKinds kinds;
-
 	private RedlockRegistry(RegistryEngine parts) {
 		this.parts = parts;
-		this.engine = parts.engine;
-		this.fleet = parts.fleet;
-		this.kinds = parts.kinds;
 	}
 
 	/**
@@ -137,23 +114,21 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	@Override
 	public Lease acquire(String key, Duration ttl, Duration waitTime, boolean autoExtend) throws InterruptedException {
-		return this.kinds.exclusive(key, ttl, waitTime, autoExtend);
+		return this.parts.kinds.exclusive(key, ttl, waitTime, autoExtend);
 	}
 
 	/**
-	 * Returns how long a caller blocking on an acquisition with {@code waitTime} waits
-	 * for its outcome at most: the wait time, the connect timeout (the first acquisition
-	 * connects), and two rounds of node timeouts (the last attempt and its fencing
-	 * round), each three node timeouts and a second of slack.
+	 * {@inheritDoc} Here: the wait time, the connect timeout and two rounds of calls to
+	 * the nodes (the last attempt and its fencing round).
 	 */
 	@Override
 	public Duration decisionBound(Duration waitTime) {
-		return this.engine.decisionBound(waitTime);
+		return this.parts.engine.decisionBound(waitTime);
 	}
 
 	@Override
 	public Lease acquire(String key) throws InterruptedException {
-		return acquire(key, this.engine.settings().defaultTtl(), this.engine.settings().defaultWaitTime());
+		return acquire(key, this.parts.engine.settings().defaultTtl(), this.parts.engine.settings().defaultWaitTime());
 	}
 
 	@Override
@@ -177,38 +152,18 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	@Override
 	public CompletableFuture<Lease> acquireAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		return this.kinds.exclusiveAsync(key, ttl, waitTime, autoExtend);
+		return this.parts.kinds.exclusiveAsync(key, ttl, waitTime, autoExtend);
 	}
 
 	@Override
 	public <T> T executeLocked(String key, Duration ttl, Duration waitTime, Callable<T> action) throws Exception {
 		Objects.requireNonNull(action, "action must not be null");
-		Lease lease = acquire(key, ttl, waitTime, true);
-		RedlockLease held = ((ReentrantLease) lease).lease();
-		try {
-			T result;
-			try {
-				result = action.call();
-			}
-			catch (Exception | Error ex) {
-				if (!held.isHeld()) {
-					ex.addSuppressed(held.lossCause());
-				}
-				throw ex;
-			}
-			if (!held.isHeld()) {
-				throw held.lossCause();
-			}
-			return result;
-		}
-		finally {
-			lease.release();
-		}
+		return ((ReentrantLease) acquire(key, ttl, waitTime, true)).callHeld(action);
 	}
 
 	@Override
 	public Lock obtain(String key) {
-		return this.kinds.lock(key);
+		return this.parts.kinds.lock(key);
 	}
 
 	@Override
@@ -217,19 +172,13 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	}
 
 	/**
-	 * Acquires a read lock as {@link #acquireRead(String, Duration, Duration)} does and,
-	 * if {@code autoExtend}, keeps the lease extended until released.
-	 * @param key the lock's name
-	 * @param ttl how long the read lock lives on the nodes unless extended or released
-	 * @param waitTime how long to keep trying; zero for one attempt
-	 * @param autoExtend whether to keep the lease extended until released
-	 * @return the lease, held
+	 * {@inheritDoc}
 	 * @throws LockAcquisitionException if it could not be acquired in time, or the thread
 	 * was interrupted while waiting (its interrupted status is set again)
 	 */
 	@Override
 	public Lease acquireRead(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		return this.kinds.read(key, ttl, waitTime, autoExtend);
+		return this.parts.kinds.read(key, ttl, waitTime, autoExtend);
 	}
 
 	@Override
@@ -238,19 +187,13 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	}
 
 	/**
-	 * Acquires the write lock as {@link #acquireWrite(String, Duration, Duration)} does
-	 * and, if {@code autoExtend}, keeps the lease extended until released.
-	 * @param key the lock's name
-	 * @param ttl how long the write lock lives on the nodes unless extended or released
-	 * @param waitTime how long to keep trying; zero for one attempt
-	 * @param autoExtend whether to keep the lease extended until released
-	 * @return the lease, held
+	 * {@inheritDoc}
 	 * @throws LockAcquisitionException if it could not be acquired in time, if the thread
 	 * holds the read lock, or if it was interrupted while waiting
 	 */
 	@Override
 	public Lease acquireWrite(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		return this.kinds.write(key, ttl, waitTime, autoExtend);
+		return this.parts.kinds.write(key, ttl, waitTime, autoExtend);
 	}
 
 	@Override
@@ -260,7 +203,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	@Override
 	public CompletableFuture<Lease> acquireReadAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		return this.kinds.readAsync(key, ttl, waitTime, autoExtend);
+		return this.parts.kinds.readAsync(key, ttl, waitTime, autoExtend);
 	}
 
 	@Override
@@ -270,22 +213,22 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	@Override
 	public CompletableFuture<Lease> acquireWriteAsync(String key, Duration ttl, Duration waitTime, boolean autoExtend) {
-		return this.kinds.writeAsync(key, ttl, waitTime, autoExtend);
+		return this.parts.kinds.writeAsync(key, ttl, waitTime, autoExtend);
 	}
 
 	@Override
 	public ReadWriteLock obtainReadWrite(String key) {
-		return this.kinds.readWriteLock(key);
+		return this.parts.kinds.readWriteLock(key);
 	}
 
 	@Override
 	public LockSemaphore semaphore(String key, int permits) {
-		return this.kinds.semaphore(key, permits);
+		return this.parts.kinds.semaphore(key, permits);
 	}
 
 	@Override
 	public LockInfo inspect(String key) {
-		this.engine.leases().checkOpen();
+		this.parts.engine.leases().checkOpen();
 		KeyLayout.check(key);
 		return this.parts.diagnostics.inspect(key);
 	}
@@ -299,7 +242,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @return the state of each node, in configuration order
 	 */
 	public List<NodeStatus> checkNodes() {
-		this.engine.leases().checkOpen();
+		this.parts.engine.leases().checkOpen();
 		return this.parts.diagnostics.checkNodes();
 	}
 
@@ -308,7 +251,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @return the settings
 	 */
 	public RedlockSettings settings() {
-		return this.engine.settings();
+		return this.parts.engine.settings();
 	}
 
 	/**
@@ -316,7 +259,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @return the number of nodes
 	 */
 	public int nodeCount() {
-		return this.fleet.size();
+		return this.parts.fleet.size();
 	}
 
 	/**
@@ -324,7 +267,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @return the quorum
 	 */
 	public int quorum() {
-		return this.fleet.quorum();
+		return this.parts.fleet.quorum();
 	}
 
 	/**
@@ -336,7 +279,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @return the number of usable nodes
 	 */
 	public int usableNodes() {
-		return this.fleet.usable();
+		return this.parts.fleet.usable();
 	}
 
 	/**
@@ -346,7 +289,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @return the node failures the quorum still tolerates
 	 */
 	public int toleratedFailures() {
-		return Math.max(0, usableNodes() - this.fleet.quorum());
+		return Math.max(0, usableNodes() - this.parts.fleet.quorum());
 	}
 
 	/**
@@ -358,31 +301,11 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		return this.parts.hints != null;
 	}
 
-	NodeFleet fleet() {
-		return this.fleet;
-	}
-
-	Waiting waiting() {
-		return this.engine.waiting();
-	}
-
 	/**
-	 * Returns the semaphores' waiting lines, for tests.
+	 * Returns the registry's parts, for tests in this package.
 	 */
-	Waiting permitLines() {
-		return this.parts.permitLines;
-	}
-
-	ExecutorService callbacks() {
-		return this.engine.callbacks();
-	}
-
-	ExpiryChecks expiryChecks() {
-		return this.engine.expiryChecks();
-	}
-
-	ReleaseHints hints() {
-		return this.parts.hints;
+	RegistryEngine parts() {
+		return this.parts;
 	}
 
 	/**
@@ -390,7 +313,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @return the number of acquisitions
 	 */
 	public long acquisitions() {
-		return this.engine.acquisitions();
+		return this.parts.engine.acquisitions();
 	}
 
 	/**
@@ -399,7 +322,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @return the number of second rounds
 	 */
 	public long fencingRounds() {
-		return this.engine.fencingRounds();
+		return this.parts.engine.fencingRounds();
 	}
 
 	/**
@@ -407,7 +330,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 * @return the number of held leases
 	 */
 	public int heldLeases() {
-		return this.engine.leases().size();
+		return this.parts.engine.leases().size();
 	}
 
 	/**
@@ -421,7 +344,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 
 	@Override
 	public String toString() {
-		return "RedlockRegistry" + this.fleet + " (quorum " + this.fleet.quorum() + ")";
+		return "RedlockRegistry" + this.parts.fleet + " (quorum " + this.parts.fleet.quorum() + ")";
 	}
 
 	/**
@@ -429,60 +352,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	public static final class Builder {
 
-		private final List<String> nodes = new ArrayList<>();
-
-		private Duration nodeTimeout = Duration.ofMillis(100);
-
-		private Duration connectTimeout = Duration.ofSeconds(2);
-
-		private double driftFactor = 0.01;
-
-		private Duration retryDelay = Duration.ofMillis(50);
-
-		private Duration retryJitter = Duration.ofMillis(50);
-
-		private String keyPrefix = "redlock:";
-
-		private Duration defaultTtl = Duration.ofSeconds(30);
-
-		private Duration defaultWaitTime = Duration.ofSeconds(10);
-
-		private Duration maxTtl = Duration.ofSeconds(60);
-
-		private Duration maxHold = Duration.ofHours(1);
-
-		private boolean restartGuard = true;
-
-		private boolean acceptEviction;
-
-		private boolean releaseHints = true;
-
-		private Duration fencingRetention = Duration.ofDays(1);
-
-		private ClientResources clientResources;
-
-		private MonotonicClock clock = MonotonicClock.SYSTEM;
-
-		private Consumer<ClientOptions.Builder> clientOptions = (options) -> {
-		};
-
-		private String username;
-
-		private char[] password;
-
-		private boolean ssl;
-
-		private SslOptions sslOptions;
-
-		private final List<RegistryListener> listeners = new ArrayList<>();
-
-		private LockObserver observer;
-
-		private boolean coalesceWrites = true;
-
-		private int silentNodeTimeouts = SilentNodes.DEFAULT_TIMEOUTS;
-
-		private Duration silentNodeProbeInterval = SilentNodes.DEFAULT_PROBE_INTERVAL;
+		private final RegistryOptions options = new RegistryOptions();
 
 		private Builder() {
 		}
@@ -503,7 +373,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder nodes(List<String> uris) {
-			this.nodes.addAll(uris);
+			this.options.nodes.addAll(uris);
 			return this;
 		}
 
@@ -514,7 +384,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder nodeTimeout(Duration nodeTimeout) {
-			this.nodeTimeout = nodeTimeout;
+			this.options.nodeTimeout = nodeTimeout;
 			return this;
 		}
 
@@ -524,7 +394,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder connectTimeout(Duration connectTimeout) {
-			this.connectTimeout = connectTimeout;
+			this.options.connectTimeout = connectTimeout;
 			return this;
 		}
 
@@ -535,7 +405,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder driftFactor(double driftFactor) {
-			this.driftFactor = driftFactor;
+			this.options.driftFactor = driftFactor;
 			return this;
 		}
 
@@ -548,7 +418,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder retryDelay(Duration retryDelay) {
-			this.retryDelay = retryDelay;
+			this.options.retryDelay = retryDelay;
 			return this;
 		}
 
@@ -559,7 +429,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder retryJitter(Duration retryJitter) {
-			this.retryJitter = retryJitter;
+			this.options.retryJitter = retryJitter;
 			return this;
 		}
 
@@ -569,7 +439,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder keyPrefix(String keyPrefix) {
-			this.keyPrefix = keyPrefix;
+			this.options.keyPrefix = keyPrefix;
 			return this;
 		}
 
@@ -579,7 +449,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder defaultTtl(Duration defaultTtl) {
-			this.defaultTtl = defaultTtl;
+			this.options.defaultTtl = defaultTtl;
 			return this;
 		}
 
@@ -589,7 +459,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder defaultWaitTime(Duration defaultWaitTime) {
-			this.defaultWaitTime = defaultWaitTime;
+			this.options.defaultWaitTime = defaultWaitTime;
 			return this;
 		}
 
@@ -601,7 +471,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder maxTtl(Duration maxTtl) {
-			this.maxTtl = maxTtl;
+			this.options.maxTtl = maxTtl;
 			return this;
 		}
 
@@ -614,7 +484,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder restartGuard(boolean restartGuard) {
-			this.restartGuard = restartGuard;
+			this.options.restartGuard = restartGuard;
 			return this;
 		}
 
@@ -628,7 +498,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder acceptEviction(boolean acceptEviction) {
-			this.acceptEviction = acceptEviction;
+			this.options.acceptEviction = acceptEviction;
 			return this;
 		}
 
@@ -646,7 +516,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder releaseHints(boolean releaseHints) {
-			this.releaseHints = releaseHints;
+			this.options.releaseHints = releaseHints;
 			return this;
 		}
 
@@ -664,7 +534,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder silentNodeTimeouts(int silentNodeTimeouts) {
-			this.silentNodeTimeouts = silentNodeTimeouts;
+			this.options.silentNodeTimeouts = silentNodeTimeouts;
 			return this;
 		}
 
@@ -679,7 +549,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder silentNodeProbeInterval(Duration silentNodeProbeInterval) {
-			this.silentNodeProbeInterval = silentNodeProbeInterval;
+			this.options.silentNodeProbeInterval = silentNodeProbeInterval;
 			return this;
 		}
 
@@ -690,7 +560,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder maxHold(Duration maxHold) {
-			this.maxHold = maxHold;
+			this.options.maxHold = maxHold;
 			return this;
 		}
 
@@ -702,7 +572,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder fencingRetention(Duration fencingRetention) {
-			this.fencingRetention = fencingRetention;
+			this.options.fencingRetention = fencingRetention;
 			return this;
 		}
 
@@ -714,7 +584,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder username(String username) {
-			this.username = (username != null && !username.isEmpty()) ? username : null;
+			this.options.username(username);
 			return this;
 		}
 
@@ -726,7 +596,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder password(CharSequence password) {
-			this.password = (password != null && password.length() > 0) ? password.toString().toCharArray() : null;
+			this.options.password(password);
 			return this;
 		}
 
@@ -738,7 +608,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder ssl(boolean ssl) {
-			this.ssl = ssl;
+			this.options.ssl = ssl;
 			return this;
 		}
 
@@ -752,8 +622,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder sslOptions(SslOptions sslOptions) {
-			this.sslOptions = Objects.requireNonNull(sslOptions, "sslOptions");
-			this.ssl = true;
+			this.options.sslOptions = Objects.requireNonNull(sslOptions, "sslOptions");
+			this.options.ssl = true;
 			return this;
 		}
 
@@ -766,7 +636,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder clientResources(ClientResources clientResources) {
-			this.clientResources = clientResources;
+			this.options.clientResources = clientResources;
 			return this;
 		}
 
@@ -780,7 +650,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder clientOptions(Consumer<ClientOptions.Builder> clientOptions) {
-			this.clientOptions = Objects.requireNonNull(clientOptions, "clientOptions");
+			this.options.clientOptions = Objects.requireNonNull(clientOptions, "clientOptions");
 			return this;
 		}
 
@@ -791,7 +661,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder listener(RegistryListener listener) {
-			this.listeners.add(Objects.requireNonNull(listener, "listener"));
+			this.options.listeners.add(Objects.requireNonNull(listener, "listener"));
 			return this;
 		}
 
@@ -803,21 +673,13 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder observer(LockObserver observer) {
-			this.observer = observer;
+			this.options.observer = observer;
 			return this;
 		}
 
-		/**
-		 * Sets whether concurrent commands to one node go out in one write (default on):
-		 * off only to measure what it saves.
-		 */
-		Builder coalesceWrites(boolean coalesceWrites) {
-			this.coalesceWrites = coalesceWrites;
-			return this;
-		}
-
-		Builder clock(MonotonicClock clock) {
-			this.clock = clock;
+		/** Sets, for tests, the options no public method sets (the clock, coalescing). */
+		Builder tune(Consumer<RegistryOptions> change) {
+			change.accept(this.options);
 			return this;
 		}
 
@@ -829,26 +691,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * invalid
 		 */
 		public RedlockRegistry build() {
-			if (this.username != null && this.password == null) {
-				throw new InvalidOptionException("A username is set without a password",
-						"set the password too: Redis authenticates a user only with its password");
-			}
-			List<NodeAddress> addresses = NodeAddress.parseAll(this.nodes,
-					new NodeAddress.Defaults(this.username, this.password, this.ssl));
-			RedlockSettings settings = new RedlockSettings(this.nodeTimeout, this.connectTimeout, this.driftFactor,
-					this.retryDelay, this.retryJitter, this.keyPrefix, this.defaultTtl, this.defaultWaitTime,
-					this.maxTtl, this.maxHold, this.fencingRetention, this.restartGuard);
-			SilentNodes silentNodes = new SilentNodes(this.silentNodeTimeouts, this.silentNodeProbeInterval);
-			Objects.requireNonNull(this.clock, "clock");
-			SslOptions ssl = this.sslOptions;
-			Consumer<ClientOptions.Builder> clientOptions = (ssl != null) ? (options) -> {
-				options.sslOptions(ssl);
-				this.clientOptions.accept(options);
-			} : this.clientOptions;
-			return new RedlockRegistry(new RegistryEngine(settings, silentNodes, addresses,
-					new RegistryEngine.Options(this.clientResources, this.acceptEviction, clientOptions,
-							this.coalesceWrites, this.clock, List.copyOf(this.listeners), this.observer,
-							this.releaseHints)));
+			return new RedlockRegistry(this.options.engine());
 		}
 
 	}

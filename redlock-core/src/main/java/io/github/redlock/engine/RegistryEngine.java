@@ -1,12 +1,14 @@
 package io.github.redlock.engine;
 
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 import io.github.redlock.engine.kinds.LockKinds;
 import io.github.redlock.engine.kinds.Observing;
 import io.github.redlock.engine.lease.EngineContext;
+import io.github.redlock.engine.lease.ExpiryChecks;
 import io.github.redlock.engine.lease.RegistryEvents;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.NodeAddress;
@@ -135,6 +137,18 @@ final class RegistryEngine {
 		finally {
 			this.lifecycle.unlock();
 		}
+	}
+
+	Waiting waiting() {
+		return this.engine.waiting();
+	}
+
+	ExecutorService callbacks() {
+		return this.engine.callbacks();
+	}
+
+	ExpiryChecks expiryChecks() {
+		return this.engine.expiryChecks();
 	}
 
 	/**

@@ -11,8 +11,8 @@
  * counts only on the connection generation the trust vouched for), {@code NodeTrust} and
  * {@code RestartDecision} (whether the node counts toward a quorum now: the restart guard
  * and the fencing floor), {@code NodeSilence}, {@code NodeErrors}, {@code Script} (the
- * Lua), {@code KeyLayout} (the keys on the nodes), {@code LockValues} (the lock value's
- * layout), {@code WriteCoalescing};</li>
+ * Lua, in {@code .lua} resources beside it), {@code KeyLayout} (the keys on the nodes),
+ * {@code LockValues} (the lock value's layout), {@code WriteCoalescing};</li>
  * <li>{@link io.github.redlock.engine.quorum}, N masters as one: {@code NodeFleet} (the
  * fleet: connecting, a quorum call, asking each node under one bound, releases that reach
  * every node), {@code Quorum} (the majority, and the rule that a lock counts only when a
@@ -32,7 +32,8 @@
  * {@code PermitSemaphore}, {@code Observing} (the {@code LockObserver}),
  * {@code LockView};</li>
  * <li>this package, the façade and the public types: {@code RedlockRegistry} (checks
- * arguments and hands each call on; its {@code Builder} collects options),
+ * arguments and hands each call on; its {@code Builder} collects options, which
+ * {@code RegistryOptions} keeps, checks and builds the {@code RegistryEngine} from),
  * {@code RedlockSettings}, {@code Diagnostics} ({@code inspect} and {@code checkNodes}),
  * and the types other modules use ({@code LockObserver}, {@code RegistryListener},
  * {@code NodeStatus}, {@code InvalidOptionException}).</li>

@@ -24,7 +24,7 @@ public final class BrokenEngines {
 		try {
 			Field quorumField = NodeFleet.class.getDeclaredField("quorum");
 			quorumField.setAccessible(true);
-			Object quorum = quorumField.get(registry.fleet());
+			Object quorum = quorumField.get(registry.parts().fleet);
 			Field majority = quorum.getClass().getDeclaredField("majority");
 			majority.setAccessible(true);
 			majority.setInt(quorum, 1);
@@ -44,13 +44,11 @@ public final class BrokenEngines {
 	 */
 	public static void writerMarkGone(RedlockRegistry registry) {
 		try {
-			Field kinds = RedlockRegistry.class.getDeclaredField("kinds");
-			kinds.setAccessible(true);
 			Field readWrite = LockKinds.class.getDeclaredField("readWrite");
 			readWrite.setAccessible(true);
 			Field mark = ReadWriteLocks.class.getDeclaredField("markTtlMillis");
 			mark.setAccessible(true);
-			mark.set(readWrite.get(kinds.get(registry)), "1");
+			mark.set(readWrite.get(registry.parts().kinds), "1");
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new IllegalStateException("The writer's mark has moved: break it where it lives now", ex);

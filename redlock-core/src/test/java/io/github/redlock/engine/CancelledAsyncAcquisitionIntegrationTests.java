@@ -183,7 +183,7 @@ class CancelledAsyncAcquisitionIntegrationTests {
 			CountDownLatch busy = new CountDownLatch(threads);
 			CountDownLatch free = new CountDownLatch(1);
 			for (int i = 0; i < threads; i++) {
-				registry.callbacks().execute(() -> {
+				registry.parts().callbacks().execute(() -> {
 					busy.countDown();
 					try {
 						free.await(30, TimeUnit.SECONDS);

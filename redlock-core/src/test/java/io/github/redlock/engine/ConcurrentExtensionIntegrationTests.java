@@ -34,7 +34,7 @@ class ConcurrentExtensionIntegrationTests {
 
 	@AfterEach
 	void close() {
-		this.registry.fleet().node(2).afterTrustCheck(null);
+		this.registry.parts().fleet.node(2).afterTrustCheck(null);
 		this.registry.close();
 	}
 
@@ -43,7 +43,7 @@ class ConcurrentExtensionIntegrationTests {
 		Lease lease = this.registry.acquire("raced", Duration.ofSeconds(10), Duration.ZERO);
 		CountDownLatch release = new CountDownLatch(1);
 		Thread longer = new Thread(() -> lease.extend(Duration.ofSeconds(30)), "extend-30s");
-		this.registry.fleet().node(2).afterTrustCheck(() -> {
+		this.registry.parts().fleet.node(2).afterTrustCheck(() -> {
 			if (Thread.currentThread() == longer) {
 				try {
 					// held up before its last node until the other extension is issued

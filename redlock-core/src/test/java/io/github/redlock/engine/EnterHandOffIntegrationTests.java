@@ -86,7 +86,7 @@ class EnterHandOffIntegrationTests {
 		Lease held = holder.acquire(KEY, TTL, Duration.ofSeconds(5));
 		CompletableFuture<Lease> first = mine.acquireAsync(KEY, TTL, Duration.ofSeconds(60));
 		await().atMost(Duration.ofSeconds(20))
-			.until(() -> WaitingLine.of(mine.waiting(), KEY).waitersAre(WaitingLine.Phase.SLEEPING));
+			.until(() -> WaitingLine.of(mine.parts().waiting(), KEY).waitersAre(WaitingLine.Phase.SLEEPING));
 
 		Hold hold = Hold.arm();
 		CompletableFuture<CompletableFuture<Lease>> entering = new CompletableFuture<>();
@@ -102,7 +102,7 @@ class EnterHandOffIntegrationTests {
 		try {
 			thread.start();
 			assertThat(hold.entered.await(20, TimeUnit.SECONDS)).as("the advice held the entering thread").isTrue();
-			assertThat(WaitingLine.of(mine.waiting(), KEY)
+			assertThat(WaitingLine.of(mine.parts().waiting(), KEY)
 				.waitersAre(WaitingLine.Phase.SLEEPING, WaitingLine.Phase.QUEUED)).isTrue();
 			// the head gives up: the second becomes the head and attempts at once, on
 			// this
@@ -110,7 +110,7 @@ class EnterHandOffIntegrationTests {
 			first.cancel(false);
 			await().atMost(Duration.ofSeconds(20))
 				.until(() -> !failures.isEmpty()
-						|| WaitingLine.of(mine.waiting(), KEY).waitersAre(WaitingLine.Phase.SLEEPING));
+						|| WaitingLine.of(mine.parts().waiting(), KEY).waitersAre(WaitingLine.Phase.SLEEPING));
 		}
 		finally {
 			hold.proceed.countDown();

@@ -54,7 +54,7 @@ class ExpiryChecksIntegrationTests {
 		for (int i = 0; i < 300; i++) {
 			registry.acquire("order:" + i, Duration.ofSeconds(10), Duration.ofSeconds(5)).release();
 		}
-		ExpiryChecks checks = registry.expiryChecks();
+		ExpiryChecks checks = registry.parts().expiryChecks();
 		// one per lease before; the first lease sets it, later ones end after it
 		assertThat(checks.timersSet()).isLessThanOrEqualTo(3);
 		assertThat(checks.size()).isZero();
@@ -72,8 +72,8 @@ class ExpiryChecksIntegrationTests {
 		}
 		// a renewal is due at a third of the TTL, before the expiry: the first one moves
 		// the timer there, later ones are due after it
-		assertThat(registry.expiryChecks().timersSet()).isLessThanOrEqualTo(4);
-		assertThat(registry.expiryChecks().size()).isZero();
+		assertThat(registry.parts().expiryChecks().timersSet()).isLessThanOrEqualTo(4);
+		assertThat(registry.parts().expiryChecks().size()).isZero();
 		assertThat(schedulerWakeUps() - wokenBefore).isLessThan(30);
 	}
 
@@ -119,9 +119,9 @@ class ExpiryChecksIntegrationTests {
 			assertThat(lost.get(20, TimeUnit.SECONDS).getMessage())
 				.contains("its validity ran out before it was released or extended");
 			assertThat(longOne.isHeld()).isTrue();
-			assertThat(registry.expiryChecks().size()).isEqualTo(1);
+			assertThat(registry.parts().expiryChecks().size()).isEqualTo(1);
 		}
-		assertThat(registry.expiryChecks().size()).isZero();
+		assertThat(registry.parts().expiryChecks().size()).isZero();
 	}
 
 }

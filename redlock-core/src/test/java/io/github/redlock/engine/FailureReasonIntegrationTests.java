@@ -100,10 +100,11 @@ class FailureReasonIntegrationTests {
 		// a pause of this process while the nodes answer, simulated by a clock that jumps
 		// by a TTL whenever a script is sent
 		AtomicLong offset = new AtomicLong();
-		RedlockRegistry registry = registry(
-				RedlockRegistry.builder().restartGuard(false).clock(() -> System.nanoTime() + offset.get()));
-		for (int i = 0; i < registry.fleet().size(); i++) {
-			registry.fleet().node(i).afterTrustCheck(() -> offset.addAndGet(Duration.ofSeconds(3).toNanos()));
+		RedlockRegistry registry = registry(RedlockRegistry.builder()
+			.restartGuard(false)
+			.tune((options) -> options.clock = () -> System.nanoTime() + offset.get()));
+		for (int i = 0; i < registry.parts().fleet.size(); i++) {
+			registry.parts().fleet.node(i).afterTrustCheck(() -> offset.addAndGet(Duration.ofSeconds(3).toNanos()));
 		}
 		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
 				() -> registry.acquire("paused", Duration.ofSeconds(2), Duration.ofSeconds(1)));

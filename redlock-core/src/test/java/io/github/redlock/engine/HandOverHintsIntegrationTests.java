@@ -55,7 +55,7 @@ class HandOverHintsIntegrationTests {
 		for (int i = 0; i < HAND_OVERS; i++) {
 			CompletableFuture<Lease> next = this.registry.acquireAsync("hand-over", Duration.ofSeconds(10),
 					Duration.ofSeconds(30));
-			await().atMost(Duration.ofSeconds(20)).until(() -> this.registry.waiting().waiters() == 1);
+			await().atMost(Duration.ofSeconds(20)).until(() -> this.registry.parts().waiting().waiters() == 1);
 			held.release();
 			held = next.get(20, TimeUnit.SECONDS);
 			Thread.sleep(1500); // longer than the hints linger: the work between
@@ -89,7 +89,7 @@ class HandOverHintsIntegrationTests {
 			CompletableFuture<Lease> next = semaphore.acquireAsync(Duration.ofSeconds(10), Duration.ofSeconds(30));
 			// refused once, and asleep until this registry's release
 			await().atMost(Duration.ofSeconds(20))
-				.until(() -> WaitingLine.of(this.registry.permitLines(), "hand-over-permit")
+				.until(() -> WaitingLine.of(this.registry.parts().permitLines, "hand-over-permit")
 					.waitersAre(WaitingLine.Phase.SLEEPING));
 			held.release();
 			held = next.get(20, TimeUnit.SECONDS);

@@ -57,7 +57,7 @@ class LateListenerIntegrationTests {
 		ManualClock clock = new ManualClock();
 		try (RedlockRegistry registry = TestRegistries.builder(fleet)
 			.defaultTtl(Duration.ofSeconds(30))
-			.clock(clock)
+			.tune((options) -> options.clock = clock)
 			.build()
 			.start()) {
 			Lease lease = registry.acquire("late-listener-expired", Duration.ofSeconds(30), Duration.ofSeconds(5));

@@ -76,14 +76,14 @@ class LineHandOffIntegrationTests {
 			thread.start();
 			waiters.add(outcome);
 		}
-		await().atMost(Duration.ofSeconds(60)).until(() -> registry.waiting().waiters() == WAITERS);
+		await().atMost(Duration.ofSeconds(60)).until(() -> registry.parts().waiting().waiters() == WAITERS);
 		for (int i = 0; i < 3; i++) {
 			fleet.node(i).kill();
 		}
 		// down for longer than a reconnect takes: no node is expected back, so each
 		// attempt fails at once and gives up
 		await().atMost(Duration.ofSeconds(30))
-			.until(() -> !registry.fleet().quorumPossibleBy(System.nanoTime() + TimeUnit.MINUTES.toNanos(1)));
+			.until(() -> !registry.parts().fleet.quorumPossibleBy(System.nanoTime() + TimeUnit.MINUTES.toNanos(1)));
 		held.release(); // wakes the head of the line, on this thread
 		// each waiter's wait time is 40 s: all are decided by then, one way or another
 		long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -91,12 +91,13 @@ class LineHandOffIntegrationTests {
 			Thread.sleep(200);
 		}
 		long decided = waiters.stream().filter(CompletableFuture::isDone).count();
-		assertThat(decided).as("waiters decided; line: " + registry.waiting().describe("hand-off")).isEqualTo(WAITERS);
+		assertThat(decided).as("waiters decided; line: " + registry.parts().waiting().describe("hand-off"))
+			.isEqualTo(WAITERS);
 		for (CompletableFuture<Throwable> waiter : waiters) {
 			assertThat(waiter.get()).isInstanceOf(LockAcquisitionException.class)
 				.hasMessageContaining("fewer nodes than a quorum are usable");
 		}
-		assertThat(registry.waiting().waiters()).as(registry.waiting().describe("hand-off")).isZero();
+		assertThat(registry.parts().waiting().waiters()).as(registry.parts().waiting().describe("hand-off")).isZero();
 		// the key is not stuck behind a waiter that never ends
 		fleet.fleet().heal();
 		await().atMost(Duration.ofSeconds(30)).until(() -> registry.usableNodes() == 3);

@@ -83,7 +83,7 @@ class LockViewContractIntegrationTests {
 		waiter.start();
 		// it stands in its registry's line for the lock: interrupted while it waits,
 		// not before it began (a fixed 300 ms sleep assumed it)
-		await().atMost(Duration.ofSeconds(10)).until(() -> registry.waiting().waiters() > 0);
+		await().atMost(Duration.ofSeconds(10)).until(() -> registry.parts().waiting().waiters() > 0);
 		waiter.interrupt();
 		Thread.sleep(300); // it keeps waiting for a stated time
 		assertThat(flagOnReturn).isNotDone();
@@ -239,7 +239,7 @@ class LockViewContractIntegrationTests {
 			Thread.interrupted(); // pool hygiene
 		});
 		// it stands in its registry's line for the lock (a fixed 300 ms sleep assumed it)
-		await().atMost(Duration.ofSeconds(10)).until(() -> registry.waiting().waiters() > 0);
+		await().atMost(Duration.ofSeconds(10)).until(() -> registry.parts().waiting().waiters() > 0);
 		waiter.cancel(true); // interrupts the waiting thread
 		assertThat(flagAfterThrow.get(30, TimeUnit.SECONDS)).as("interrupt flag after InterruptedException").isFalse();
 		other.release();

@@ -60,7 +60,7 @@ class ManyWatchedLeasesIntegrationTests {
 				idle.add(lease.get(60, TimeUnit.SECONDS));
 			}
 		}
-		ExpiryChecks checks = this.registry.expiryChecks();
+		ExpiryChecks checks = this.registry.parts().expiryChecks();
 		assertThat(checks.size()).isEqualTo(LEASES);
 		Lease busy = this.registry.acquire("busy", Duration.ofSeconds(4), Duration.ofSeconds(30), true);
 		long examinedBefore = checks.examined();

@@ -97,7 +97,7 @@ class ProcessTurnsIntegrationTests {
 	@Test
 	void aProcessThatReleasesWithAWaiterOfItsOwnLetsTheProcessNamedGoFirst() throws Exception {
 		RedlockRegistry a = registry(Duration.ofSeconds(30));
-		a.waiting().turn(Duration.ZERO); // A's turn ends with each release
+		a.parts().waiting().turn(Duration.ZERO); // A's turn ends with each release
 		RedlockRegistry b = registry(Duration.ofSeconds(30));
 		RedlockRegistry c = registry(Duration.ofSeconds(30));
 		// C holds; A waits (queued, subscribed), then B: C's release gives A the turn,
@@ -107,7 +107,7 @@ class ProcessTurnsIntegrationTests {
 		CompletableFuture<Lease> forA1 = waitQueued(a);
 		CompletableFuture<Lease> forB = waitQueued(b);
 		CompletableFuture<Lease> forA2 = a.acquireAsync(KEY, TTL, WAIT);
-		await().atMost(Duration.ofSeconds(20)).until(() -> a.waiting().waiters() == 2);
+		await().atMost(Duration.ofSeconds(20)).until(() -> a.parts().waiting().waiters() == 2);
 		heldByC.release();
 		Lease heldByA1 = forA1.get(20, TimeUnit.SECONDS);
 		long refusedBefore = NodeStats.calls(fleet.node(0), "pttl");
@@ -166,7 +166,7 @@ class ProcessTurnsIntegrationTests {
 			for (int i = 0; i < 3; i++) {
 				assertThat((String) fleet.node(i).call("GET", LOCK)).as("node %d's value", i).contains("+:");
 				assertThat(String.valueOf(fleet.node(i).call("GET", QUEUE))).as("node %d's queue", i)
-					.contains(b.waiting().lineId());
+					.contains(b.parts().waiting().lineId());
 			}
 		});
 		held.release();
@@ -182,12 +182,12 @@ class ProcessTurnsIntegrationTests {
 	@Test
 	void aProcessKeepsTheTurnForItsOwnWaitersForAWhile() throws Exception {
 		RedlockRegistry a = registry(Duration.ofSeconds(30));
-		a.waiting().turn(Duration.ofMinutes(1));
+		a.parts().waiting().turn(Duration.ofMinutes(1));
 		RedlockRegistry b = registry(Duration.ofSeconds(30));
 		Lease heldByA1 = a.acquire(KEY, TTL, WAIT);
 		CompletableFuture<Lease> forB = waitQueued(b);
 		CompletableFuture<Lease> forA2 = a.acquireAsync(KEY, TTL, WAIT);
-		await().atMost(Duration.ofSeconds(20)).until(() -> a.waiting().waiters() == 1);
+		await().atMost(Duration.ofSeconds(20)).until(() -> a.parts().waiting().waiters() == 1);
 		Thread.sleep(500); // the try B made once subscribed is over
 		long refusedBefore = NodeStats.calls(fleet.node(0), "pttl");
 		heldByA1.release();
@@ -198,7 +198,7 @@ class ProcessTurnsIntegrationTests {
 		heldByA2.release();
 		forB.get(20, TimeUnit.SECONDS).release();
 		long refused = NodeStats.calls(fleet.node(0), "pttl") - refusedBefore;
-		assertThat(queue).as("node 0's queue while A kept the turn").contains(b.waiting().lineId());
+		assertThat(queue).as("node 0's queue while A kept the turn").contains(b.parts().waiting().lineId());
 		assertThat(refused).as("attempts refused on node 0").isZero();
 	}
 
@@ -215,21 +215,21 @@ class ProcessTurnsIntegrationTests {
 	@Test
 	void aLostLeasesReleaseNamesTheNextProcess() throws Exception {
 		RedlockRegistry a = registry(Duration.ofSeconds(30));
-		a.waiting().turn(Duration.ofMinutes(1));
+		a.parts().waiting().turn(Duration.ofMinutes(1));
 		RedlockRegistry b = registry(Duration.ofSeconds(30));
 		RedlockLease held = (RedlockLease) a.acquireAsync(KEY, TTL, WAIT).get(20, TimeUnit.SECONDS);
 		CompletableFuture<Lease> forB = waitQueued(b);
 		CompletableFuture<Lease> forA2 = a.acquireAsync(KEY, TTL, WAIT);
-		await().atMost(Duration.ofSeconds(20)).until(() -> a.waiting().waiters() == 1);
+		await().atMost(Duration.ofSeconds(20)).until(() -> a.parts().waiting().waiters() == 1);
 		held.markLost("the test says so");
-		String id = a.waiting().lineId();
+		String id = a.parts().waiting().lineId();
 		await().atMost(Duration.ofSeconds(20)).until(() -> {
 			for (int i = 0; i < 3; i++) {
 				if (!String.valueOf(fleet.node(i).call("GET", QUEUE)).contains(id)) {
 					return false;
 				}
 			}
-			return WaitingLine.of(a.waiting(), KEY).waitersAre(WaitingLine.Phase.SLEEPING);
+			return WaitingLine.of(a.parts().waiting(), KEY).waitersAre(WaitingLine.Phase.SLEEPING);
 		});
 		held.release();
 		forB.get(5, TimeUnit.SECONDS).release();
@@ -256,7 +256,7 @@ class ProcessTurnsIntegrationTests {
 		}
 		CompletableFuture<Lease> forC = waitQueued(c);
 		CompletableFuture<Lease> forA2 = a.acquireAsync(KEY, TTL, WAIT);
-		await().atMost(Duration.ofSeconds(20)).until(() -> a.waiting().waiters() == 1);
+		await().atMost(Duration.ofSeconds(20)).until(() -> a.parts().waiting().waiters() == 1);
 		held.release();
 		Lease first = CompletableFuture.anyOf(forC, forA2).thenApply(Lease.class::cast).get(20, TimeUnit.SECONDS);
 		boolean cFirst = forC.isDone() && forC.join() == first;
@@ -280,7 +280,7 @@ class ProcessTurnsIntegrationTests {
 		Lease held = a.acquire(KEY, TTL, WAIT);
 		CompletableFuture<Lease> forB = waitQueued(b);
 		forB.cancel(false);
-		String id = b.waiting().lineId();
+		String id = b.parts().waiting().lineId();
 		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
 			for (int i = 0; i < 3; i++) {
 				assertThat(String.valueOf(fleet.node(i).call("GET", "redlock:waiters:" + KEY))).as("node %d's queue", i)
@@ -401,7 +401,7 @@ class ProcessTurnsIntegrationTests {
 	 */
 	private CompletableFuture<Lease> waitQueued(RedlockRegistry registry) {
 		CompletableFuture<Lease> future = registry.acquireAsync(KEY, TTL, WAIT);
-		String id = registry.waiting().lineId();
+		String id = registry.parts().waiting().lineId();
 		int expected = ++this.subscribed;
 		await().atMost(Duration.ofSeconds(20)).until(() -> {
 			for (int i = 0; i < 3; i++) {
@@ -410,7 +410,7 @@ class ProcessTurnsIntegrationTests {
 					return false;
 				}
 			}
-			WaitingLine line = WaitingLine.of(registry.waiting(), KEY);
+			WaitingLine line = WaitingLine.of(registry.parts().waiting(), KEY);
 			return line.waitersAre(WaitingLine.Phase.SLEEPING) && line.hinted() && subscribedEverywhere(expected);
 		});
 		return future;

@@ -67,7 +67,7 @@ class QueueEntriesIntegrationTests {
 		Lock lock = a.obtain(KEY);
 		lock.lock(); // refused, queued, then taken once the dead holder's value expired
 		lock.unlock();
-		String id = a.waiting().lineId();
+		String id = a.parts().waiting().lineId();
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 			for (int i = 0; i < 3; i++) {
 				assertThat(String.valueOf(fleet.node(i).call("GET", QUEUE)))
@@ -87,7 +87,7 @@ class QueueEntriesIntegrationTests {
 			lock.lock();
 			lock.unlock();
 		});
-		String id = b.waiting().lineId();
+		String id = b.parts().waiting().lineId();
 		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
 			for (int i = 0; i < 3; i++) {
 				assertThat(String.valueOf(fleet.node(i).call("GET", QUEUE))).as("node %d's queue", i).contains(id);
@@ -114,13 +114,13 @@ class QueueEntriesIntegrationTests {
 		a.close();
 		Lease held = c.acquire(KEY, TTL, WAIT);
 		CompletableFuture<Lease> forB = b.acquireAsync(KEY, TTL, WAIT);
-		String id = b.waiting().lineId();
+		String id = b.parts().waiting().lineId();
 		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
 			for (int i = 0; i < 3; i++) {
 				assertThat(String.valueOf(fleet.node(i).call("GET", QUEUE))).as("node %d's queue", i).contains(id);
 				assertThat(NodeStats.subscribers(fleet.node(i), LOCK)).as("node %d's subscribers", i).isEqualTo(1);
 			}
-			assertThat(WaitingLine.of(b.waiting(), KEY))
+			assertThat(WaitingLine.of(b.parts().waiting(), KEY))
 				.returns(List.of(WaitingLine.Phase.SLEEPING), WaitingLine::waiters)
 				.returns(true, WaitingLine::hinted);
 		});

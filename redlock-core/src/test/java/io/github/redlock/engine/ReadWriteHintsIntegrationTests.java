@@ -152,8 +152,8 @@ class ReadWriteHintsIntegrationTests {
 	 */
 	private static void awaitSleeping(RedlockRegistry registry, String key, int subscribers) {
 		await().atMost(Duration.ofSeconds(20))
-			.until(() -> WaitingLine.of(registry.waiting(), key).waitersAre(WaitingLine.Phase.SLEEPING)
-					&& WaitingLine.of(registry.waiting(), key).hinted()
+			.until(() -> WaitingLine.of(registry.parts().waiting(), key).waitersAre(WaitingLine.Phase.SLEEPING)
+					&& WaitingLine.of(registry.parts().waiting(), key).hinted()
 					&& subscribers("redlock:lock:" + key) == subscribers);
 	}
 

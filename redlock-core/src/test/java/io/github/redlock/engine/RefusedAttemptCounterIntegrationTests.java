@@ -79,7 +79,8 @@ class RefusedAttemptCounterIntegrationTests {
 	}
 
 	private static void awaitDeletions(RedlockRegistry registry) throws InterruptedException {
-		assertThat(registry.fleet().awaitDeletions(TimeUnit.SECONDS.toNanos(10))).as("every node answered").isTrue();
+		assertThat(registry.parts().fleet.awaitDeletions(TimeUnit.SECONDS.toNanos(10))).as("every node answered")
+			.isTrue();
 	}
 
 	private static RedlockRegistry registry() {

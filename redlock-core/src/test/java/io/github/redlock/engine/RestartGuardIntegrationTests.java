@@ -98,7 +98,7 @@ class RestartGuardIntegrationTests {
 
 	private static void awaitReconnected(RedlockRegistry registry, int node) {
 		// so that a refusal comes from the guard, not from a connection still down
-		await().atMost(Duration.ofSeconds(10)).until(() -> registry.fleet().node(node).isConnected());
+		await().atMost(Duration.ofSeconds(10)).until(() -> registry.parts().fleet.node(node).isConnected());
 	}
 
 	@Test

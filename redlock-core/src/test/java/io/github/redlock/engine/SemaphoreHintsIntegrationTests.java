@@ -89,12 +89,12 @@ class SemaphoreHintsIntegrationTests {
 		CompletableFuture<Lease> waiter = waiting.semaphore("sem-subscribed", 1).acquireAsync(TTL, WAIT);
 		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers(channel) == 3);
 		// the holder's registry, which waits for nothing, subscribes to nothing
-		assertThat(holder.hints().subscriptions()).isZero();
+		assertThat(holder.parts().hints.subscriptions()).isZero();
 		held.release();
 		waiter.get(WOKEN_WITHIN_SECONDS, TimeUnit.SECONDS).release();
 		// unsubscribed a second after the waiter stopped waiting
 		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers(channel) == 0);
-		assertThat(waiting.hints().subscriptions()).isZero();
+		assertThat(waiting.parts().hints.subscriptions()).isZero();
 	}
 
 	/**
@@ -116,7 +116,7 @@ class SemaphoreHintsIntegrationTests {
 		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers(channel) == 3);
 		awaitSleeping(waiting, "shared");
 		givenUp.cancel(false);
-		await().atMost(Duration.ofSeconds(20)).until(() -> waiting.permitLines().waiters() == 0);
+		await().atMost(Duration.ofSeconds(20)).until(() -> waiting.parts().permitLines.waiters() == 0);
 		// past the one-second linger: still subscribed for the lock's waiter
 		Thread.sleep(2000);
 		assertThat(subscribers(channel)).as("subscribers while the lock's waiter waits").isEqualTo(3);
@@ -178,7 +178,7 @@ class SemaphoreHintsIntegrationTests {
 	 */
 	private static void awaitSleeping(RedlockRegistry registry, String key) throws InterruptedException {
 		await().atMost(Duration.ofSeconds(20))
-			.until(() -> WaitingLine.of(registry.permitLines(), key).waitersAre(WaitingLine.Phase.SLEEPING));
+			.until(() -> WaitingLine.of(registry.parts().permitLines, key).waitersAre(WaitingLine.Phase.SLEEPING));
 		Thread.sleep(1000);
 	}
 

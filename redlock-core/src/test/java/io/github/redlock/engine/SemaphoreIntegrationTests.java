@@ -79,7 +79,7 @@ class SemaphoreIntegrationTests {
 		Thread releaser = new Thread(() -> {
 			// released once the waiter stands in line, so that the release is what
 			// wakes it (a fixed 300 ms sleep assumed it was waiting by then)
-			await().atMost(Duration.ofSeconds(10)).until(() -> registry.permitLines().waiters() > 0);
+			await().atMost(Duration.ofSeconds(10)).until(() -> registry.parts().permitLines.waiters() > 0);
 			held.release();
 		});
 		releaser.start();

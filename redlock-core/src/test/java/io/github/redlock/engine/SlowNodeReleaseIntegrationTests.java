@@ -51,7 +51,8 @@ class SlowNodeReleaseIntegrationTests {
 			// for that node
 			released.get(10, TimeUnit.SECONDS);
 			assertThat(fleet.node(2).isPaused()).isTrue();
-			assertThat(registry.fleet().awaitDeletions(0)).as("the paused node's deletion is still pending").isFalse();
+			assertThat(registry.parts().fleet.awaitDeletions(0)).as("the paused node's deletion is still pending")
+				.isFalse();
 			// the quorum that is free of the lock: anyone may acquire it now
 			assertThat(fleet.node(0).call("GET", "redlock:lock:slow-release")).isNull();
 			assertThat(fleet.node(1).call("GET", "redlock:lock:slow-release")).isNull();

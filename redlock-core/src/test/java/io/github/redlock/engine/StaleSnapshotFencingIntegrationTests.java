@@ -64,7 +64,7 @@ class StaleSnapshotFencingIntegrationTests {
 	 */
 	private static RedlockRegistry everyNodeCounting(RedlockRegistry registry) {
 		await().atMost(Duration.ofSeconds(30))
-			.until(() -> registry.fleet().nodes().stream().allMatch(NodeClient::isTrusted));
+			.until(() -> registry.parts().fleet.nodes().stream().allMatch(NodeClient::isTrusted));
 		return registry;
 	}
 

@@ -87,14 +87,14 @@ class StopStartIntegrationTests {
 		RedlockRegistry registry = registry(false);
 		try (Lease held = holder.acquire("busy", MAX_TTL, Duration.ofSeconds(2))) {
 			CompletableFuture<Lease> waiting = registry.acquireAsync("busy", MAX_TTL, Duration.ofSeconds(30));
-			await().atMost(Duration.ofSeconds(5)).until(() -> registry.hints().subscriptions() == 1);
+			await().atMost(Duration.ofSeconds(5)).until(() -> registry.parts().hints.subscriptions() == 1);
 			registry.stop();
 			assertThat(waiting).failsWithin(Duration.ofSeconds(2))
 				.withThrowableOfType(ExecutionException.class)
 				.havingCause()
 				.isInstanceOf(IllegalStateException.class)
 				.withMessageContaining("was stopped while acquiring lock 'busy'");
-			assertThat(registry.hints().subscriptions()).isZero();
+			assertThat(registry.parts().hints.subscriptions()).isZero();
 		}
 		registry.start();
 		// the release hints work again: a waiter subscribes on a new connection

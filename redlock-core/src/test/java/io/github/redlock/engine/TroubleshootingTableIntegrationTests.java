@@ -236,10 +236,12 @@ class TroubleshootingTableIntegrationTests {
 
 	private String tooSlow() {
 		AtomicLong offset = new AtomicLong();
-		RedlockRegistry registry = track(
-				TestRegistries.builder(fleet).clock(() -> System.nanoTime() + offset.get()).build().start());
-		for (int i = 0; i < registry.fleet().size(); i++) {
-			registry.fleet().node(i).afterTrustCheck(() -> offset.addAndGet(TimeUnit.SECONDS.toNanos(10)));
+		RedlockRegistry registry = track(TestRegistries.builder(fleet)
+			.tune((options) -> options.clock = () -> System.nanoTime() + offset.get())
+			.build()
+			.start());
+		for (int i = 0; i < registry.parts().fleet.size(); i++) {
+			registry.parts().fleet.node(i).afterTrustCheck(() -> offset.addAndGet(TimeUnit.SECONDS.toNanos(10)));
 		}
 		return failure(() -> registry.acquire("x", Duration.ofSeconds(2), Duration.ZERO));
 	}

@@ -32,7 +32,7 @@ class ValidityIntegrationTests {
 		this.registry = TestRegistries.builder(fleet)
 			.nodeTimeout(Duration.ofSeconds(1))
 			.defaultTtl(Duration.ofSeconds(60))
-			.clock(this.clock)
+			.tune((options) -> options.clock = this.clock)
 			.build()
 			.start();
 	}

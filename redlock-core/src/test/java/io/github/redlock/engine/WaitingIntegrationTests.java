@@ -103,7 +103,7 @@ class WaitingIntegrationTests {
 		next.release();
 		// subscribed only while waiting: unsubscribed a second after
 		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:hint-release") == 0);
-		assertThat(waiting.hints().subscriptions()).isZero();
+		assertThat(waiting.parts().hints.subscriptions()).isZero();
 	}
 
 	@Test
@@ -256,7 +256,7 @@ class WaitingIntegrationTests {
 		// from another thread: the holder's own would join its lease
 		assertThat(CompletableFuture.supplyAsync(() -> registry.tryAcquire("line-try", TTL)).get(20, TimeUnit.SECONDS))
 			.isEmpty();
-		assertThat(registry.waiting().waiters()).isEqualTo(1);
+		assertThat(registry.parts().waiting().waiters()).isEqualTo(1);
 		held.release();
 		waiter.get(20, TimeUnit.SECONDS).release();
 	}
@@ -304,7 +304,8 @@ class WaitingIntegrationTests {
 		await().atMost(Duration.ofSeconds(20))
 			.untilAsserted(() -> assertThat(subscribers("redlock:lock:acl-least-hints"))
 				.as(() -> "subscribers; waiter done: " + waiter.isDone() + ", keys the waiting registry subscribed to: "
-						+ waiting.hints().subscriptions() + ", line: " + waiting.waiting().describe("acl-least-hints"))
+						+ waiting.parts().hints.subscriptions() + ", line: "
+						+ waiting.parts().waiting().describe("acl-least-hints"))
 				.isEqualTo(3));
 		held.release();
 		waiter.get(20, TimeUnit.SECONDS).release();
@@ -354,7 +355,7 @@ class WaitingIntegrationTests {
 	}
 
 	private static void awaitWaiters(RedlockRegistry registry, int count) {
-		await().atMost(Duration.ofSeconds(20)).until(() -> registry.waiting().waiters() == count);
+		await().atMost(Duration.ofSeconds(20)).until(() -> registry.parts().waiting().waiters() == count);
 	}
 
 	/**

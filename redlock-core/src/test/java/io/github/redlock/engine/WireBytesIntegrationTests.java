@@ -115,7 +115,8 @@ class WireBytesIntegrationTests {
 	}
 
 	private static void awaitDeletions(RedlockRegistry registry) throws InterruptedException {
-		assertThat(registry.fleet().awaitDeletions(TimeUnit.SECONDS.toNanos(10))).as("every node answered the release")
+		assertThat(registry.parts().fleet.awaitDeletions(TimeUnit.SECONDS.toNanos(10)))
+			.as("every node answered the release")
 			.isTrue();
 	}
 

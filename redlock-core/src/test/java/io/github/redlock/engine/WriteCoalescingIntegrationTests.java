@@ -79,7 +79,7 @@ class WriteCoalescingIntegrationTests {
 		return TestRegistries.builder(fleet)
 			.nodeTimeout(Duration.ofMillis(500))
 			.clientResources(application)
-			.coalesceWrites(coalesce)
+			.tune((options) -> options.coalesceWrites = coalesce)
 			.build()
 			.start();
 	}
@@ -124,7 +124,7 @@ class WriteCoalescingIntegrationTests {
 	void commandsSentFromAReplyCallbackOnTheIoThreadAreFlushed() throws Exception {
 		try (RedlockRegistry registry = registry(true)) {
 			registry.acquire("warm-up", Duration.ofSeconds(2), Duration.ZERO).release();
-			NodeClient node = registry.fleet().node(0);
+			NodeClient node = registry.parts().fleet.node(0);
 			AtomicReference<String> callbackThread = new AtomicReference<>();
 			CompletableFuture<NodeReply> chained;
 			// paused, so that the reply comes after the callback is in place and runs
@@ -167,16 +167,15 @@ class WriteCoalescingIntegrationTests {
 	void aChannelMadeByAReconnectIsCoalescedToo() throws Exception {
 		try (RedlockRegistry registry = registry(true)) {
 			registry.acquire("before-restart", Duration.ofSeconds(2), Duration.ZERO).release();
-			WriteCoalescing coalescing = WriteCoalescing.of(registry.fleet().resources());
+			WriteCoalescing coalescing = WriteCoalescing.of(registry.parts().fleet.resources());
 			assertThat(coalescing).isNotNull();
 			long channels = coalescing.channels();
 			fleet.node(0).restart(false);
 			await().atMost(Duration.ofSeconds(20)).until(() -> coalescing.channels() > channels);
-			await().atMost(Duration.ofSeconds(20)).until(() -> registry.fleet().node(0).isConnected());
+			await().atMost(Duration.ofSeconds(20)).until(() -> registry.parts().fleet.node(0).isConnected());
 			// a lone command on the new channel, with no other to push it out
 			await().atMost(Duration.ofSeconds(20))
-				.until(() -> registry.fleet()
-					.node(0)
+				.until(() -> registry.parts().fleet.node(0)
 					.eval(Script.RELEASE, new String[] { "redlock:lock:after" }, "value")
 					.get(10, TimeUnit.SECONDS)
 					.answered());
@@ -190,7 +189,7 @@ class WriteCoalescingIntegrationTests {
 		try (StatefulRedisConnection<String, String> connection = client.connect()) {
 			counter.groups.clear();
 			try (RedlockRegistry registry = registry(true)) {
-				ClientResources used = registry.fleet().resources();
+				ClientResources used = registry.parts().fleet.resources();
 				assertThat(used).isNotSameAs(application);
 				assertThat(used.eventLoopGroupProvider()).isSameAs(application.eventLoopGroupProvider());
 				assertThat(used.timer()).isSameAs(application.timer());
@@ -226,7 +225,7 @@ class WriteCoalescingIntegrationTests {
 					}
 				});
 		try (RedlockRegistry registry = TestRegistries.builder(fleet).clientResources(uncopyable).build().start()) {
-			assertThat(registry.fleet().resources()).isSameAs(uncopyable);
+			assertThat(registry.parts().fleet.resources()).isSameAs(uncopyable);
 			registry.acquire("uncopyable", Duration.ofSeconds(2), Duration.ZERO).release();
 		}
 		assertThat(application.eventExecutorGroup().isShuttingDown()).isFalse();

@@ -1,6 +1,7 @@
 package io.github.redlock.engine.lease;
 
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -29,6 +30,38 @@ public final class ReentrantLease implements Lease {
 
 	public RedlockLease lease() {
 		return this.hold.lease();
+	}
+
+	/**
+	 * Runs the action while this lease is held, then releases it, as
+	 * {@code executeLocked} does: a lease lost while the action ran fails the call with
+	 * its loss cause, or adds the cause, suppressed, to what the action threw.
+	 * @param <T> the action's result type
+	 * @param action the work to run under the lock
+	 * @return what the action returned
+	 * @throws Exception what the action threw, or the loss cause of the lease
+	 */
+	public <T> T callHeld(Callable<T> action) throws Exception {
+		RedlockLease held = lease();
+		try {
+			T result;
+			try {
+				result = action.call();
+			}
+			catch (Exception | Error ex) {
+				if (!held.isHeld()) {
+					ex.addSuppressed(held.lossCause());
+				}
+				throw ex;
+			}
+			if (!held.isHeld()) {
+				throw held.lossCause();
+			}
+			return result;
+		}
+		finally {
+			release();
+		}
 	}
 
 	@Override

@@ -15,12 +15,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class ServerIdentities {
 
-	private final List<NodeTrust> nodes = new CopyOnWriteArrayList<>();
+	private final List<NodeExclusions> nodes = new CopyOnWriteArrayList<>();
 
 	/**
 	 * Adds a node, in configuration order.
 	 */
-	void register(NodeTrust node) {
+	void register(NodeExclusions node) {
 		this.nodes.add(node);
 	}
 
@@ -28,10 +28,10 @@ public final class ServerIdentities {
 	 * Works out again which nodes are duplicates: a node reported a {@code run_id}.
 	 */
 	synchronized void changed() {
-		Map<String, NodeTrust> first = new HashMap<>();
-		for (NodeTrust node : this.nodes) {
+		Map<String, NodeExclusions> first = new HashMap<>();
+		for (NodeExclusions node : this.nodes) {
 			String runId = node.runId();
-			NodeTrust owner = (runId != null) ? first.putIfAbsent(runId, node) : null;
+			NodeExclusions owner = (runId != null) ? first.putIfAbsent(runId, node) : null;
 			node.sameServerAs((owner != null) ? owner.node() : null);
 		}
 	}

@@ -11,13 +11,17 @@
  * {@code ScriptPreload};</li>
  * <li>{@code ConnectionGenerations}: the lock connection's generations, and the rule that
  * a reply counts only on the generation the trust vouched for;</li>
- * <li>{@code NodeTrust}: whether that node counts toward a quorum now (the restart guard,
- * its {@code RestartGuard} settings, duplicate servers by {@code ServerIdentities}, the
- * memory policy); {@code NodeSilence}: whether it went silent; {@code NodeErrors} and
+ * <li>{@code NodeTrust}: whether that node counts toward a quorum now, by the check it
+ * runs (the restart guard, its {@code RestartGuard} settings, duplicate servers by
+ * {@code ServerIdentities}, the memory policy), what the check found kept by
+ * {@code RestartGuardState} (marker, floor, guard), {@code NodeExclusions} (permission,
+ * duplicate, eviction) and {@code CheckRetries} (the back-off after a failed check);
+ * {@code NodeSilence}: whether it went silent; {@code NodeErrors} and
  * {@code Permissions}: what a failure means, and which ACL rule is missing;</li>
- * <li>{@code Script}: the Lua scripts, {@code ScriptArgs}: their arguments written
- * straight into the channel's buffer, {@code HeldReply}: the acquire script's "held"
- * reply; {@code KeyLayout}: where a lock key's state lives on a node;</li>
+ * <li>{@code Script}: the Lua scripts, their text read by {@code ScriptText} from the
+ * {@code .lua} files of their families beside it; {@code ScriptArgs}: their arguments
+ * written straight into the channel's buffer, {@code HeldReply}: the acquire script's
+ * "held" reply; {@code KeyLayout}: where a lock key's state lives on a node;</li>
  * <li>{@code NodeAddress}: a node's URI and a display without secrets;
  * {@code WriteCoalescing}: concurrent commands to one node go out in one write.</li>
  * </ul>

@@ -1,8 +1,6 @@
 package io.github.redlock.engine.waiting;
 
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -17,8 +15,6 @@ import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -56,13 +52,9 @@ import org.apache.commons.logging.LogFactory;
  * <p>
  * <b>Invariants.</b> A channel's {@code Interest} records which kinds of line want it;
  * the channel is subscribed on the nodes while one does and for the linger after, and
- * unsubscribed only when none does; each node's {@code NodeChannel} asks again, with its
- * back-off, for every channel wanted and not given. A message is only ever handed to the
- * lines of its key, and nothing waits on a message arriving.
- * <p>
- * One class, over the engine's usual size: the interests per channel and the connections
- * per node change together on every want, linger and reconnect: one state machine, which
- * two classes would each hold half of.
+ * unsubscribed only when none does; each node's {@link NodeHintConnection} asks again,
+ * with its back-off, for every channel wanted and not given. A message is only ever
+ * handed to the lines of its key, and nothing waits on a message arriving.
  *
  * @author redlock contributors
  */
@@ -71,12 +63,6 @@ public final class ReleaseHints {
 	private static final Log logger = LogFactory.getLog(ReleaseHints.class);
 
 	private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-	private static final long RECONNECT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-	private static final long RETRY_FIRST_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-	private static final long RETRY_MAX_NANOS = TimeUnit.SECONDS.toNanos(30);
 
 	/** Which lines want a channel: {@link #locks()}'s, {@link #permits()}'s, or both. */
 	private static final int LOCK_LINES = 1;
@@ -101,7 +87,7 @@ public final class ReleaseHints {
 
 	private final long callBoundNanos;
 
-	private final NodeChannel[] channels;
+	private final NodeHintConnection[] channels;
 
 	private final ConcurrentHashMap<String, Interest> interests = new ConcurrentHashMap<>();
 
@@ -122,9 +108,9 @@ public final class ReleaseHints {
 		this.scheduler = scheduler;
 		this.callbacks = callbacks;
 		this.callBoundNanos = fleet.callBoundNanos();
-		this.channels = new NodeChannel[this.nodes.size()];
+		this.channels = new NodeHintConnection[this.nodes.size()];
 		for (int i = 0; i < this.channels.length; i++) {
-			this.channels[i] = new NodeChannel(this.nodes.get(i));
+			this.channels[i] = new NodeHintConnection(this.nodes.get(i), scheduler, () -> this.closed, this::hint);
 		}
 	}
 
@@ -194,7 +180,7 @@ public final class ReleaseHints {
 			if (interest.wanted != 0) {
 				return interest;
 			}
-			for (NodeChannel node : this.channels) {
+			for (NodeHintConnection node : this.channels) {
 				node.unsubscribe(name);
 			}
 			return null;
@@ -226,7 +212,7 @@ public final class ReleaseHints {
 		close();
 		this.interests.forEach((key, interest) -> interest.cancelLinger());
 		this.interests.clear();
-		for (NodeChannel channel : this.channels) {
+		for (NodeHintConnection channel : this.channels) {
 			channel.forget();
 		}
 	}
@@ -327,162 +313,6 @@ public final class ReleaseHints {
 				this.linger.cancel(false);
 				this.linger = null;
 			}
-		}
-
-	}
-
-	/**
-	 * One node's publish/subscribe connection, opened when first needed.
-	 */
-	private final class NodeChannel {
-
-		private final NodeClient node;
-
-		private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection;
-
-		private long connectedAt;
-
-		private boolean refusalSaid;
-
-		/** The channels wanted, each with the delay before asking again if refused. */
-		private final Map<String, Long> wanted = new HashMap<>();
-
-		NodeChannel(NodeClient node) {
-			this.node = node;
-		}
-
-		private synchronized CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection() {
-			CompletableFuture<StatefulRedisPubSubConnection<String, String>> current = this.connection;
-			boolean failed = current != null && current.isCompletedExceptionally();
-			if (current == null || (failed && System.nanoTime() - this.connectedAt > RECONNECT_INTERVAL_NANOS)) {
-				this.connectedAt = System.nanoTime();
-				current = this.node.connectPubSub().thenApply((opened) -> {
-					opened.addListener(new RedisPubSubAdapter<>() {
-
-						@Override
-						public void message(String channel, String message) {
-							hint(channel, message);
-						}
-
-					});
-					if (ReleaseHints.this.closed) {
-						opened.closeAsync();
-					}
-					return opened;
-				});
-				this.connection = current;
-			}
-			return current;
-		}
-
-		/**
-		 * Subscribes to the channel, and keeps asking while it is wanted if the node
-		 * refuses or cannot be reached: a second later, then twice as long each time up
-		 * to {@link #RETRY_MAX_NANOS}. Completes when the first attempt answered.
-		 */
-		CompletableFuture<Boolean> subscribe(String channel) {
-			synchronized (this) {
-				this.wanted.put(channel, RETRY_FIRST_NANOS);
-			}
-			return send(channel);
-		}
-
-		private CompletableFuture<Boolean> send(String channel) {
-			return connection().thenCompose((opened) -> opened.async().subscribe(channel).toCompletableFuture())
-				.handle((ignored, ex) -> {
-					if (ex != null) {
-						refused(ex);
-						retryLater(channel);
-						return false;
-					}
-					if (!wanted(channel)) {
-						// unwanted while the subscription was on its way (or the
-						// connection opening): unsubscribe() may have sent nothing
-						sendUnsubscribe(channel);
-					}
-					return true;
-				});
-		}
-
-		private synchronized boolean wanted(String channel) {
-			return this.wanted.containsKey(channel);
-		}
-
-		private void retryLater(String channel) {
-			long delay;
-			synchronized (this) {
-				Long current = this.wanted.get(channel);
-				if (current == null || ReleaseHints.this.closed) {
-					return;
-				}
-				delay = current;
-				this.wanted.put(channel, Math.min(current * 2, RETRY_MAX_NANOS));
-			}
-			try {
-				ReleaseHints.this.scheduler.schedule(() -> {
-					if (wanted(channel) && !ReleaseHints.this.closed) {
-						// a release published while this node was not subscribed is
-						// missed: the waiter tries once more once subscribed
-						send(channel).thenAccept((subscribed) -> {
-							if (subscribed) {
-								hint(channel, null);
-							}
-						});
-					}
-				}, delay, TimeUnit.NANOSECONDS);
-			}
-			catch (RejectedExecutionException ex) {
-				// closing
-			}
-		}
-
-		void unsubscribe(String channel) {
-			synchronized (this) {
-				this.wanted.remove(channel);
-			}
-			sendUnsubscribe(channel);
-		}
-
-		private void sendUnsubscribe(String channel) {
-			CompletableFuture<StatefulRedisPubSubConnection<String, String>> current;
-			synchronized (this) {
-				current = this.connection;
-			}
-			if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
-				current.join().async().unsubscribe(channel);
-			}
-		}
-
-		private void refused(Throwable ex) {
-			boolean say;
-			synchronized (this) {
-				say = !this.refusalSaid;
-				this.refusalSaid = true;
-			}
-			if (say && !ReleaseHints.this.closed) {
-				Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
-				logger.info("Redlock node " + this.node + " gives no release hints (" + cause.getMessage()
-						+ "): waiters for locks and permits held by other processes poll it, every retry delay plus"
-						+ " jitter and never later than the holder's remaining time to live");
-			}
-		}
-
-		/**
-		 * Forgets the closed connection and the wanted channels, so that the next
-		 * subscription opens a new connection.
-		 */
-		synchronized void forget() {
-			this.connection = null;
-			this.wanted.clear();
-			this.refusalSaid = false;
-		}
-
-		synchronized CompletableFuture<?> close() {
-			CompletableFuture<StatefulRedisPubSubConnection<String, String>> current = this.connection;
-			if (current == null) {
-				return CompletableFuture.completedFuture(null);
-			}
-			return current.thenCompose((opened) -> opened.closeAsync()).exceptionally((ex) -> null);
 		}
 
 	}

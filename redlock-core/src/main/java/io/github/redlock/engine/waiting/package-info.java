@@ -11,7 +11,9 @@
  * through its queue on the nodes), {@code RetryDelays}, and {@code Trampoline} (attempts
  * that never nest);</li>
  * <li>{@code ReleaseHints}: the wake-ups across processes, on each node's channel of the
- * key, subscribed to only while a waiter of this registry waits for another process.</li>
+ * key, subscribed to only while a waiter of this registry waits for another process;
+ * {@code NodeHintConnection}: one node's publish/subscribe connection and the channels
+ * asked of it.</li>
  * </ul>
  * Depends on the quorum and node layers and the engine's public types only;
  * {@code EngineLayersTests} keeps it so.

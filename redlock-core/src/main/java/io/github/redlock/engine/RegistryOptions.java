@@ -1,0 +1,128 @@
+package io.github.redlock.engine;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+import io.github.redlock.engine.node.NodeAddress;
+import io.github.redlock.engine.node.SilentNodes;
+import io.github.redlock.engine.quorum.MonotonicClock;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.resource.ClientResources;
+
+/**
+ * The options a {@link RedlockRegistry.Builder} collects, with their defaults, and the
+ * engine made from them. The builder is the public face: it sets these fields and
+ * documents each option; this class checks the options together and builds.
+ * <p>
+ * <b>Invariants.</b> Every option's default is written here once. A registry is made only
+ * from options that passed every check: the settings' own ({@link RedlockSettings}), the
+ * node URIs' ({@link NodeAddress}), the silent-node options' ({@link SilentNodes}) and
+ * the credentials' (no user name without a password), each failing with an
+ * {@link InvalidOptionException} that names the option and the fix.
+ *
+ * @author redlock contributors
+ */
+final class RegistryOptions {
+
+	final List<String> nodes = new ArrayList<>();
+
+	Duration nodeTimeout = Duration.ofMillis(100);
+
+	Duration connectTimeout = Duration.ofSeconds(2);
+
+	double driftFactor = 0.01;
+
+	Duration retryDelay = Duration.ofMillis(50);
+
+	Duration retryJitter = Duration.ofMillis(50);
+
+	String keyPrefix = "redlock:";
+
+	Duration defaultTtl = Duration.ofSeconds(30);
+
+	Duration defaultWaitTime = Duration.ofSeconds(10);
+
+	Duration maxTtl = Duration.ofSeconds(60);
+
+	Duration maxHold = Duration.ofHours(1);
+
+	boolean restartGuard = true;
+
+	boolean acceptEviction;
+
+	boolean releaseHints = true;
+
+	Duration fencingRetention = Duration.ofDays(1);
+
+	ClientResources clientResources;
+
+	MonotonicClock clock = MonotonicClock.SYSTEM;
+
+	Consumer<ClientOptions.Builder> clientOptions = (options) -> {
+	};
+
+	String username;
+
+	char[] password;
+
+	boolean ssl;
+
+	SslOptions sslOptions;
+
+	final List<RegistryListener> listeners = new ArrayList<>();
+
+	LockObserver observer;
+
+	/**
+	 * Whether concurrent commands to one node go out in one write: off only to measure
+	 * what it saves.
+	 */
+	boolean coalesceWrites = true;
+
+	int silentNodeTimeouts = SilentNodes.DEFAULT_TIMEOUTS;
+
+	Duration silentNodeProbeInterval = SilentNodes.DEFAULT_PROBE_INTERVAL;
+
+	/** Sets the user name; an empty one is none. */
+	void username(String username) {
+		this.username = (username != null && !username.isEmpty()) ? username : null;
+	}
+
+	/** Sets the password, copied; an empty one is none. */
+	void password(CharSequence password) {
+		this.password = (password != null && password.length() > 0) ? password.toString().toCharArray() : null;
+	}
+
+	/**
+	 * Checks the options and makes the engine of a registry from them. No connection is
+	 * made.
+	 * @throws InvalidOptionException naming the option and the fix if one is invalid
+	 */
+	RegistryEngine engine() {
+		if (this.username != null && this.password == null) {
+			throw new InvalidOptionException("A username is set without a password",
+					"set the password too: Redis authenticates a user only with its password");
+		}
+		List<NodeAddress> addresses = NodeAddress.parseAll(this.nodes,
+				new NodeAddress.Defaults(this.username, this.password, this.ssl));
+		RedlockSettings settings = new RedlockSettings(this.nodeTimeout, this.connectTimeout, this.driftFactor,
+				this.retryDelay, this.retryJitter, this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.maxTtl,
+				this.maxHold, this.fencingRetention, this.restartGuard);
+		SilentNodes silentNodes = new SilentNodes(this.silentNodeTimeouts, this.silentNodeProbeInterval);
+		Objects.requireNonNull(this.clock, "clock");
+		SslOptions ssl = this.sslOptions;
+		Consumer<ClientOptions.Builder> clientOptions = (ssl != null) ? (options) -> {
+			options.sslOptions(ssl);
+			this.clientOptions.accept(options);
+		} : this.clientOptions;
+		return new RegistryEngine(settings, silentNodes, addresses,
+				new RegistryEngine.Options(this.clientResources, this.acceptEviction, clientOptions,
+						this.coalesceWrites, this.clock, List.copyOf(this.listeners), this.observer,
+						this.releaseHints));
+	}
+
+}
