@@ -1,5 +1,7 @@
 package io.github.redlock.engine.lease;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -23,40 +25,49 @@ import org.apache.commons.logging.LogFactory;
  * ({@link RedlockLease#holdFor}, {@link RedlockLease#releaseAfter}), which an extension
  * sets on the nodes.
  * <p>
+ * The last part of a {@link RedlockLease} below its public face, after
+ * {@link LeaseState}: a superclass rather than a field, so that a lease is one object,
+ * each of its fields held once, since the bytes of a lock cycle and the heap of each held
+ * lease count.
+ * <p>
  * Validity is tracked on the monotonic clock: the lease is held until
  * {@code start + ttl - drift} of the last acquisition or extension that reached a quorum
  * in time. An extension that reaches a quorum only after that moment does not count,
  * because another owner may have acquired the lock in between.
  * <p>
  * <b>Invariants:</b> validity is lowered before an extension is sent and raised only by
- * one that reached a quorum in time; extensions run one at a time (under
- * {@link #extensions}), each sent once the one before was answered on every node and its
- * outcome applied. An extension changes the lease's state only through {@link LeaseState}
- * (a loss, or the deletion at an end that has come).
+ * one that reached a quorum in time; extensions run one at a time (each takes the place
+ * of {@link #lastExtension} by one {@code getAndSet}), each sent once the one before was
+ * answered on every node and its outcome applied. An extension changes the lease's state
+ * only through {@link LeaseState} (a loss, or the deletion at an end that has come).
  *
  * @author redlock contributors
  */
-final class LeaseExtensions {
+abstract sealed class LeaseExtensions extends LeaseState permits RedlockLease {
 
 	private static final Log logger = LogFactory.getLog(LeaseExtensions.class);
 
 	private static final long NO_END = Long.MAX_VALUE;
 
-	private final EngineContext engine;
+	/**
+	 * What {@link #lastExtension} is before the first extension: complete, and never
+	 * completed again, so one serves every lease.
+	 */
+	private static final CompletableFuture<Void> NONE_SENT = CompletableFuture.completedFuture(null);
 
-	private final NodeFleet fleet;
+	private static final VarHandle LAST_EXTENSION;
 
-	private final RedlockLease lease;
+	static {
+		try {
+			LAST_EXTENSION = MethodHandles.lookup()
+				.findVarHandle(LeaseExtensions.class, "lastExtension", CompletableFuture.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
 
-	private final LeaseOps ops;
-
-	private final LeaseState state;
-
-	private final LeaseWatchdog watchdog;
-
-	/** The value's secret part, which alone is sent to extend. */
-	private final String secret;
-
+	/** The monotonic time past which no extension may keep the lease. */
 	private final long holdDeadline;
 
 	private volatile long validUntil;
@@ -73,21 +84,15 @@ final class LeaseExtensions {
 	 */
 	private volatile boolean endApplied;
 
-	/** Guards {@link #lastExtension}: extensions are sent one at a time. */
-	private final Object extensions = new Object();
+	/**
+	 * Completes when the extension sent last has been answered by every node; swapped by
+	 * {@link #LAST_EXTENSION}, so that extensions are sent one at a time.
+	 */
+	private volatile CompletableFuture<Void> lastExtension = NONE_SENT;
 
-	/** Completes when the extension sent last has been answered by every node. */
-	private CompletableFuture<Void> lastExtension = CompletableFuture.completedFuture(null);
-
-	LeaseExtensions(EngineContext engine, RedlockLease lease, LeaseOps ops, LeaseState state, LeaseWatchdog watchdog,
-			String secret, long holdDeadline, long validUntil) {
-		this.engine = engine;
-		this.fleet = engine.fleet();
-		this.lease = lease;
-		this.ops = ops;
-		this.state = state;
-		this.watchdog = watchdog;
-		this.secret = secret;
+	LeaseExtensions(EngineContext engine, LeaseOps ops, String secret, QuorumCall acquisition, long holdDeadline,
+			long validUntil) {
+		super(engine, ops, secret, acquisition);
 		this.holdDeadline = holdDeadline;
 		this.validUntil = validUntil;
 	}
@@ -95,14 +100,21 @@ final class LeaseExtensions {
 	/**
 	 * Returns the monotonic time until which the lease is valid.
 	 */
-	long validUntil() {
+	final long validUntil() {
 		return this.validUntil;
+	}
+
+	/**
+	 * Returns the monotonic time past which no extension may keep the lease.
+	 */
+	final long holdDeadline() {
+		return this.holdDeadline;
 	}
 
 	/**
 	 * Returns whether an end was asked for.
 	 */
-	boolean hasEnd() {
+	final boolean hasEnd() {
 		return this.end != NO_END;
 	}
 
@@ -110,7 +122,7 @@ final class LeaseExtensions {
 	 * Returns whether the lock was set to expire at its end on a quorum: the watchdog
 	 * need not extend it again.
 	 */
-	boolean endApplied() {
+	final boolean endApplied() {
 		return this.endApplied;
 	}
 
@@ -118,21 +130,20 @@ final class LeaseExtensions {
 	 * Sets the end and sends the extension that makes the lock expire at it, or a maximum
 	 * TTL from now if that comes first.
 	 */
-	CompletableFuture<ExtendOutcome> endAt(long until) {
+	final CompletableFuture<ExtendOutcome> endAt(long until) {
 		this.end = until;
 		this.endApplied = false;
 		return extendAsync(this.engine.settings().maxTtl().toNanos());
 	}
 
 	/** Waits for an extension's outcome, at most one call bound. */
-	ExtendOutcome await(CompletableFuture<ExtendOutcome> outcome) {
+	final ExtendOutcome await(CompletableFuture<ExtendOutcome> outcome) {
 		try {
-			return outcome.get(this.fleet.callBoundNanos(), TimeUnit.NANOSECONDS);
+			return outcome.get(this.engine.fleet().callBoundNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new RedlockException(
-					"Interrupted while extending lock '" + LockKeys.printable(this.lease.key()) + "'", ex);
+			throw new RedlockException("Interrupted while extending lock '" + LockKeys.printable(key()) + "'", ex);
 		}
 		catch (ExecutionException | TimeoutException ex) {
 			return new ExtendOutcome(false, 0, "no quorum answered in time (" + ex + ")");
@@ -149,13 +160,10 @@ final class LeaseExtensions {
 	 * extension to a shorter TTL is sent, the validity believed is lowered to it, since
 	 * nodes may apply it before the client hears back.
 	 */
-	CompletableFuture<ExtendOutcome> extendAsync(long requestedTtlNanos) {
+	@SuppressWarnings("unchecked")
+	final CompletableFuture<ExtendOutcome> extendAsync(long requestedTtlNanos) {
 		CompletableFuture<Void> sent = new CompletableFuture<>();
-		CompletableFuture<Void> previous;
-		synchronized (this.extensions) {
-			previous = this.lastExtension;
-			this.lastExtension = sent;
-		}
+		CompletableFuture<Void> previous = (CompletableFuture<Void>) LAST_EXTENSION.getAndSet(this, sent);
 		return previous.thenCompose((ignored) -> {
 			CompletableFuture<ExtendOutcome> outcome;
 			try {
@@ -174,7 +182,7 @@ final class LeaseExtensions {
 	 * timed out.
 	 */
 	private CompletableFuture<ExtendOutcome> extendNext(long requestedTtlNanos, CompletableFuture<Void> sent) {
-		if (!this.state.isWatched()) {
+		if (!isWatched()) {
 			sent.complete(null);
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it is no longer held"));
 		}
@@ -197,7 +205,7 @@ final class LeaseExtensions {
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it reached its end"));
 		}
 		if (reachesEnd && untilEnd < 1_000_000) {
-			return deleteAtEnd(sent);
+			return endNow(sent);
 		}
 		if (!reachesEnd && ttlNanos < this.engine.minimumTtlNanos()) {
 			sent.complete(null);
@@ -211,8 +219,8 @@ final class LeaseExtensions {
 		}
 		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
 		String[] args = { this.secret, ttlMillis, this.engine.retentionMillis() };
-		QuorumCall call = this.fleet.quorumCall((reply) -> reply == 1,
-				(node, index, replies) -> this.ops.extend(node, args, index, replies));
+		QuorumCall call = this.engine.fleet()
+			.quorumCall((reply) -> reply == 1, (node, index, replies) -> this.ops.extend(node, args, index, replies));
 		CompletableFuture<ExtendOutcome> outcome = call.decision()
 			.thenApply((decided) -> decide(decided, start, ttlNanos, reachesEnd, askedEnd));
 		// the next extension goes out once every node answered AND this one's outcome was
@@ -234,12 +242,12 @@ final class LeaseExtensions {
 				// a quorum still held this lease's value and now expires it at the end
 				this.endApplied = true;
 			}
-			if (now < this.validUntil && this.state.isWatched()) {
+			if (now < this.validUntil && isWatched()) {
 				this.validUntil = this.engine.validity().validUntil(start, ttlNanos);
 				if (logger.isDebugEnabled()) {
-					logger.debug("Extended '" + LockKeys.printable(this.lease.key()) + "' token "
-							+ this.lease.fencingToken() + " start " + start + " now " + now + " validUntil "
-							+ this.validUntil + " nodes " + Arrays.toString(decided.agreedNodes()));
+					logger.debug("Extended '" + LockKeys.printable(key()) + "' token " + fencingToken() + " start "
+							+ start + " now " + now + " validUntil " + this.validUntil + " nodes "
+							+ Arrays.toString(decided.agreedNodes()));
 				}
 				return new ExtendOutcome(true, decided.agreedCount(), null);
 			}
@@ -247,17 +255,17 @@ final class LeaseExtensions {
 			return new ExtendOutcome(false, decided.agreedCount(), reachesEnd ? "it reached its end"
 					: "the extension reached a quorum only after the lease had expired");
 		}
-		int nodes = this.fleet.size();
+		int nodes = this.engine.fleet().size();
 		int notOurs = decided.countAnswered((reply) -> reply == 0);
 		int pending = decided.pending();
-		String failures = describe(decided.failures((reply) -> "it holds another owner's value or none"))
+		String failures = describeFailures(decided.failures((reply) -> "it holds another owner's value or none"))
 				+ ((pending > 0) ? "; " + pending + " more not heard from when these decided it" : "");
-		if (notOurs > nodes - this.fleet.quorum()) {
-			this.state.markLost("it is no longer held on " + notOurs + " of " + nodes
-					+ " nodes (expired or taken by another owner): " + failures);
+		if (notOurs > nodes - this.engine.fleet().quorum()) {
+			lose("it is no longer held on " + notOurs + " of " + nodes + " nodes (expired or taken by another owner): "
+					+ failures);
 		}
 		return new ExtendOutcome(false, decided.agreedCount(), decided.agreedCount() + " of " + nodes
-				+ " nodes agreed to extend it, " + this.fleet.quorum() + " needed: " + failures);
+				+ " nodes agreed to extend it, " + this.engine.fleet().quorum() + " needed: " + failures);
 	}
 
 	/**
@@ -267,8 +275,8 @@ final class LeaseExtensions {
 	 * answered. Leaving it would keep it on the nodes for the TTL of its last extension,
 	 * up to a maximum TTL.
 	 */
-	private CompletableFuture<ExtendOutcome> deleteAtEnd(CompletableFuture<Void> sent) {
-		CompletableFuture<Boolean> deleted = this.state.deleteAtEnd();
+	private CompletableFuture<ExtendOutcome> endNow(CompletableFuture<Void> sent) {
+		CompletableFuture<Boolean> deleted = deleteAtEnd();
 		if (deleted == null) {
 			sent.complete(null);
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it is no longer held"));
@@ -277,7 +285,7 @@ final class LeaseExtensions {
 		return CompletableFuture.completedFuture(new ExtendOutcome(false, 0, "it reached its end"));
 	}
 
-	private static String describe(List<NodeFailure> failures) {
+	private static String describeFailures(List<NodeFailure> failures) {
 		return failures.stream().map(NodeFailure::toString).collect(Collectors.joining("; "));
 	}
 

@@ -1,10 +1,12 @@
 package io.github.redlock.engine.lease;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
+import io.github.redlock.Lease;
 import io.github.redlock.LeaseListener;
 import io.github.redlock.LockKeys;
 import io.github.redlock.LockLostException;
@@ -18,41 +20,57 @@ import org.apache.commons.logging.LogFactory;
  * nothing: {@link LeaseState} calls it when, and only when, it won the end it tells. A
  * failing listener or observer is logged, and the others are still told.
  * <p>
+ * The first of the parts a {@link RedlockLease} is made of ({@code LeaseNotices} &lt;
+ * {@link LeaseState} &lt; {@link LeaseExtensions} &lt; {@code RedlockLease}): a
+ * superclass rather than a field, so that a lease is one object, each of its fields held
+ * once, since the bytes of a lock cycle and the heap of each held lease count. It holds
+ * what every part uses, the registry's {@link EngineContext}.
+ * <p>
  * <b>Invariants:</b> each listener is told of a loss at most once, by whoever removes it
  * from the list (the loss, or {@link #tellIfListening} as it is added); the observer is
  * told at most once, by whoever takes it out of {@link #observation}.
  *
  * @author redlock contributors
  */
-final class LeaseNotices {
+abstract sealed class LeaseNotices implements Lease permits LeaseState {
 
 	private static final Log logger = LogFactory.getLog(LeaseNotices.class);
 
-	private static final AtomicReferenceFieldUpdater<LeaseNotices, LockObserver.Holding> OBSERVATION = AtomicReferenceFieldUpdater
-		.newUpdater(LeaseNotices.class, LockObserver.Holding.class, "observation");
+	private static final VarHandle LISTENERS;
 
-	private final EngineContext engine;
+	private static final VarHandle OBSERVATION;
 
-	private final RedlockLease lease;
+	static {
+		try {
+			MethodHandles.Lookup lookup = MethodHandles.lookup();
+			LISTENERS = lookup.findVarHandle(LeaseNotices.class, "listeners", List.class);
+			OBSERVATION = lookup.findVarHandle(LeaseNotices.class, "observation", LockObserver.Holding.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
 
-	private final List<LeaseListener> listeners = new CopyOnWriteArrayList<>();
+	final EngineContext engine;
+
+	/** Made by the first listener added: most leases never get one. */
+	private volatile List<LeaseListener> listeners;
 
 	/** Hears how the hold ends, if the registry has a {@link LockObserver}. */
 	private volatile LockObserver.Holding observation;
 
 	private final long acquiredNanos;
 
-	LeaseNotices(EngineContext engine, RedlockLease lease) {
+	LeaseNotices(EngineContext engine) {
 		this.engine = engine;
-		this.lease = lease;
 		this.acquiredNanos = System.nanoTime();
 	}
 
 	/** Tells the registry's events that the lease was released. */
-	void released() {
+	final void tellReleased() {
 		if (this.engine.events().any()) {
 			Duration held = heldFor();
-			String key = this.lease.key();
+			String key = key();
 			this.engine.events().tell((listener) -> listener.released(key, held));
 		}
 	}
@@ -62,17 +80,18 @@ final class LeaseNotices {
 	 * release the lease, which waits for the nodes' replies), the registry's events and
 	 * the observer that the lease was lost.
 	 */
-	void lost(LockLostException cause) {
-		if (!this.listeners.isEmpty()) {
+	final void tellLost(LockLostException cause) {
+		List<LeaseListener> listeners = this.listeners;
+		if (listeners != null && !listeners.isEmpty()) {
 			this.engine.callbacks().execute(() -> {
-				for (LeaseListener listener : this.listeners) {
+				for (LeaseListener listener : listeners) {
 					tellIfListening(listener, cause);
 				}
 			});
 		}
 		if (this.engine.events().any()) {
 			Duration held = heldFor();
-			String key = this.lease.key();
+			String key = key();
 			this.engine.events().tell((listener) -> listener.lost(key, held));
 		}
 		if (this.observation != null) {
@@ -80,20 +99,26 @@ final class LeaseNotices {
 		}
 	}
 
-	void listen(LeaseListener listener) {
-		this.listeners.add(listener);
+	final void addToListeners(LeaseListener listener) {
+		List<LeaseListener> listeners = this.listeners;
+		if (listeners == null) {
+			List<LeaseListener> made = new CopyOnWriteArrayList<>();
+			listeners = LISTENERS.compareAndSet(this, null, made) ? made : this.listeners;
+		}
+		listeners.add(listener);
 	}
 
 	/** Tells {@code listener} of the loss, if it is still listed: whoever removes it. */
-	void tellIfListening(LeaseListener listener, LockLostException cause) {
-		if (!this.listeners.remove(listener)) {
+	final void tellIfListening(LeaseListener listener, LockLostException cause) {
+		List<LeaseListener> listeners = this.listeners;
+		if (listeners == null || !listeners.remove(listener)) {
 			return;
 		}
 		try {
-			listener.leaseLost(this.lease, cause);
+			listener.leaseLost(this, cause);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Lease listener failed for lock '" + LockKeys.printable(this.lease.key()) + "'", ex);
+			logger.warn("Lease listener failed for lock '" + LockKeys.printable(key()) + "'", ex);
 		}
 	}
 
@@ -102,12 +127,12 @@ final class LeaseNotices {
 	 * the end sets the state before it reads the observer: one of them at least sees the
 	 * other.
 	 */
-	void observe(LockObserver.Holding holding) {
+	final void setObservation(LockObserver.Holding holding) {
 		this.observation = holding;
 	}
 
 	/** Returns whether an observer may still be told. */
-	boolean observed() {
+	final boolean observed() {
 		return this.observation != null;
 	}
 
@@ -115,8 +140,8 @@ final class LeaseNotices {
 	 * Tells the observer, if not told yet, that the hold was released, or lost when
 	 * {@code lost} is given.
 	 */
-	void endObservation(LockLostException lost) {
-		LockObserver.Holding holding = OBSERVATION.getAndSet(this, null);
+	final void endObservation(LockLostException lost) {
+		LockObserver.Holding holding = (LockObserver.Holding) OBSERVATION.getAndSet(this, null);
 		if (holding == null) {
 			return;
 		}
@@ -129,7 +154,7 @@ final class LeaseNotices {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("LockObserver failed for lock '" + LockKeys.printable(this.lease.key()) + "'", ex);
+			logger.warn("LockObserver failed for lock '" + LockKeys.printable(key()) + "'", ex);
 		}
 	}
 

@@ -1,7 +1,8 @@
 package io.github.redlock.engine.lease;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redlock.LeaseListener;
 import io.github.redlock.LockKeys;
@@ -19,6 +20,12 @@ import org.apache.commons.logging.LogFactory;
  * the registry's held leases, its key's line (through its {@link LeaseOps}, which end the
  * lease's {@code LineHold} as it ended), and those who hear of it ({@link LeaseNotices}).
  * <p>
+ * A part of a {@link RedlockLease}, between {@link LeaseNotices} and
+ * {@link LeaseExtensions}: a superclass rather than a field, so that a lease is one
+ * object, each of its fields held once, since the bytes of a lock cycle and the heap of
+ * each held lease count. It holds what the release and the extensions both send (the
+ * kind's {@link LeaseOps}, the value's secret) and the lease's {@link LeaseWatchdog}.
+ * <p>
  * <b>Invariant:</b> a lease's end is told exactly once, by the winner of its state's
  * {@code compareAndSet}. A lease leaves {@link #HELD} (or {@link #LINGERING}) only by a
  * {@code compareAndSet} of {@link #state}, in this class, and only the thread that wins
@@ -28,7 +35,7 @@ import org.apache.commons.logging.LogFactory;
  *
  * @author redlock contributors
  */
-final class LeaseState {
+abstract sealed class LeaseState extends LeaseNotices permits LeaseExtensions {
 
 	private static final Log logger = LogFactory.getLog(LeaseState.class);
 
@@ -41,58 +48,75 @@ final class LeaseState {
 	/** Released by its holder, but left on the nodes until its end. */
 	private static final int LINGERING = 3;
 
-	private final EngineContext engine;
+	private static final VarHandle STATE;
 
-	private final RedlockLease lease;
+	static {
+		try {
+			STATE = MethodHandles.lookup().findVarHandle(LeaseState.class, "state", int.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
 
-	private final LeaseOps ops;
+	/** How its kind acts on the nodes and in this registry. */
+	final LeaseOps ops;
 
-	private final LeaseWatchdog watchdog;
+	/** The value's secret part, which alone is sent to extend and release. */
+	final String secret;
 
-	private final LeaseNotices notices;
-
-	private final String secret;
+	final LeaseWatchdog watchdog;
 
 	private final QuorumCall acquisition;
 
-	private final AtomicInteger state = new AtomicInteger(HELD);
+	/**
+	 * {@link #HELD} (zero, as made), {@link #RELEASED}, {@link #LOST} or
+	 * {@link #LINGERING}.
+	 */
+	private volatile int state;
 
 	private volatile String lostReason;
 
-	LeaseState(EngineContext engine, RedlockLease lease, LeaseOps ops, LeaseWatchdog watchdog, LeaseNotices notices,
-			String secret, QuorumCall acquisition) {
-		this.engine = engine;
-		this.lease = lease;
+	LeaseState(EngineContext engine, LeaseOps ops, String secret, QuorumCall acquisition) {
+		super(engine);
 		this.ops = ops;
-		this.watchdog = watchdog;
-		this.notices = notices;
 		this.secret = secret;
 		this.acquisition = acquisition;
+		this.watchdog = new LeaseWatchdog(self());
+	}
+
+	/** This lease as the registry knows it: the sealed chain ends in it. */
+	private RedlockLease self() {
+		return (RedlockLease) this;
+	}
+
+	private boolean moveState(int from, int to) {
+		return STATE.compareAndSet(this, from, to);
 	}
 
 	/**
 	 * Returns whether the lease was neither released nor declared lost; it may still have
 	 * expired.
 	 */
-	boolean isActive() {
-		return this.state.get() == HELD;
+	final boolean isActive() {
+		return this.state == HELD;
 	}
 
-	boolean isLost() {
-		return this.state.get() == LOST;
+	final boolean wasLost() {
+		return this.state == LOST;
 	}
 
 	/**
 	 * Returns whether the watchdog still has work: the lease is held, or released but
 	 * left on the nodes until its end.
 	 */
-	boolean isWatched() {
-		int current = this.state.get();
+	final boolean isWatched() {
+		int current = this.state;
 		return current == HELD || current == LINGERING;
 	}
 
-	boolean isLingering() {
-		return this.state.get() == LINGERING;
+	final boolean isLingering() {
+		return this.state == LINGERING;
 	}
 
 	/**
@@ -101,49 +125,53 @@ final class LeaseState {
 	 * than deleting it.
 	 * @return whether it was held and now lingers
 	 */
-	boolean linger() {
-		if (!this.state.compareAndSet(HELD, LINGERING)) {
+	final boolean linger() {
+		if (!moveState(HELD, LINGERING)) {
 			return false;
 		}
-		this.engine.leases().remove(this.lease);
-		this.notices.released();
+		this.engine.leases().remove(self());
+		tellReleased();
 		return true;
 	}
 
-	void markLost(String reason) {
-		if (this.state.compareAndSet(LINGERING, RELEASED)) {
+	/**
+	 * Declares the lease lost, unless it ended already; a lease released with a minimum
+	 * hold only has that hold cut short.
+	 */
+	final void lose(String reason) {
+		if (moveState(LINGERING, RELEASED)) {
 			// its holder let it go already: only its minimum hold is cut short
 			ended();
-			logger.info("Lock '" + LockKeys.printable(this.lease.key())
+			logger.info("Lock '" + LockKeys.printable(key())
 					+ "' may be acquired again before the end of the hold asked for when it was released: " + reason);
 			return;
 		}
-		if (!this.state.compareAndSet(HELD, LOST)) {
+		if (!moveState(HELD, LOST)) {
 			return;
 		}
 		this.lostReason = reason;
-		LockLostException cause = new LockLostException(this.lease.key(), reason);
+		LockLostException cause = new LockLostException(key(), reason);
 		ended();
 		logger.warn(cause.getMessage());
-		this.notices.lost(cause);
+		tellLost(cause);
 	}
 
 	/**
 	 * Ends the lease at the end asked for: quietly, since its holder asked for it.
 	 */
-	void endAsAsked() {
-		if (this.state.compareAndSet(LINGERING, RELEASED)) {
+	final void endAsAsked() {
+		if (moveState(LINGERING, RELEASED)) {
 			ended();
 			return;
 		}
-		if (!this.state.compareAndSet(HELD, RELEASED)) {
+		if (!moveState(HELD, RELEASED)) {
 			return;
 		}
 		ended();
 		if (logger.isDebugEnabled()) {
-			logger.debug("Lock '" + LockKeys.printable(this.lease.key()) + "' reached the end asked for and expired");
+			logger.debug("Lock '" + LockKeys.printable(key()) + "' reached the end asked for and expired");
 		}
-		this.notices.released();
+		tellReleased();
 	}
 
 	/**
@@ -153,7 +181,7 @@ final class LeaseState {
 	 */
 	private void ended() {
 		this.watchdog.cancel();
-		this.engine.leases().remove(this.lease);
+		this.engine.leases().remove(self());
 		this.ops.ended();
 	}
 
@@ -163,13 +191,13 @@ final class LeaseState {
 	 * quorum deleted it.
 	 * @return once every node answered, or {@code null} if the lease had ended already
 	 */
-	CompletableFuture<Boolean> deleteAtEnd() {
-		int previous = this.state.get();
-		if ((previous != HELD && previous != LINGERING) || !this.state.compareAndSet(previous, RELEASED)) {
+	final CompletableFuture<Boolean> deleteAtEnd() {
+		int previous = this.state;
+		if ((previous != HELD && previous != LINGERING) || !moveState(previous, RELEASED)) {
 			return null;
 		}
 		this.watchdog.cancel();
-		this.engine.leases().remove(this.lease);
+		this.engine.leases().remove(self());
 		if (previous == HELD) {
 			releasedByHolder();
 		}
@@ -184,18 +212,18 @@ final class LeaseState {
 	 * on in the background), or once every node answered or timed out when a quorum could
 	 * not be freed
 	 */
-	CompletableFuture<Boolean> release() {
+	final CompletableFuture<Boolean> releaseOnNodes() {
 		int previous;
 		do {
-			previous = this.state.get();
+			previous = this.state;
 			if (previous == RELEASED || previous == LINGERING) {
 				// a lingering lease was released by its holder already
 				return CompletableFuture.completedFuture(true);
 			}
 		}
-		while (!this.state.compareAndSet(previous, RELEASED));
+		while (!moveState(previous, RELEASED));
 		this.watchdog.cancel();
-		this.engine.leases().remove(this.lease);
+		this.engine.leases().remove(self());
 		// a lost lease was reported as lost: releasing it afterwards is only clean-up
 		if (previous == HELD) {
 			releasedByHolder();
@@ -203,15 +231,14 @@ final class LeaseState {
 		// the next waiter of this registry tries once a quorum is free of the lock; a
 		// lost lease told the line when it was lost
 		// a held lease's release warns when it could not free a quorum (NodeFleet)
-		return (previous == HELD) ? releaseEverywhere(this.ops::released, this.lease.key())
-				: releaseEverywhere(null, null);
+		return (previous == HELD) ? releaseEverywhere(this.ops::released, key()) : releaseEverywhere(null, null);
 	}
 
 	/** Tells the registry's events and the observer that the held lease was released. */
 	private void releasedByHolder() {
-		this.notices.released();
-		if (this.notices.observed()) {
-			this.notices.endObservation(null);
+		tellReleased();
+		if (observed()) {
+			endObservation(null);
 		}
 	}
 
@@ -222,46 +249,46 @@ final class LeaseState {
 	 * @param warnKey the key to warn with if no quorum could be freed, or {@code null}
 	 */
 	private CompletableFuture<Boolean> releaseEverywhere(NodeFleet.AfterQuorum afterQuorum, String warnKey) {
-		return this.ops.release(this.engine.fleet(), this.secret, this.lease.fencingToken(), this.acquisition,
-				afterQuorum, warnKey);
+		return this.ops.release(this.engine.fleet(), this.secret, fencingToken(), this.acquisition, afterQuorum,
+				warnKey);
 	}
 
 	/**
 	 * Tells {@code holding} how this hold ends; at once if it has ended already.
 	 */
-	void observe(LockObserver.Holding holding) {
-		this.notices.observe(holding);
+	final void observeEnd(LockObserver.Holding holding) {
+		setObservation(holding);
 		// set before reading the state, as markLost and release set the state before
 		// reading it: one of them at least sees the other
-		int current = this.state.get();
+		int current = this.state;
 		if (current != HELD) {
-			this.notices.endObservation((current == LOST || this.lostReason != null) ? lossCause() : null);
+			endObservation((current == LOST || this.lostReason != null) ? makeLossCause() : null);
 		}
 	}
 
 	/**
 	 * Tells a listener just added at once if the lease was lost already.
 	 */
-	void listen(LeaseListener listener) {
-		this.notices.listen(listener);
+	final void listen(LeaseListener listener) {
+		addToListeners(listener);
 		if (this.lostReason != null) {
-			this.notices.tellIfListening(listener, lossCause());
+			tellIfListening(listener, makeLossCause());
 		}
 	}
 
 	/**
 	 * Returns why the lease is not held, for callers that find it gone.
 	 */
-	LockLostException lossCause() {
+	final LockLostException makeLossCause() {
 		String reason = this.lostReason;
-		return new LockLostException(this.lease.key(),
+		return new LockLostException(key(),
 				(reason != null) ? reason : "its validity ran out before the work under it finished");
 	}
 
 	/** Describes the state for {@link RedlockLease#toString}. */
-	String describe() {
-		return switch (this.state.get()) {
-			case HELD -> this.lease.isHeld() ? "held" : "expired";
+	final String describe() {
+		return switch (this.state) {
+			case HELD -> isHeld() ? "held" : "expired";
 			case LOST -> "lost";
 			case LINGERING -> "released, held until its end";
 			default -> "released";

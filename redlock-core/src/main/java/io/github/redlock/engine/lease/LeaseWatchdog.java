@@ -1,9 +1,10 @@
 package io.github.redlock.engine.lease;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redlock.LockKeys;
 import org.apache.commons.logging.Log;
@@ -16,6 +17,9 @@ import org.apache.commons.logging.LogFactory;
  * lease given an end ({@link RedlockLease#holdFor}, {@link RedlockLease#releaseAfter}) is
  * extended {@linkplain #keepUntilEnd a maximum TTL at a time} until an extension sets it
  * to expire at that end, and then ends quietly when its validity runs out.
+ * <p>
+ * One per lease, made by it: it reads the registry's {@link EngineContext} through the
+ * lease rather than holding it again, since the heap of each held lease counts.
  *
  * @author redlock contributors
  */
@@ -23,7 +27,16 @@ final class LeaseWatchdog {
 
 	private static final Log logger = LogFactory.getLog(LeaseWatchdog.class);
 
-	private final EngineContext engine;
+	private static final VarHandle RENEWING;
+
+	static {
+		try {
+			RENEWING = MethodHandles.lookup().findVarHandle(LeaseWatchdog.class, "renewing", boolean.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
 
 	private final RedlockLease lease;
 
@@ -35,8 +48,11 @@ final class LeaseWatchdog {
 
 	private volatile long autoExtendTtlNanos;
 
-	/** Whether a renewal is scheduled or running: never more than one chain. */
-	private final AtomicBoolean renewing = new AtomicBoolean();
+	/**
+	 * Whether a renewal is scheduled or running: never more than one chain. Set by
+	 * {@link #RENEWING}.
+	 */
+	private volatile boolean renewing;
 
 	/**
 	 * When the next renewal is due, on the registry's clock, or {@link #NO_RENEWAL}: the
@@ -46,9 +62,12 @@ final class LeaseWatchdog {
 
 	private static final long NO_RENEWAL = Long.MIN_VALUE;
 
-	LeaseWatchdog(EngineContext engine, RedlockLease lease) {
-		this.engine = engine;
+	LeaseWatchdog(RedlockLease lease) {
 		this.lease = lease;
+	}
+
+	private EngineContext engine() {
+		return this.lease.engine;
 	}
 
 	/**
@@ -57,8 +76,8 @@ final class LeaseWatchdog {
 	 * the one already sent.
 	 */
 	void keepUntilEnd() {
-		if (!this.lease.endApplied() && this.renewing.compareAndSet(false, true)) {
-			scheduleRenewal(Math.max(0, (this.lease.validUntil() - this.engine.clock().nanoTime()) / 3));
+		if (!this.lease.endApplied() && RENEWING.compareAndSet(this, false, true)) {
+			scheduleRenewal(Math.max(0, (this.lease.validUntil() - engine().clock().nanoTime()) / 3));
 		}
 	}
 
@@ -69,7 +88,7 @@ final class LeaseWatchdog {
 	 */
 	private long renewalTtl() {
 		if (this.lease.hasEnd()) {
-			return this.lease.endApplied() ? 0 : this.engine.settings().maxTtl().toNanos();
+			return this.lease.endApplied() ? 0 : engine().settings().maxTtl().toNanos();
 		}
 		return this.autoExtendTtlNanos;
 	}
@@ -89,9 +108,9 @@ final class LeaseWatchdog {
 			this.demands.add(demand);
 			this.autoExtendTtlNanos = longestDemand();
 		}
-		if (this.renewing.compareAndSet(false, true)) {
+		if (RENEWING.compareAndSet(this, false, true)) {
 			scheduleRenewal(Math.min(this.autoExtendTtlNanos / 3,
-					Math.max(0, (this.lease.validUntil() - this.engine.clock().nanoTime()) / 3)));
+					Math.max(0, (this.lease.validUntil() - engine().clock().nanoTime()) / 3)));
 		}
 		return () -> {
 			synchronized (this) {
@@ -114,9 +133,9 @@ final class LeaseWatchdog {
 		if (!this.lease.isWatched()) {
 			return;
 		}
-		long at = this.engine.clock().nanoTime() + delayNanos;
+		long at = engine().clock().nanoTime() + delayNanos;
 		this.renewalAt = at;
-		this.engine.expiryChecks().checkBy(this, at);
+		engine().expiryChecks().checkBy(this, at);
 	}
 
 	/**
@@ -153,9 +172,9 @@ final class LeaseWatchdog {
 			// no hold wants it extended any more, or it expires at its end as set: it
 			// runs out as it stands, unless a demand arrived meanwhile, whose
 			// autoExtend saw this chain still running
-			this.renewing.set(false);
+			this.renewing = false;
 			demanded = renewalTtl();
-			if (demanded == 0 || !this.renewing.compareAndSet(false, true)) {
+			if (demanded == 0 || !RENEWING.compareAndSet(this, false, true)) {
 				return;
 			}
 		}
@@ -171,8 +190,8 @@ final class LeaseWatchdog {
 			if (this.lease.endApplied()) {
 				return; // expires at its end as set; the expiry check ends it then
 			}
-			long now = this.engine.clock().nanoTime();
-			if (this.lease.holdDeadline() - now < this.engine.minimumTtlNanos()) {
+			long now = engine().clock().nanoTime();
+			if (this.lease.holdDeadline() - now < engine().minimumTtlNanos()) {
 				return; // the expiry check reports it when the last extension runs out
 			}
 			long remaining = this.lease.validUntil() - now;
@@ -193,7 +212,7 @@ final class LeaseWatchdog {
 	 * renewals, on the registry's one timer.
 	 */
 	void watchExpiry() {
-		this.engine.expiryChecks().watch(this);
+		engine().expiryChecks().watch(this);
 	}
 
 	/**
@@ -211,7 +230,7 @@ final class LeaseWatchdog {
 	 * TTL longer.
 	 */
 	void checkExpirySooner() {
-		this.engine.expiryChecks().checkBy(this, expiryDue());
+		engine().expiryChecks().checkBy(this, expiryDue());
 	}
 
 	/**
@@ -220,10 +239,10 @@ final class LeaseWatchdog {
 	 */
 	void checkExpiry() {
 		if (!this.lease.isWatched()) {
-			this.engine.expiryChecks().forget(this);
+			engine().expiryChecks().forget(this);
 			return;
 		}
-		long now = this.engine.clock().nanoTime();
+		long now = engine().clock().nanoTime();
 		if (now < this.lease.validUntil()) {
 			checkExpirySooner(); // extended meanwhile: the timer checks again then
 			return;
@@ -236,8 +255,8 @@ final class LeaseWatchdog {
 			this.lease.markLost("its validity ran out before it could be extended to that end");
 			return;
 		}
-		if (this.lease.holdDeadline() - now < this.engine.minimumTtlNanos()) {
-			this.lease.markLost("it reached the maximum hold time of " + this.engine.settings().maxHold()
+		if (this.lease.holdDeadline() - now < engine().minimumTtlNanos()) {
+			this.lease.markLost("it reached the maximum hold time of " + engine().settings().maxHold()
 					+ " (redlock.max-hold) and was not extended further");
 		}
 		else if (this.autoExtendTtlNanos > 0) {
@@ -261,7 +280,7 @@ final class LeaseWatchdog {
 	 */
 	void cancel() {
 		this.renewalAt = NO_RENEWAL;
-		this.engine.expiryChecks().forget(this);
+		engine().expiryChecks().forget(this);
 	}
 
 }

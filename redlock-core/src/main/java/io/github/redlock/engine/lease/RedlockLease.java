@@ -13,7 +13,6 @@ import io.github.redlock.LockKeys;
 import io.github.redlock.LockLostException;
 import io.github.redlock.engine.LockObserver;
 import io.github.redlock.engine.node.LockValues;
-import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -25,19 +24,21 @@ import org.apache.commons.logging.LogFactory;
  * its extensions and the end asked for, {@link LeaseNotices} who hears of its end, and
  * {@link LeaseWatchdog} what keeps it extended and notices when its validity runs out.
  * <p>
+ * The parts are its superclasses ({@code LeaseNotices} &lt; {@code LeaseState} &lt;
+ * {@code LeaseExtensions} &lt; {@code RedlockLease}), not fields: a lease is one object,
+ * each of its fields held once, since the bytes of a lock cycle and the heap of each held
+ * lease count. Each part keeps its fields to itself but for what a later part uses; this
+ * class declares the whole public API itself.
+ * <p>
  * <b>Invariant</b> (kept by {@link LeaseState}): a lease's end is told exactly once, by
  * the winner of its state's {@code compareAndSet}, whichever of release, loss, an end
  * asked for or a stop comes first.
  *
  * @author redlock contributors
  */
-public final class RedlockLease implements Lease {
+public final class RedlockLease extends LeaseExtensions implements Lease {
 
 	private static final Log logger = LogFactory.getLog(RedlockLease.class);
-
-	private final EngineContext engine;
-
-	private final NodeFleet fleet;
 
 	private final String key;
 
@@ -45,31 +46,16 @@ public final class RedlockLease implements Lease {
 
 	private final long token;
 
-	private final long holdDeadline;
-
-	private final LeaseWatchdog watchdog;
-
-	private final LeaseState state;
-
-	private final LeaseExtensions extensions;
-
 	/**
 	 * Makes a lease that extends and releases itself as its kind's {@code ops} say.
 	 */
 	public RedlockLease(EngineContext engine, String key, String value, long token, long startNanos, long validUntil,
 			QuorumCall acquisition, LeaseOps ops) {
-		this.engine = engine;
-		this.fleet = engine.fleet();
+		super(engine, ops, LockValues.secret(value), acquisition, startNanos + engine.settings().maxHold().toNanos(),
+				validUntil);
 		this.key = key;
 		this.value = value;
 		this.token = token;
-		this.holdDeadline = startNanos + engine.settings().maxHold().toNanos();
-		String secret = LockValues.secret(value);
-		LeaseNotices notices = new LeaseNotices(engine, this);
-		this.watchdog = new LeaseWatchdog(engine, this);
-		this.state = new LeaseState(engine, this, ops, this.watchdog, notices, secret, acquisition);
-		this.extensions = new LeaseExtensions(engine, this, ops, this.state, this.watchdog, secret, this.holdDeadline,
-				validUntil);
 		this.watchdog.watchExpiry();
 	}
 
@@ -89,65 +75,24 @@ public final class RedlockLease implements Lease {
 
 	@Override
 	public boolean isHeld() {
-		return this.state.isActive() && this.engine.clock().nanoTime() < this.extensions.validUntil();
+		return isActive() && this.engine.clock().nanoTime() < validUntil();
 	}
 
 	public boolean isLost() {
-		return this.state.isLost();
-	}
-
-	/**
-	 * Returns whether the watchdog still has work: the lease is held, or released but
-	 * left on the nodes until its end.
-	 */
-	boolean isWatched() {
-		return this.state.isWatched();
-	}
-
-	boolean isLingering() {
-		return this.state.isLingering();
-	}
-
-	/**
-	 * Returns whether an end was asked for.
-	 */
-	boolean hasEnd() {
-		return this.extensions.hasEnd();
-	}
-
-	/**
-	 * Returns whether the lock was set to expire at its end on a quorum: the watchdog
-	 * need not extend it again.
-	 */
-	boolean endApplied() {
-		return this.extensions.endApplied();
-	}
-
-	/**
-	 * Returns the monotonic time until which the lease is valid.
-	 */
-	long validUntil() {
-		return this.extensions.validUntil();
-	}
-
-	/**
-	 * Returns the monotonic time past which no extension may keep the lease.
-	 */
-	long holdDeadline() {
-		return this.holdDeadline;
+		return wasLost();
 	}
 
 	@Override
 	public Duration remainingValidity() {
-		if (!this.state.isActive()) {
+		if (!isActive()) {
 			return Duration.ZERO;
 		}
-		return Duration.ofNanos(Math.max(0, this.extensions.validUntil() - this.engine.clock().nanoTime()));
+		return Duration.ofNanos(Math.max(0, validUntil() - this.engine.clock().nanoTime()));
 	}
 
 	@Override
 	public boolean extend(Duration ttl) {
-		if (!this.state.isActive()) {
+		if (!isActive()) {
 			this.engine.checkTtl(ttl);
 			return false;
 		}
@@ -161,16 +106,16 @@ public final class RedlockLease implements Lease {
 		}
 		long now = this.engine.clock().nanoTime();
 		long until = now + duration.toNanos();
-		if (until - this.holdDeadline > 0) {
+		if (until - holdDeadline() > 0) {
 			throw new IllegalArgumentException("Lock '" + LockKeys.printable(this.key) + "' cannot be held for "
 					+ Durations.format(duration) + ": that ends past its maximum hold time of "
 					+ Durations.format(this.engine.settings().maxHold())
 					+ " from the acquisition; hold it for less or raise the maximum hold time (redlock.max-hold)");
 		}
-		if (!this.state.isActive()) {
+		if (!isActive()) {
 			return false;
 		}
-		ExtendOutcome outcome = this.extensions.await(this.extensions.endAt(until));
+		ExtendOutcome outcome = await(endAt(until));
 		if (outcome.extended()) {
 			this.watchdog.keepUntilEnd();
 		}
@@ -181,12 +126,11 @@ public final class RedlockLease implements Lease {
 	public void releaseAfter(Duration delay) {
 		long now = this.engine.clock().nanoTime();
 		long delayNanos = (delay != null) ? delay.toNanos() : 0;
-		if (delayNanos < 1_000_000 || !isHeld() || !this.state.linger()) {
+		if (delayNanos < 1_000_000 || !isHeld() || !linger()) {
 			release();
 			return;
 		}
-		ExtendOutcome outcome = this.extensions
-			.await(this.extensions.endAt(now + Math.min(delayNanos, this.holdDeadline - now)));
+		ExtendOutcome outcome = await(endAt(now + Math.min(delayNanos, holdDeadline() - now)));
 		if (outcome.extended()) {
 			this.watchdog.keepUntilEnd();
 		}
@@ -202,15 +146,7 @@ public final class RedlockLease implements Lease {
 	 */
 	public ExtendOutcome extendNow(Duration ttl) {
 		long ttlNanos = this.engine.checkTtl(ttl).toNanos();
-		return this.extensions.await(this.extensions.extendAsync(ttlNanos));
-	}
-
-	/**
-	 * Extends the lease on every node; decided as soon as a quorum agreed or cannot
-	 * ({@link LeaseExtensions#extendAsync}).
-	 */
-	CompletableFuture<ExtendOutcome> extendAsync(long requestedTtlNanos) {
-		return this.extensions.extendAsync(requestedTtlNanos);
+		return await(extendAsync(ttlNanos));
 	}
 
 	/**
@@ -236,46 +172,39 @@ public final class RedlockLease implements Lease {
 	 * hold only has that hold cut short.
 	 */
 	public void markLost(String reason) {
-		this.state.markLost(reason);
-	}
-
-	/**
-	 * Ends the lease at the end asked for: quietly, since its holder asked for it.
-	 */
-	void endAsAsked() {
-		this.state.endAsAsked();
+		lose(reason);
 	}
 
 	/**
 	 * Tells {@code holding} how this hold ends; at once if it has ended already.
 	 */
 	public void observe(LockObserver.Holding holding) {
-		this.state.observe(holding);
+		observeEnd(holding);
 	}
 
 	/**
 	 * Returns why the lease is not held, for callers that find it gone.
 	 */
 	public LockLostException lossCause() {
-		return this.state.lossCause();
+		return makeLossCause();
 	}
 
 	@Override
 	public void addListener(LeaseListener listener) {
-		if (this.state.isActive() && this.engine.clock().nanoTime() - this.extensions.validUntil() >= 0) {
+		if (isActive() && this.engine.clock().nanoTime() - validUntil() >= 0) {
 			// its validity ran out and the registry's timer has not looked yet: decide
 			// now what the timer would (lost, or ended as asked), so that a listener
 			// added to a lease already lost is told at once, as documented
 			this.watchdog.checkExpiry();
 		}
-		this.state.listen(listener);
+		listen(listener);
 	}
 
 	@Override
 	public void release() {
-		CompletableFuture<Boolean> release = this.state.release();
+		CompletableFuture<Boolean> release = releaseOnNodes();
 		try {
-			release.get(this.fleet.callBoundNanos(), TimeUnit.NANOSECONDS);
+			release.get(this.engine.fleet().callBoundNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			// the release is on its way; keys expire in any case
@@ -295,7 +224,7 @@ public final class RedlockLease implements Lease {
 	@Override
 	public CompletableFuture<Void> releaseAsync() {
 		CompletableFuture<Void> released = new CompletableFuture<>();
-		this.state.release().whenCompleteAsync((ignored, ex) -> released.complete(null), this.engine.callbacks());
+		releaseOnNodes().whenCompleteAsync((ignored, ex) -> released.complete(null), this.engine.callbacks());
 		return released;
 	}
 
@@ -306,8 +235,7 @@ public final class RedlockLease implements Lease {
 
 	@Override
 	public String toString() {
-		return "Lease[key=" + LockKeys.printable(this.key) + ", token=" + this.token + ", " + this.state.describe()
-				+ "]";
+		return "Lease[key=" + LockKeys.printable(this.key) + ", token=" + this.token + ", " + describe() + "]";
 	}
 
 	/**

@@ -3,13 +3,13 @@
  * held lock's value, fencing token and validity, how it is extended and released, and how
  * its end is told, whatever kind of lock it is.
  * <ul>
- * <li>{@code RedlockLease}: a held lock, made of {@code LeaseState} (where it stands, and
- * its end, told once by the winner of the state's {@code compareAndSet}),
- * {@code LeaseExtensions} (its validity and extensions, and the end asked for) and
- * {@code LeaseNotices} (its listeners, observer and the registry's events);
- * {@code LeaseOps}: how a kind's lease is extended and released and whom its end
- * concerns, declared by each kind ({@code ScriptedLeaseOps} for those of one script
- * each);</li>
+ * <li>{@code RedlockLease}: a held lock, one object over its superclasses
+ * {@code LeaseState} (where it stands, and its end, told once by the winner of the
+ * state's {@code compareAndSet}), {@code LeaseExtensions} (its validity and extensions,
+ * and the end asked for) and {@code LeaseNotices} (its listeners, observer and the
+ * registry's events); {@code LeaseOps}: how a kind's lease is extended and released and
+ * whom its end concerns, declared by each kind ({@code ScriptedLeaseOps} for those of one
+ * script each);</li>
  * <li>{@code LeaseWatchdog} and {@code ExpiryChecks}: auto-extension and the expiry check
  * of every lease, on one timer;</li>
  * <li>{@code LiveLeases}: the held leases and pending acquisitions, and whether the
