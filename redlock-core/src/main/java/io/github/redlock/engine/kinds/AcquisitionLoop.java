@@ -3,7 +3,6 @@ package io.github.redlock.engine.kinds;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 import java.util.function.LongPredicate;
 
 import io.github.redlock.LockAcquisitionException;
@@ -64,11 +63,12 @@ import org.apache.commons.logging.LogFactory;
  * <p>
  * One state machine (waiting in line, attempting, fencing, failing, retrying) whose steps
  * read and change the same attempt state, hence longer than most classes; what judges an
- * attempt is in {@link AttemptOutcomes}, the token in {@link FencingRound}.
+ * attempt is in {@link AttemptOutcomes}, the token in {@link FencingRound}, each
+ * attempt's steps in {@link SentAttempt}.
  *
  * @author redlock contributors
  */
-abstract class AcquisitionLoop extends AttemptOutcomes implements LiveLeases.Pending, Waiting.Entrant {
+abstract class AcquisitionLoop extends AcquisitionKind implements LiveLeases.Pending, Waiting.Entrant {
 
 	private static final Log logger = LogFactory.getLog(AcquisitionLoop.class);
 
@@ -126,98 +126,6 @@ abstract class AcquisitionLoop extends AttemptOutcomes implements LiveLeases.Pen
 		this.ttlNanos = ttl.toNanos();
 		this.ttlMillis = String.valueOf(ttl.toMillis());
 		this.deadline = engine.clock().nanoTime() + waitTime.toNanos();
-	}
-
-	/** Returns the slot the next attempt asks for: read once as it starts. */
-	int nextSlot() {
-		return 0;
-	}
-
-	/**
-	 * Returns the acquire script's arguments that every node gets alike for an attempt
-	 * with this value and slot ({@link Attempt#args}); a node whose marker is checked
-	 * gets the marker and its floor after them ({@link Attempt#argsWithMarker}).
-	 */
-	abstract String[] args(String value, int slot);
-
-	/** Sends this attempt's acquire script to one node. */
-	abstract void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies);
-
-	/**
-	 * Sends the second fencing round to one node: raise its counter to {@code token}
-	 * while the attempt's value is still held there, answering 1.
-	 */
-	abstract void raise(NodeClient node, Attempt attempt, String secret, String token, int index,
-			NodeClient.ReplyHandler replies);
-
-	/** Withdraws a failed attempt's value from every node. */
-	abstract void withdraw(QuorumCall call, Attempt attempt);
-
-	/**
-	 * Makes the lease of a successful attempt.
-	 * @param hold its count in the key's line, which it ends once when it ends, or
-	 * {@code null} for a kind not counted there ({@code countedInLine})
-	 */
-	abstract RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call,
-			LineHold hold);
-
-	/** Returns the remaining ms of the holder that a negative reply reports. */
-	long heldMillis(long reply) {
-		return -reply - 1;
-	}
-
-	/** Describes a negative reply to an attempt for the failure message. */
-	abstract String describeRefusal(Attempt attempt, long reply);
-
-	/**
-	 * Returns how soon to try again after a refusal of {@code attempt} that the kind can
-	 * act on at once (a semaphore told of a free permit), or {@code -1} to wait as usual.
-	 */
-	long retrySoon(Attempt attempt, QuorumCall call) {
-		return -1;
-	}
-
-	/**
-	 * For an acquisition that does not wait: returns whether to make another attempt at
-	 * once after {@code attempt} was refused, because what the nodes answered leaves
-	 * something untried that may be free on a quorum (a semaphore's next slot, which this
-	 * then sets for {@link #nextSlot}); {@code false} ends the acquisition.
-	 */
-	boolean tryNextAtOnce(Attempt attempt, QuorumCall call) {
-		return false;
-	}
-
-	/** Returns the lock's key and its queue on the nodes, if this kind queues there. */
-	String[] queueKeys() {
-		return null;
-	}
-
-	/** Returns whether every queueing that finds the key free wakes the head. */
-	boolean wakesOnEveryFreeQueueing() {
-		return false;
-	}
-
-	/**
-	 * Returns whether the first attempt goes to each node after this registry's last
-	 * release of the key there ({@link Waiting.Waiter#released}): a kind whose release
-	 * hands the turn to this registry's next waiter at once.
-	 */
-	boolean goesAfterOwnRelease() {
-		return false;
-	}
-
-	/**
-	 * Returns whether a queued head of this kind polls ever less often
-	 * ({@link Waiting.Waiter#pollBackoff}): not a kind whose refused attempts leave
-	 * something only its next attempt renews (a writer's mark, which keeps new readers
-	 * out only while its writer polls within its life).
-	 */
-	boolean backsOff() {
-		return true;
-	}
-
-	/** Called once when the acquisition fails or is abandoned. */
-	void gaveUp() {
 	}
 
 	/**
@@ -298,67 +206,9 @@ abstract class AcquisitionLoop extends AttemptOutcomes implements LiveLeases.Pen
 				: this.previous;
 		String value = this.engine.values().next(this.owner);
 		int slot = nextSlot();
-		Sent attempt = new Sent(++this.attempts, value, slot, args(value, slot), this.engine.clock().nanoTime(),
-				before);
+		SentAttempt attempt = new SentAttempt(this, ++this.attempts, value, slot, args(value, slot),
+				this.engine.clock().nanoTime(), before);
 		this.fleet.quorumCall(AGREES, attempt).decision().thenAccept(attempt);
-	}
-
-	/**
-	 * An attempt on its way, and each step of it as the nodes answer: one object per
-	 * attempt, where a lambda per step would allocate on every acquisition.
-	 */
-	private final class Sent extends Attempt implements QuorumCall.Send, Consumer<QuorumCall>, FencingRound.Fenced {
-
-		private final long start;
-
-		/** The call it goes after on each node ({@link #sendAfter}), or {@code null}. */
-		private final QuorumCall before;
-
-		/** The call once decided; read only by the steps after it. */
-		private QuorumCall decided;
-
-		Sent(int number, String value, int slot, String[] args, long start, QuorumCall before) {
-			super(number, value, slot, args);
-			this.start = start;
-			this.before = before;
-		}
-
-		@Override
-		public void send(NodeClient node, int index, NodeClient.ReplyHandler replies) {
-			if (this.before == null) {
-				AcquisitionLoop.this.send(node, this, index, replies);
-			}
-			else {
-				this.before.afterReply(index, (answered) -> sendAfter(this, node, index, replies));
-			}
-		}
-
-		@Override
-		public void accept(QuorumCall call) {
-			this.decided = call;
-			if (call.succeeded()) {
-				FencingRound.decide(AcquisitionLoop.this.engine, call, this);
-			}
-			else {
-				failed(call, this, null, null);
-			}
-		}
-
-		@Override
-		public void raise(NodeClient node, String token, int index, NodeClient.ReplyHandler replies) {
-			AcquisitionLoop.this.raise(node, this, LockValues.secret(value()), token, index, replies);
-		}
-
-		@Override
-		public void fenced(long token) {
-			acquired(this.decided, this, this.start, token);
-		}
-
-		@Override
-		public void unaligned() {
-			failed(this.decided, this, UNALIGNED, LockAcquisitionException.Reason.NO_QUORUM);
-		}
-
 	}
 
 	/**
@@ -370,7 +220,7 @@ abstract class AcquisitionLoop extends AttemptOutcomes implements LiveLeases.Pen
 	 * ttl. An attempt that a later one superseded, or that came after the acquisition
 	 * ended, is not sent at all.
 	 */
-	private void sendAfter(Attempt attempt, NodeClient node, int index, NodeClient.ReplyHandler replies) {
+	void sendAfter(Attempt attempt, NodeClient node, int index, NodeClient.ReplyHandler replies) {
 		if (attempt.number() != this.attempts || this.result.isDone()) {
 			replies.reply(index, NodeReply.unsent(new NodeFailure(node.toString(), NodeFailure.Kind.REFUSED,
 					"not sent: the attempt was over before the node answered the one before it")));
@@ -379,7 +229,7 @@ abstract class AcquisitionLoop extends AttemptOutcomes implements LiveLeases.Pen
 		send(node, attempt, index, replies);
 	}
 
-	private void acquired(QuorumCall call, Attempt attempt, long start, long token) {
+	void acquired(QuorumCall call, Attempt attempt, long start, long token) {
 		long now = this.engine.clock().nanoTime();
 		long validUntil = this.engine.validity().validUntil(start, this.ttlNanos);
 		String tooLate = noValidity(start, now, validUntil, this.ttlMillis);
@@ -427,7 +277,7 @@ abstract class AcquisitionLoop extends AttemptOutcomes implements LiveLeases.Pen
 	 * is.
 	 * @param reason the reason, or {@code null} to judge it from the call's replies
 	 */
-	private void failed(QuorumCall call, Attempt attempt, String note, LockAcquisitionException.Reason reason) {
+	void failed(QuorumCall call, Attempt attempt, String note, LockAcquisitionException.Reason reason) {
 		withdraw(call, attempt);
 		this.previous = call;
 		if (this.result.isDone()) {

@@ -4,9 +4,9 @@ import java.util.Arrays;
 
 /**
  * One attempt of an {@link AcquisitionLoop}, fixed when it starts: everything sent for it
- * and the lease it makes name its value and slot. A class rather than a record: the loop
- * extends it with what the attempt's replies need, so that an attempt is one object
- * rather than a lambda per step.
+ * and the lease it makes name its value and slot. A class rather than a record:
+ * {@link SentAttempt} extends it with what the attempt's replies need, so that an attempt
+ * is one object rather than a lambda per step.
  *
  * @author redlock contributors
  */
