@@ -38,7 +38,10 @@ import java.lang.annotation.Target;
  * annotated method ({@code this.pay(id)}) runs it <em>unlocked</em>. Call it through the
  * proxy instead: move the annotated method to another bean, or inject the bean into
  * itself ({@code @Lazy} or {@code ObjectProvider<PaymentService>}) and call
- * {@code self.pay(id)}.
+ * {@code self.pay(id)}. A method that the proxy cannot intercept at all (private, static,
+ * final under a class-based proxy, as every Kotlin function without {@code open} is, of a
+ * final class, or declared on no interface of an interface-based proxy) stops start-up,
+ * naming the method and the fix.
  * <p>
  * With {@code @Cacheable} and {@code @Transactional} on the same method, and no order
  * chosen in {@code redlock.order} or {@code @EnableCaching(order)}, the cache is checked

@@ -1,5 +1,7 @@
 package io.github.redlock.aop;
 
+import java.util.List;
+
 import org.aopalliance.aop.Advice;
 
 import org.springframework.aop.Pointcut;
@@ -57,6 +59,13 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor implem
 	public void setBeanFactory(BeanFactory beanFactory) {
 		this.source.setBeanFactory(beanFactory);
 		this.interceptor.setBeanFactory(beanFactory);
+	}
+
+	/**
+	 * Returns the locks of every method of a class, parsed and checked.
+	 */
+	List<LockOperation> operations(Class<?> targetClass) {
+		return this.source.operations(targetClass);
 	}
 
 	@Override

@@ -8,7 +8,8 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.annotation.AnnotationUtils;
 
 /**
- * Matches methods that carry {@code @DistributedLock}, parsing their lock as it does.
+ * Matches methods that carry {@code @DistributedLock}, parsing their lock as it does; the
+ * first question about a class checks every locked method of it.
  *
  * @author redlock contributors
  */
@@ -23,6 +24,9 @@ final class DistributedLockPointcut extends StaticMethodMatcherPointcut {
 
 	@Override
 	public boolean matches(Method method, Class<?> targetClass) {
+		if (targetClass != null) {
+			this.source.operations(targetClass);
+		}
 		return this.source.find(method, targetClass) != null;
 	}
 

@@ -5,9 +5,10 @@ import io.github.redlock.RedlockException;
 /**
  * Thrown when a {@code @DistributedLock} annotation cannot work: a key that does not
  * parse or names no parameter, a duration that does not parse or is out of bounds, a
- * return type whose work the lock cannot cover. Thrown when the bean is proxied, so at
- * start-up for a singleton; Spring Boot's failure analysis shows its description and
- * action.
+ * return type whose work the lock cannot cover, a method that the bean's proxy cannot
+ * intercept (final, private, static, of a final class). Thrown when the bean is proxied,
+ * so at start-up for a singleton; Spring Boot's failure analysis shows its description
+ * and action.
  *
  * @author redlock contributors
  */

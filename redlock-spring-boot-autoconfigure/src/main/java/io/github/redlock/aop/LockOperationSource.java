@@ -24,6 +24,7 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.core.MethodIntrospector;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
@@ -55,6 +56,8 @@ final class LockOperationSource {
 
 	private final Map<AnnotatedElementKey, Optional<LockOperation>> cache = new ConcurrentHashMap<>(256);
 
+	private final Map<Class<?>, List<LockOperation>> classes = new ConcurrentHashMap<>(64);
+
 	private final LockKeyEvaluator evaluator;
 
 	private volatile BeanFactory beanFactory;
@@ -79,6 +82,28 @@ final class LockOperationSource {
 			this.cache.put(key, operation);
 		}
 		return operation.orElse(null);
+	}
+
+	/**
+	 * Returns the locks of every method of a class, each parsed and checked once, and
+	 * refuses a locked method that no proxy could intercept. The advisor's pointcut asks
+	 * for them the first time it meets the class: the proxy creator stops at the first
+	 * locked method it finds, and an interface-based proxy would check the others only at
+	 * their first call.
+	 * @throws InvalidDistributedLockException if an annotation cannot work
+	 */
+	List<LockOperation> operations(Class<?> targetClass) {
+		List<LockOperation> operations = this.classes.get(targetClass);
+		if (operations == null) {
+			Map<Method, LockOperation> found = MethodIntrospector.selectMethods(targetClass,
+					(MethodIntrospector.MetadataLookup<LockOperation>) (method) -> find(method, targetClass));
+			operations = List.copyOf(new LinkedHashSet<>(found.values()));
+			for (LockOperation operation : operations) {
+				LockInterceptionCheck.checkInterceptable(operation, targetClass);
+			}
+			this.classes.put(targetClass, operations);
+		}
+		return operations;
 	}
 
 	private LockOperation parse(Method method, Class<?> targetClass) {

@@ -7,6 +7,7 @@ import io.github.redlock.LockRegistry;
 import io.github.redlock.aop.DistributedLockAdvisor;
 import io.github.redlock.aop.DistributedLockSettings;
 import io.github.redlock.aop.LockCheckingTransactionListeners;
+import io.github.redlock.aop.LockInterceptionCheck;
 import io.github.redlock.engine.InvalidOptionException;
 import io.github.redlock.engine.RedlockRegistry;
 import io.lettuce.core.RedisClient;
@@ -164,6 +165,16 @@ public final class RedlockAutoConfiguration {
 					environment.getProperty("redlock.order", Integer.class, RedlockProperties.DEFAULT_ORDER),
 					environment.getProperty("redlock.max-keys", Integer.class,
 							DistributedLockAdvisor.DEFAULT_MAX_KEYS));
+		}
+
+		/**
+		 * Refuses a locked method that the proxy built for its bean cannot intercept; not
+		 * ordered, so that it runs after the auto-proxy creator and sees the proxy.
+		 */
+		@Bean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static LockInterceptionCheck redlockLockInterceptionCheck() {
+			return new LockInterceptionCheck();
 		}
 
 		@Bean

@@ -339,6 +339,17 @@ class RedlockAutoConfigurationTests {
 			.contains("Give a SpEL expression such as key = \"#orderId\"");
 	}
 
+	@Test
+	void applicationWithALockedMethodItsProxyCannotInterceptIsToldWhatToFix(CapturedOutput output) {
+		SpringApplication application = new SpringApplication(RedlockOnly.class, FinalMethod.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		assertThatException().isThrownBy(() -> application.run("--redlock.nodes[0]=redis://127.0.0.1:1"));
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("@DistributedLock on FinalMethod.run(): the method is final")
+			.contains("Action:")
+			.contains("kotlin-spring");
+	}
+
 	private static FailureAnalysis analysis(Throwable failure) {
 		assertThat(failure).isNotNull();
 		FailureAnalysis analysis = new RedlockConfigurationFailureAnalyzer().analyze(failure);
@@ -356,6 +367,14 @@ class RedlockAutoConfigurationTests {
 
 		@DistributedLock(key = "")
 		public void run() {
+		}
+
+	}
+
+	static class FinalMethod {
+
+		@DistributedLock(key = "'final'")
+		public final void run() {
 		}
 
 	}

@@ -59,6 +59,7 @@ class TroubleshootingTableTests {
 		});
 		cases.put("is not a valid SpEL expression", () -> annotationFailure(BadKey.class));
 		cases.put("is not a duration", () -> annotationFailure(BadTtl.class));
+		cases.put("every call would run unlocked", () -> annotationFailure(FinalMethod.class));
 		cases.put("evaluated to null", this::nullKey);
 		cases.put("more than redlock.max-keys", this::tooManyKeys);
 		cases.put("names no SSL bundle", () -> {
@@ -212,6 +213,24 @@ class TroubleshootingTableTests {
 		@Bean
 		BadTtlOrders orders() {
 			return new BadTtlOrders();
+		}
+
+	}
+
+	public static class FinalMethodOrders {
+
+		@DistributedLock(key = "#id")
+		public final void pay(long id) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FinalMethod {
+
+		@Bean
+		FinalMethodOrders orders() {
+			return new FinalMethodOrders();
 		}
 
 	}
