@@ -90,7 +90,13 @@ abstract class AcquisitionKind extends AttemptOutcomes {
 		return null;
 	}
 
-	/** Returns whether every queueing that finds the key free wakes the head. */
+	/**
+	 * Returns whether every queueing that finds the key free wakes the head: only a kind
+	 * that nothing refuses on a free key (the exclusive lock). A reader can be refused on
+	 * a key whose lock value is absent (by a waiting writer's mark), and would try again
+	 * and again while the mark lives; so read and write waiters are woken by a free
+	 * queueing at most every other attempt.
+	 */
 	boolean wakesOnEveryFreeQueueing() {
 		return false;
 	}
@@ -98,7 +104,10 @@ abstract class AcquisitionKind extends AttemptOutcomes {
 	/**
 	 * Returns whether the first attempt goes to each node after this registry's last
 	 * release of the key there ({@link Waiting.Waiter#released}): a kind whose release
-	 * hands the turn to this registry's next waiter at once.
+	 * hands the turn to this registry's next waiter at once, before the nodes answered it
+	 * (the exclusive lock keeping its turn). A kind whose hold in the line ends only once
+	 * a quorum is done with its release (the write lock) needs no such order: the release
+	 * was written to every node's connection before the next attempt is.
 	 */
 	boolean goesAfterOwnRelease() {
 		return false;
