@@ -196,9 +196,11 @@ public final class RedisCluster implements AutoCloseable {
 				// ADDSLOTS rather than ADDSLOTSRANGE, which Redis 6.2 lacks
 				links.call(this.initialMasters.get(i), command.toArray(String[]::new));
 			}
-			RedisNode first = this.nodes.get(0);
-			for (RedisNode node : this.nodes.subList(1, this.nodes.size())) {
-				links.call(first, "CLUSTER", "MEET", "127.0.0.1", String.valueOf(node.port()));
+			// every pair meets directly: gossip alone takes seconds to spread the news
+			for (int i = 0; i < this.nodes.size(); i++) {
+				for (RedisNode other : this.nodes.subList(i + 1, this.nodes.size())) {
+					links.call(this.nodes.get(i), "CLUSTER", "MEET", "127.0.0.1", String.valueOf(other.port()));
+				}
 			}
 		}
 		await("every server to know every other", () -> {
