@@ -168,7 +168,7 @@ public final class RedisCluster implements AutoCloseable {
 
 	private static boolean isFree(int port) {
 		try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-			return true;
+			return socket.isBound();
 		}
 		catch (IOException ex) {
 			return false;

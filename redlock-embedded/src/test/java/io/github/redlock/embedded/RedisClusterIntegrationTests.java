@@ -1,6 +1,14 @@
 package io.github.redlock.embedded;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -110,6 +118,61 @@ class RedisClusterIntegrationTests {
 		assertThat(source.call("CLUSTER", "COUNTKEYSINSLOT", String.valueOf(slot))).isEqualTo(0L);
 		assertThatThrownBy(() -> source.call("GET", "{moving}.0"))
 			.hasRootCauseMessage("MOVED " + slot + " 127.0.0.1:" + target.port());
+	}
+
+	@Test
+	void migratingASlotWhileAClientWritesToItLosesNoWrite() throws Exception {
+		RedisCluster cluster = clusters.cluster(0);
+		int slot = RedisCluster.slot("{load}");
+		RedisNode source = cluster.ownerOf(slot);
+		RedisNode target = otherMaster(cluster, source);
+		Map<String, String> written = new ConcurrentHashMap<>();
+		AtomicBoolean stop = new AtomicBoolean();
+		CountDownLatch writing = new CountDownLatch(100);
+		CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
+			RedisNode owner = source;
+			for (int i = 0; !stop.get(); i++) {
+				String key = "{load}." + (i % 400);
+				owner = setFollowingRedirects(owner, target, key, "v" + i);
+				written.put(key, "v" + i);
+				writing.countDown();
+			}
+		});
+		assertThat(writing.await(30, TimeUnit.SECONDS)).isTrue();
+		cluster.migrate(slot, target);
+		stop.set(true);
+		writer.get(30, TimeUnit.SECONDS);
+		assertThat(target.call("CLUSTER", "COUNTKEYSINSLOT", String.valueOf(slot))).isEqualTo((long) written.size());
+		written.forEach((key, value) -> assertThat(target.call("GET", key)).as(key).isEqualTo(value));
+	}
+
+	/**
+	 * Sets a key as a cluster client does during a migration: at the node it believes
+	 * owns the slot, following ASK once and MOVED for good. Returns the owner it believes
+	 * in afterwards.
+	 */
+	private static RedisNode setFollowingRedirects(RedisNode owner, RedisNode target, String key, String value) {
+		try (RespConnection connection = new RespConnection(owner.port(), 10_000)) {
+			connection.call("SET", key, value);
+			return owner;
+		}
+		catch (RespConnection.RespErrorException ex) {
+			if (ex.getMessage().startsWith("ASK ")) {
+				try (RespConnection connection = new RespConnection(target.port(), 10_000)) {
+					connection.call("ASKING");
+					connection.call("SET", key, value);
+					return owner;
+				}
+				catch (IOException asked) {
+					throw new UncheckedIOException(asked);
+				}
+			}
+			assertThat(ex.getMessage()).startsWith("MOVED " + RedisCluster.slot(key) + " 127.0.0.1:" + target.port());
+			return setFollowingRedirects(target, target, key, value);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	@Test
