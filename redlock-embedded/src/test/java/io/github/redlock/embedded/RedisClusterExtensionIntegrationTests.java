@@ -48,6 +48,23 @@ class RedisClusterExtensionIntegrationTests {
 	}
 
 	@Test
+	void aMasterRestartedWithItsDataKeepsItsKeysAndSlotsAndOneRestartedWithoutLosesTheKeys() {
+		RedisCluster cluster = members.cluster(2);
+		RedisNode master = cluster.masterFor("{restarted}");
+		List<SlotRange> slots = cluster.slotRanges(master);
+		String id = cluster.nodeId(master);
+		master.call("SET", "{restarted}", "v");
+		cluster.restart(master, true);
+		assertThat(master.call("GET", "{restarted}")).isEqualTo("v");
+		assertThat(cluster.slotRanges(master)).isEqualTo(slots);
+		assertThat(master.call("CLUSTER", "MYID")).isEqualTo(id);
+		master.kill();
+		cluster.restart(master, false);
+		assertThat(master.call("GET", "{restarted}")).isNull();
+		assertThat(cluster.slotRanges(master)).isEqualTo(slots);
+	}
+
+	@Test
 	void healingUndoesFaultsAndMigrationsAndDeletesEveryKey() {
 		RedisCluster cluster = members.cluster(1);
 		Map<RedisNode, List<SlotRange>> layout = cluster.slotRanges();
