@@ -18,6 +18,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 
 import javax.net.ssl.SSLContext;
@@ -69,6 +71,10 @@ public final class RedisNode implements AutoCloseable {
 
 	private final SSLContext clientContext;
 
+	private final Function<Path, List<String>> options;
+
+	private final IntSupplier ports;
+
 	private volatile int port;
 
 	private volatile Process supervisor;
@@ -86,6 +92,15 @@ public final class RedisNode implements AutoCloseable {
 	}
 
 	RedisNode(String name, RedisServerBinary binary, Tls tls) {
+		this(name, binary, tls, (directory) -> List.of(), RedisNode::freePort);
+	}
+
+	/**
+	 * Creates a node whose server gets more options than a plain one.
+	 * @param options the extra command-line options, given the node's directory
+	 * @param ports finds the port of the first start, and of each retry of it
+	 */
+	RedisNode(String name, RedisServerBinary binary, Tls tls, Function<Path, List<String>> options, IntSupplier ports) {
 		if (tls != null) {
 			binary.requireTls();
 		}
@@ -93,6 +108,8 @@ public final class RedisNode implements AutoCloseable {
 		this.binary = binary;
 		this.tls = tls;
 		this.clientContext = (tls != null) ? tls.certificates().sslContext(true) : null;
+		this.options = options;
+		this.ports = ports;
 		try {
 			this.directory = NodeDirectories.create(name);
 		}
@@ -162,7 +179,7 @@ public final class RedisNode implements AutoCloseable {
 		}
 		IllegalStateException failure = null;
 		for (int attempt = 0; attempt < 5; attempt++) {
-			int candidate = (this.port != 0) ? this.port : freePort();
+			int candidate = (this.port != 0) ? this.port : this.ports.getAsInt();
 			try {
 				launch(candidate);
 				this.port = candidate;
@@ -197,6 +214,7 @@ public final class RedisNode implements AutoCloseable {
 		if (this.binary.majorVersion() >= 7 && !this.binary.path().getFileName().toString().contains("keydb")) {
 			command.addAll(List.of("--enable-debug-command", "local"));
 		}
+		command.addAll(this.options.apply(this.directory));
 		ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
 		builder.environment().put("REDLOCK_NODE_OUT", this.directory.resolve("stdout.log").toString());
 		Process process;

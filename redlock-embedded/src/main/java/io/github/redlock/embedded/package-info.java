@@ -1,4 +1,5 @@
 /**
- * Real {@code redis-server} node fleets for development and tests, with fault controls.
+ * Real {@code redis-server} node fleets and Redis Clusters for development and tests,
+ * with fault controls.
  */
 package io.github.redlock.embedded;
