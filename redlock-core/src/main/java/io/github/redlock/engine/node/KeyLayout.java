@@ -226,6 +226,30 @@ public final class KeyLayout {
 			throw new IllegalArgumentException("Lock key is " + key.length() + " characters long; the limit is "
 					+ MAX_KEY_LENGTH + ": lock on a shorter name, such as an id or a hash of the resource");
 		}
+		int lone = loneSurrogate(key);
+		if (lone >= 0) {
+			throw new IllegalArgumentException(
+					String.format("Lock key holds an unpaired surrogate (\\u%04x at index %d),"
+							+ " which has no UTF-8 form: the nodes would see '?' in its place, the key of another lock."
+							+ " Lock on well-formed Unicode text", (int) key.charAt(lone), lone));
+		}
+	}
+
+	/**
+	 * Returns the index of the key's first UTF-16 surrogate that is not half of a pair,
+	 * or -1: Lettuce writes such a one as {@code ?}, so two keys would share a name.
+	 */
+	private static int loneSurrogate(String key) {
+		for (int i = 0; i < key.length(); i++) {
+			char c = key.charAt(i);
+			if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+				i++;
+			}
+			else if (Character.isSurrogate(c)) {
+				return i;
+			}
+		}
+		return -1;
 	}
 
 }
