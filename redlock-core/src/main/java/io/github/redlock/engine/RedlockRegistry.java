@@ -32,11 +32,14 @@ import io.lettuce.core.resource.ClientResources;
  *     .build();
  * </pre>
  * <p>
- * Keys on the nodes are {@code <keyPrefix>lock:<key>} for the lock and
- * {@code <keyPrefix>fence:<key>} for its fencing counter. Leases kept by
- * {@link #executeLocked} and {@link #obtain} locks are extended on one shared scheduler
- * thread, whatever their number. Close the registry to release every held lease and close
- * the connections; {@link #stop()} does the same but lets {@link #start()} connect again.
+ * Keys on the nodes are {@code <keyPrefix>lock:{<key>}} for the lock and
+ * {@code <keyPrefix>fence:{<key>}} for its fencing counter: the braces make the key the
+ * hash tag of every key of its lock, which keeps them in one Redis Cluster slot (a key
+ * that holds a closing brace gets a digest as its tag instead; see {@code KeyLayout}).
+ * Leases kept by {@link #executeLocked} and {@link #obtain} locks are extended on one
+ * shared scheduler thread, whatever their number. Close the registry to release every
+ * held lease and close the connections; {@link #stop()} does the same but lets
+ * {@link #start()} connect again.
  * <p>
  * This class is the façade: it hands each call to the part of the engine that does the
  * work (see the package documentation for the map) and owns no invariant of its own. The
@@ -505,7 +508,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		/**
 		 * Sets whether waiters are woken when another process releases the lock (or a
 		 * permit of the semaphore) they wait for: the release script publishes on a
-		 * channel named as the lock's key ({@code <prefix>lock:permits:<key>} for a
+		 * channel named as the lock's key ({@code <prefix>lock:permits:{<key>}} for a
 		 * semaphore), and the registry subscribes to it on every node (on a second
 		 * connection per node) only while it has waiters for a holder elsewhere. A node
 		 * that forbids publish/subscribe is polled instead, as every node is with this

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 
+import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.NodeAddress;
 import io.github.redlock.engine.node.SilentNodes;
 import io.github.redlock.engine.quorum.MonotonicClock;
@@ -20,9 +21,10 @@ import io.lettuce.core.resource.ClientResources;
  * <p>
  * <b>Invariants.</b> Every option's default is written here once. A registry is made only
  * from options that passed every check: the settings' own ({@link RedlockSettings}), the
- * node URIs' ({@link NodeAddress}), the silent-node options' ({@link SilentNodes}) and
- * the credentials' (no user name without a password), each failing with an
- * {@link InvalidOptionException} that names the option and the fix.
+ * node URIs' ({@link NodeAddress}), the silent-node options' ({@link SilentNodes}), the
+ * key prefix's (no brace: {@link KeyLayout}) and the credentials' (no user name without a
+ * password), each failing with an {@link InvalidOptionException} that names the option
+ * and the fix.
  *
  * @author redlock contributors
  */
@@ -112,6 +114,14 @@ final class RegistryOptions {
 		RedlockSettings settings = new RedlockSettings(this.nodeTimeout, this.connectTimeout, this.driftFactor,
 				this.retryDelay, this.retryJitter, this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.maxTtl,
 				this.maxHold, this.fencingRetention, this.restartGuard);
+		if (KeyLayout.hasBrace(settings.keyPrefix())) {
+			throw new InvalidOptionException("keyPrefix '" + settings.keyPrefix()
+					+ "' holds a brace: Redis Cluster would take the hash tag of every key on the nodes from the"
+					+ " prefix instead of the lock key, which puts the keys of one lock in different slots, or"
+					+ " every lock in one",
+					"remove the braces from the prefix, such as 'redlock:'; each lock key is given its own hash tag"
+							+ " after the prefix");
+		}
 		SilentNodes silentNodes = new SilentNodes(this.silentNodeTimeouts, this.silentNodeProbeInterval);
 		Objects.requireNonNull(this.clock, "clock");
 		SslOptions ssl = this.sslOptions;

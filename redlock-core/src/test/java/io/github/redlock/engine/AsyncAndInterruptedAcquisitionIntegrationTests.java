@@ -121,7 +121,7 @@ class AsyncAndInterruptedAcquisitionIntegrationTests {
 			.until(() -> fleet.fleet()
 				.nodes()
 				.stream()
-				.allMatch((node) -> NodeStats.subscribers(node, "redlock:lock:" + key) > 0));
+				.allMatch((node) -> NodeStats.subscribers(node, "redlock:lock:{" + key + "}") > 0));
 	}
 
 	/**

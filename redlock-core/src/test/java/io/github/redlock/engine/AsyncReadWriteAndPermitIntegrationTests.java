@@ -231,7 +231,7 @@ class AsyncReadWriteAndPermitIntegrationTests {
 	private static List<Object> lockKeyOnNodes(String key) {
 		List<Object> values = new ArrayList<>();
 		for (RedisNode node : fleet.fleet().nodes()) {
-			values.add(node.call("GET", "redlock:lock:" + key));
+			values.add(node.call("GET", "redlock:lock:{" + key + "}"));
 		}
 		return values;
 	}
@@ -247,7 +247,8 @@ class AsyncReadWriteAndPermitIntegrationTests {
 			List<?> time = (List<?>) node.call("TIME");
 			String now = "("
 					+ (Long.parseLong(time.get(0).toString()) * 1000 + Long.parseLong(time.get(1).toString()) / 1000);
-			for (String set : List.of("redlock:readers:" + readWriteKey, "redlock:permit-expiries:" + semaphoreKey)) {
+			for (String set : List.of("redlock:readers:{" + readWriteKey + "}",
+					"redlock:permit-expiries:{" + semaphoreKey + "}")) {
 				if (((Number) node.call("ZCOUNT", set, now, "+inf")).longValue() > 0) {
 					return false;
 				}

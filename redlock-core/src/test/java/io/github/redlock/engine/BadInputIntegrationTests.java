@@ -142,6 +142,26 @@ class BadInputIntegrationTests {
 	}
 
 	@Test
+	void keyWithAnUnpairedSurrogateIsRefused() throws Exception {
+		// A lone surrogate has no UTF-8 form: the wire carries '?' in its
+		// place, so such a key named the lock of another key. Failed before
+		// the check, acquiring "lone" and a lone high surrogate while "lone?"
+		// was held: "Expecting actual throwable to be an instance of:
+		// java.lang.IllegalArgumentException but was:
+		// io.github.redlock.LockAcquisitionException: Could not acquire lock
+		// 'lone" (the report cut at the surrogate): "lone?" held its lock.
+		try (Lease other = this.registry.acquire("lone?", Duration.ofSeconds(5), Duration.ZERO)) {
+			refusedEverywhere("lone\uD800", Duration.ofSeconds(5), Duration.ZERO, "unpaired surrogate");
+			refusedEverywhere("lone\uDC00", Duration.ofSeconds(5), Duration.ZERO, "unpaired surrogate");
+			assertThat(other.isHeld()).isTrue();
+		}
+		String lockWithPair = "\uD83D\uDD12";
+		try (Lease lease = this.registry.acquire(lockWithPair, Duration.ofSeconds(5), Duration.ZERO)) {
+			assertThat(lease.isHeld()).as("a surrogate pair is a character like any other").isTrue();
+		}
+	}
+
+	@Test
 	void closedRegistry() {
 		RedlockRegistry closed = TestRegistries.builder(fleet).build().start();
 		closed.close();

@@ -121,7 +121,7 @@ class BlackHoledNodeIntegrationTests {
 			try (Lease lease = registry.acquire("rejoined", TTL, Duration.ofSeconds(5))) {
 				// the acquisition returns at a quorum; the fifth node's answer may follow
 				await().atMost(Duration.ofSeconds(10))
-					.until(() -> fleet.node(4).call("GET", "redlock:lock:rejoined") != null);
+					.until(() -> fleet.node(4).call("GET", "redlock:lock:{rejoined}") != null);
 			}
 		}
 	}
@@ -146,7 +146,7 @@ class BlackHoledNodeIntegrationTests {
 			try (Lease lease = registry.acquire("thawed", TTL, Duration.ofSeconds(5))) {
 				// the acquisition returns at a quorum; the fifth node's answer may follow
 				await().atMost(Duration.ofSeconds(10))
-					.until(() -> fleet.node(4).call("GET", "redlock:lock:thawed") != null);
+					.until(() -> fleet.node(4).call("GET", "redlock:lock:{thawed}") != null);
 			}
 		}
 	}

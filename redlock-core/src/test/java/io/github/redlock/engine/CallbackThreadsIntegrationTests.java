@@ -57,7 +57,7 @@ class CallbackThreadsIntegrationTests {
 		});
 		// taken away on every node: the watchdog's next extension finds it gone
 		for (int i = 0; i < 3; i++) {
-			fleet.node(i).call("DEL", "redlock:lock:listener-thread");
+			fleet.node(i).call("DEL", "redlock:lock:{listener-thread}");
 		}
 		String seen = listened.get(10, TimeUnit.SECONDS);
 		assertThat(seen).doesNotContain("lettuce");

@@ -95,7 +95,7 @@ class CancelledAsyncAcquisitionIntegrationTests {
 			.until(() -> fleet.fleet()
 				.nodes()
 				.stream()
-				.filter((node) -> node.call("GET", "redlock:writer:arw:cancel") != null)
+				.filter((node) -> node.call("GET", "redlock:writer:{arw:cancel}") != null)
 				.count() >= 3);
 		assertThat(write.cancel(false)).isTrue();
 		read.release();
@@ -217,7 +217,7 @@ class CancelledAsyncAcquisitionIntegrationTests {
 	private static List<Object> lockKeyOnNodes(String key) {
 		List<Object> values = new ArrayList<>();
 		for (RedisNode node : fleet.fleet().nodes()) {
-			values.add(node.call("GET", "redlock:lock:" + key));
+			values.add(node.call("GET", "redlock:lock:{" + key + "}"));
 		}
 		return values;
 	}
@@ -233,7 +233,8 @@ class CancelledAsyncAcquisitionIntegrationTests {
 			List<?> time = (List<?>) node.call("TIME");
 			String now = "("
 					+ (Long.parseLong(time.get(0).toString()) * 1000 + Long.parseLong(time.get(1).toString()) / 1000);
-			for (String set : List.of("redlock:readers:" + readWriteKey, "redlock:permit-expiries:" + semaphoreKey)) {
+			for (String set : List.of("redlock:readers:{" + readWriteKey + "}",
+					"redlock:permit-expiries:{" + semaphoreKey + "}")) {
 				if (((Number) node.call("ZCOUNT", set, now, "+inf")).longValue() > 0) {
 					return false;
 				}

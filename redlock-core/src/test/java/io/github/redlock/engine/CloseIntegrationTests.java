@@ -101,7 +101,7 @@ class CloseIntegrationTests {
 			.until(() -> fleet.fleet()
 				.nodes()
 				.stream()
-				.allMatch((node) -> NodeStats.subscribers(node, "redlock:lock:" + key) > 0));
+				.allMatch((node) -> NodeStats.subscribers(node, "redlock:lock:{" + key + "}") > 0));
 	}
 
 	@Test
@@ -191,7 +191,7 @@ class CloseIntegrationTests {
 		// still on a quorum, still expiring: nobody else may start the work yet
 		long onNodes = 0;
 		for (int i = 0; i < 3; i++) {
-			if (fleet.node(i).call("GET", "redlock:lock:running") != null) {
+			if (fleet.node(i).call("GET", "redlock:lock:{running}") != null) {
 				onNodes++;
 			}
 		}

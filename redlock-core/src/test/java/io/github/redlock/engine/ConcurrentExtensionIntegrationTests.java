@@ -59,9 +59,9 @@ class ConcurrentExtensionIntegrationTests {
 		// held
 		// up before node 2 (a fixed 200 ms sleep assumed it; now it is seen)
 		await().atMost(Duration.ofSeconds(5))
-			.until(() -> (Long) fleet.node(0).call("PTTL", "redlock:lock:raced") > 10_000
-					&& (Long) fleet.node(1).call("PTTL", "redlock:lock:raced") > 10_000);
-		assertThat((Long) fleet.node(2).call("PTTL", "redlock:lock:raced")).as("node 2, held up")
+			.until(() -> (Long) fleet.node(0).call("PTTL", "redlock:lock:{raced}") > 10_000
+					&& (Long) fleet.node(1).call("PTTL", "redlock:lock:{raced}") > 10_000);
+		assertThat((Long) fleet.node(2).call("PTTL", "redlock:lock:{raced}")).as("node 2, held up")
 			.isLessThanOrEqualTo(10_000);
 		CompletableFuture<Boolean> shorter = CompletableFuture.supplyAsync(() -> lease.extend(Duration.ofSeconds(5)));
 		// before the fix, the 5s extension went to every node now, ahead of the 30s one;
@@ -75,7 +75,7 @@ class ConcurrentExtensionIntegrationTests {
 		Thread.sleep(300); // every reply is in
 		List<Long> remaining = new ArrayList<>();
 		for (int i = 0; i < 3; i++) {
-			remaining.add((Long) fleet.node(i).call("PTTL", "redlock:lock:raced"));
+			remaining.add((Long) fleet.node(i).call("PTTL", "redlock:lock:{raced}"));
 		}
 		remaining.sort(Comparator.reverseOrder());
 		long grantedByAQuorum = remaining.get(1); // two of three hold it at least this

@@ -41,8 +41,8 @@ class FencingMemoryIntegrationTests {
 			long after = usedMemory(node);
 			long left = keyCount(node) - keysBefore;
 			long perKey = (after - before) / KEYS;
-			Object usage = node.call("MEMORY", "USAGE", "redlock:fence:order:1000000");
-			long ttl = (Long) node.call("PTTL", "redlock:fence:order:1000000");
+			Object usage = node.call("MEMORY", "USAGE", "redlock:fence:{order:1000000}");
+			long ttl = (Long) node.call("PTTL", "redlock:fence:{order:1000000}");
 			System.out.printf(Locale.ROOT,
 					"fencing memory: %d keys left %d keys on the node; used_memory grew %d bytes, %d bytes per key;"
 							+ " MEMORY USAGE of one counter %s bytes; its TTL %d ms%n",

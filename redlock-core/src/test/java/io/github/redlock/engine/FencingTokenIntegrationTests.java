@@ -96,7 +96,7 @@ class FencingTokenIntegrationTests {
 		tokenOf(registry, "precise");
 		// a node that restarts empty within the second the counter began must not start
 		// it again from that same second: nothing keeps it out without the guard
-		long counter = Long.parseLong((String) fleet.node(0).call("GET", "redlock:fence:precise"));
+		long counter = Long.parseLong((String) fleet.node(0).call("GET", "redlock:fence:{precise}"));
 		// rounded to the second, a new counter's first token ends in 000001
 		assertThat(counter % 1_000_000).as("the microseconds of %d", counter).isNotEqualTo(1);
 	}
@@ -115,7 +115,7 @@ class FencingTokenIntegrationTests {
 		// node's clock), as if it alone had seen many acquisitions
 		// (each node's counter started from its own clock, so node 4's may sit a few
 		// microseconds below the token: compare with what node 4 now holds)
-		long pushed = (Long) fleet.node(4).call("INCRBY", "redlock:fence:raised", "1000000000000");
+		long pushed = (Long) fleet.node(4).call("INCRBY", "redlock:fence:{raised}", "1000000000000");
 		assertThat(pushed).isGreaterThan(first);
 		// with nodes 0 and 1 down, the quorum is exactly 2, 3 and 4
 		fleet.node(0).kill();
@@ -203,9 +203,10 @@ class FencingTokenIntegrationTests {
 		RedlockRegistry registry = registry(Duration.ofSeconds(2)); // the shortest
 																	// allowed
 		long before = tokenOf(registry, "retention");
-		assertThat((Long) fleet.node(0).call("PTTL", "redlock:fence:retention")).isPositive().isLessThanOrEqualTo(2000);
+		assertThat((Long) fleet.node(0).call("PTTL", "redlock:fence:{retention}")).isPositive()
+			.isLessThanOrEqualTo(2000);
 		Thread.sleep(2500); // let the counters expire on every node
-		assertThat(fleet.node(0).call("EXISTS", "redlock:fence:retention")).isEqualTo(0L);
+		assertThat(fleet.node(0).call("EXISTS", "redlock:fence:{retention}")).isEqualTo(0L);
 		long after = tokenOf(registry, "retention");
 		assertThat(after).isGreaterThan(before);
 	}

@@ -28,7 +28,7 @@ class HeldNodeReleaseIntegrationTests {
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);
 
-	private static final String LOCK_KEY = "redlock:lock:held";
+	private static final String LOCK_KEY = "redlock:lock:{held}";
 
 	@Test
 	void failedAttemptSendsNoReleaseToNodesHeldByAnotherRegistry() throws Exception {
@@ -87,7 +87,7 @@ class HeldNodeReleaseIntegrationTests {
 			.until(() -> fleet.fleet()
 				.nodes()
 				.stream()
-				.allMatch((node) -> node.call("EXISTS", "redlock:lock:warm-up").equals(0L)));
+				.allMatch((node) -> node.call("EXISTS", "redlock:lock:{warm-up}").equals(0L)));
 	}
 
 	private static RedlockRegistry registry() {

@@ -57,7 +57,7 @@ class InspectionIntegrationTests {
 				.hasSizeGreaterThanOrEqualTo(info.quorum());
 			assertThat(info.nodes()).extracting(LockInfo.NodeState::holding)
 				.containsOnly(info.nodes().get(0).holding());
-			String lockValue = (String) fleet.node(0).call("GET", "redlock:lock:inspected");
+			String lockValue = (String) fleet.node(0).call("GET", "redlock:lock:{inspected}");
 			assertThat(info.toString()).doesNotContain(lockValue.substring(0, lockValue.indexOf(':')));
 		}
 		LockInfo after = this.registry.inspect("inspected");
@@ -78,11 +78,11 @@ class InspectionIntegrationTests {
 				.until(() -> this.registry.inspect("marked").nodes().stream().allMatch((node) -> node.owner() != null));
 			for (int i = 0; i < 2; i++) {
 				assertThat(fleet.node(i)
-					.call("EVAL", Script.QUEUE_WAITER.text(), "2", "redlock:lock:marked", "redlock:waiters:marked",
+					.call("EVAL", Script.QUEUE_WAITER.text(), "2", "redlock:lock:{marked}", "redlock:waiters:{marked}",
 							String.valueOf(System.currentTimeMillis()), "elsewhere", "60000"))
 					.isEqualTo(1L);
 			}
-			assertThat((String) fleet.node(0).call("GET", "redlock:lock:marked")).contains("+:");
+			assertThat((String) fleet.node(0).call("GET", "redlock:lock:{marked}")).contains("+:");
 			LockInfo info = this.registry.inspect("marked");
 			String owner = ":" + ProcessHandle.current().pid() + ":" + Thread.currentThread().getName();
 			assertThat(info.holder()).hasValueSatisfying((holder) -> assertThat(holder).endsWith(owner));
@@ -95,8 +95,8 @@ class InspectionIntegrationTests {
 
 	@Test
 	void aMinorityOfStrayKeysIsNoHolder() {
-		fleet.node(0).call("SET", "redlock:lock:stray", "secret:somehost:42:worker", "PX", "60000");
-		fleet.node(1).call("SET", "redlock:lock:stray", "secret:somehost:42:worker", "PX", "60000");
+		fleet.node(0).call("SET", "redlock:lock:{stray}", "secret:somehost:42:worker", "PX", "60000");
+		fleet.node(1).call("SET", "redlock:lock:{stray}", "secret:somehost:42:worker", "PX", "60000");
 		LockInfo info = this.registry.inspect("stray");
 		assertThat(info.isHeldAnywhere()).isTrue();
 		assertThat(info.holder()).isEmpty();

@@ -195,7 +195,7 @@ class LeaseEndIntegrationTests {
 			lease.releaseAfter(Duration.ofMillis(1));
 			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 				for (RedisNode node : fleet.fleet().nodes()) {
-					assertThat(node.call("PTTL", "redlock:lock:linger-spent")).as("PTTL on %s", node).isEqualTo(-2L);
+					assertThat(node.call("PTTL", "redlock:lock:{linger-spent}")).as("PTTL on %s", node).isEqualTo(-2L);
 				}
 			});
 			assertThat(this.other.tryAcquire("linger-spent", MAX_TTL)).isPresent().get().satisfies(Lease::release);
@@ -216,7 +216,7 @@ class LeaseEndIntegrationTests {
 			lease.holdFor(Duration.ofMillis(1));
 			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 				for (RedisNode node : fleet.fleet().nodes()) {
-					assertThat(node.call("PTTL", "redlock:lock:hold-spent")).as("PTTL on %s", node).isEqualTo(-2L);
+					assertThat(node.call("PTTL", "redlock:lock:{hold-spent}")).as("PTTL on %s", node).isEqualTo(-2L);
 				}
 			});
 			assertThat(lease.isHeld()).isFalse();
@@ -294,7 +294,7 @@ class LeaseEndIntegrationTests {
 				continue;
 			}
 			long left = Duration.ofNanos(end - System.nanoTime()).toMillis();
-			long pttl = (Long) node.call("PTTL", "redlock:lock:" + key);
+			long pttl = (Long) node.call("PTTL", "redlock:lock:{" + key + "}");
 			seen.add(node + ": PTTL " + pttl + "ms, " + left + "ms before the end");
 			if (pttl <= left + TRIP_MILLIS) {
 				byTheEnd++;

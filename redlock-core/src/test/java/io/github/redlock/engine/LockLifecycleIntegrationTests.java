@@ -137,7 +137,7 @@ class LockLifecycleIntegrationTests {
 		assertThat(lease.extend(Duration.ofSeconds(10))).isTrue();
 		assertThat(lease.remainingValidity()).isGreaterThan(Duration.ofSeconds(5));
 		// extended on at least a quorum
-		assertThat(fleet.fleet().nodes()).filteredOn((node) -> (Long) node.call("PTTL", "redlock:lock:extend") > 5000)
+		assertThat(fleet.fleet().nodes()).filteredOn((node) -> (Long) node.call("PTTL", "redlock:lock:{extend}") > 5000)
 			.hasSizeGreaterThanOrEqualTo(3);
 		lease.release();
 

@@ -110,7 +110,7 @@ class ManyLeasesIntegrationTests {
 			causes.forEach((cause, count) -> System.out.printf("lost %,d: %s%n", count.get(), cause));
 			for (Lease lease : leases) {
 				if (lease.isHeld()) {
-					assertThat(nodesHolding.getOrDefault("redlock:lock:" + lease.key(), 0))
+					assertThat(nodesHolding.getOrDefault("redlock:lock:{" + lease.key() + "}", 0))
 						.as("nodes holding %s, which believes itself held", lease.key())
 						.isGreaterThanOrEqualTo(3);
 				}
@@ -154,7 +154,7 @@ class ManyLeasesIntegrationTests {
 	private static Map<String, Integer> lockKeysPerNode() {
 		Map<String, Integer> nodes = new HashMap<>();
 		for (int i = 0; i < 5; i++) {
-			for (Object key : (List<?>) fleet.node(i).call("KEYS", "redlock:lock:load:*")) {
+			for (Object key : (List<?>) fleet.node(i).call("KEYS", "redlock:lock:{load:*")) {
 				nodes.merge(String.valueOf(key), 1, Integer::sum);
 			}
 		}

@@ -114,7 +114,7 @@ class MaxHoldIntegrationTests {
 	private static int lockedOn(String key) {
 		int count = 0;
 		for (RedisNode node : fleet.fleet().nodes()) {
-			if (node.call("GET", "redlock:lock:" + key) != null) {
+			if (node.call("GET", "redlock:lock:{" + key + "}") != null) {
 				count++;
 			}
 		}
@@ -130,7 +130,7 @@ class MaxHoldIntegrationTests {
 		int byTheEnd = 0;
 		for (RedisNode node : fleet.fleet().nodes()) {
 			long left = Duration.ofNanos(end - System.nanoTime()).toMillis();
-			long pttl = (Long) node.call("PTTL", "redlock:lock:" + key);
+			long pttl = (Long) node.call("PTTL", "redlock:lock:{" + key + "}");
 			seen.add(node + ": PTTL " + pttl + "ms, " + left + "ms before the end");
 			if (pttl == -2 || (pttl >= 0 && pttl <= left + TRIP_MILLIS)) { // -1: no
 																			// expiry at

@@ -40,7 +40,7 @@ class NoKeyLeftBehindIntegrationTests {
 	void failedAttemptLeavesNoKeyOnAnyNode() throws Exception {
 		// another owner holds the key on three nodes: our attempt wins only the other two
 		for (int i = 0; i < 3; i++) {
-			fleet.node(i).call("SET", "redlock:lock:partial", "someone-else", "PX", "60000");
+			fleet.node(i).call("SET", "redlock:lock:{partial}", "someone-else", "PX", "60000");
 		}
 		RedlockRegistry registry = registry();
 		assertThatExceptionOfType(LockAcquisitionException.class)
@@ -54,7 +54,7 @@ class NoKeyLeftBehindIntegrationTests {
 	void releaseIsNotOvertakenByTheAcquireScriptsReloadAfterNoscript() throws Exception {
 		RedlockRegistry registry = registry();
 		for (int i = 0; i < 3; i++) {
-			fleet.node(i).call("SET", "redlock:lock:reload-race", "someone-else", "PX", "60000");
+			fleet.node(i).call("SET", "redlock:lock:{reload-race}", "someone-else", "PX", "60000");
 		}
 		// nodes 3 and 4 know the release script but not the acquire script, as after a
 		// restart on which only a release ran: the acquire goes EVALSHA, NOSCRIPT, EVAL
@@ -96,7 +96,7 @@ class NoKeyLeftBehindIntegrationTests {
 		// node 4 answers only after our timeout
 		RedlockRegistry registry = registry();
 		for (int i = 0; i < 2; i++) {
-			fleet.node(i).call("SET", "redlock:lock:slow", "someone-else", "PX", "60000");
+			fleet.node(i).call("SET", "redlock:lock:{slow}", "someone-else", "PX", "60000");
 		}
 		fleet.node(4).slow(Duration.ofMillis(400)); // answers after our timeout
 		assertThatExceptionOfType(LockAcquisitionException.class)

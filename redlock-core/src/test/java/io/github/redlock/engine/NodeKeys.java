@@ -22,7 +22,7 @@ final class NodeKeys {
 		List<Object> values = new ArrayList<>();
 		for (RedisNode node : fleet.fleet().nodes()) {
 			if (node.isRunning() && !node.isPaused()) {
-				values.add(node.call("GET", "redlock:lock:" + key));
+				values.add(node.call("GET", "redlock:lock:{" + key + "}"));
 			}
 		}
 		return values;

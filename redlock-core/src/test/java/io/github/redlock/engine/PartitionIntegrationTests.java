@@ -61,7 +61,7 @@ class PartitionIntegrationTests {
 		b.heal();
 		await().atMost(Duration.ofSeconds(15))
 			.untilAsserted(() -> assertThat(fleet.fleet().nodes())
-				.allSatisfy((node) -> assertThat(node.call("EXISTS", "redlock:lock:split")).isEqualTo(0L)));
+				.allSatisfy((node) -> assertThat(node.call("EXISTS", "redlock:lock:{split}")).isEqualTo(0L)));
 	}
 
 	@Test

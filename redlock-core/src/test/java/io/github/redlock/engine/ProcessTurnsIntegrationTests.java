@@ -42,9 +42,9 @@ class ProcessTurnsIntegrationTests {
 
 	private static final String KEY = "turns";
 
-	private static final String LOCK = "redlock:lock:" + KEY;
+	private static final String LOCK = "redlock:lock:{" + KEY + "}";
 
-	private static final String QUEUE = "redlock:waiters:" + KEY;
+	private static final String QUEUE = "redlock:waiters:{" + KEY + "}";
 
 	private static final Duration TTL = Duration.ofSeconds(30);
 
@@ -194,7 +194,7 @@ class ProcessTurnsIntegrationTests {
 		Lease heldByA2 = forA2.get(20, TimeUnit.SECONDS);
 		Thread.sleep(300); // time for B to try, were it woken
 		assertThat(forB).isNotDone();
-		String queue = String.valueOf(fleet.node(0).call("GET", "redlock:waiters:" + KEY));
+		String queue = String.valueOf(fleet.node(0).call("GET", "redlock:waiters:{" + KEY + "}"));
 		heldByA2.release();
 		forB.get(20, TimeUnit.SECONDS).release();
 		long refused = NodeStats.calls(fleet.node(0), "pttl") - refusedBefore;
@@ -250,8 +250,9 @@ class ProcessTurnsIntegrationTests {
 		for (int i = 0; i < 3; i++) {
 			// queued a second before anyone here, for a minute
 			assertThat(fleet.node(i)
-				.call("EVAL", Script.QUEUE_WAITER.text(), "2", "redlock:lock:" + KEY, "redlock:waiters:" + KEY,
-						String.valueOf(System.currentTimeMillis() - 1000), "died", "60000"))
+				.call("EVAL", Script.QUEUE_WAITER.text(), "2", "redlock:lock:{" + KEY + "}",
+						"redlock:waiters:{" + KEY + "}", String.valueOf(System.currentTimeMillis() - 1000), "died",
+						"60000"))
 				.isEqualTo(1L);
 		}
 		CompletableFuture<Lease> forC = waitQueued(c);
@@ -283,7 +284,8 @@ class ProcessTurnsIntegrationTests {
 		String id = b.parts().waiting().lineId();
 		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
 			for (int i = 0; i < 3; i++) {
-				assertThat(String.valueOf(fleet.node(i).call("GET", "redlock:waiters:" + KEY))).as("node %d's queue", i)
+				assertThat(String.valueOf(fleet.node(i).call("GET", "redlock:waiters:{" + KEY + "}")))
+					.as("node %d's queue", i)
 					.doesNotContain(id);
 			}
 		});
@@ -383,8 +385,8 @@ class ProcessTurnsIntegrationTests {
 	}
 
 	private static Object queueWaiter(RedisNode node, String stamp, String id, String waitMillis) {
-		return node.call("EVAL", Script.QUEUE_WAITER.text(), "2", "redlock:lock:" + KEY, "redlock:waiters:" + KEY,
-				stamp, id, waitMillis);
+		return node.call("EVAL", Script.QUEUE_WAITER.text(), "2", "redlock:lock:{" + KEY + "}",
+				"redlock:waiters:{" + KEY + "}", stamp, id, waitMillis);
 	}
 
 	private static List<String> ids(Object queue) {
@@ -405,7 +407,7 @@ class ProcessTurnsIntegrationTests {
 		int expected = ++this.subscribed;
 		await().atMost(Duration.ofSeconds(20)).until(() -> {
 			for (int i = 0; i < 3; i++) {
-				Object queue = fleet.node(i).call("GET", "redlock:waiters:" + KEY);
+				Object queue = fleet.node(i).call("GET", "redlock:waiters:{" + KEY + "}");
 				if (queue == null || !String.valueOf(queue).contains(id)) {
 					return false;
 				}
@@ -418,7 +420,7 @@ class ProcessTurnsIntegrationTests {
 
 	private static boolean subscribedEverywhere(int registries) {
 		for (int i = 0; i < 3; i++) {
-			if (NodeStats.subscribers(fleet.node(i), "redlock:lock:" + KEY) < registries) {
+			if (NodeStats.subscribers(fleet.node(i), "redlock:lock:{" + KEY + "}") < registries) {
 				return false;
 			}
 		}

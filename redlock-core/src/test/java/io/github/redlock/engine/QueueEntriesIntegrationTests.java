@@ -39,9 +39,9 @@ class QueueEntriesIntegrationTests {
 
 	private static final String KEY = "entries";
 
-	private static final String LOCK = "redlock:lock:" + KEY;
+	private static final String LOCK = "redlock:lock:{" + KEY + "}";
 
-	private static final String QUEUE = "redlock:waiters:" + KEY;
+	private static final String QUEUE = "redlock:waiters:{" + KEY + "}";
 
 	private static final Duration TTL = Duration.ofSeconds(60);
 

@@ -158,7 +158,7 @@ class QuorumUnderNodeFaultsIntegrationTests {
 		// another owner holds the key on three nodes, which say so at once: each attempt
 		// is decided before node 3, paused, answers
 		for (int index : new int[] { 0, 2, 4 }) {
-			fleet.node(index).call("SET", "redlock:lock:next-one", "another-owner-value-000000000", "PX", "30000");
+			fleet.node(index).call("SET", "redlock:lock:{next-one}", "another-owner-value-000000000", "PX", "30000");
 		}
 		fleet.node(3).pause();
 		try {
@@ -170,8 +170,8 @@ class QuorumUnderNodeFaultsIntegrationTests {
 			fleet.node(3).resume();
 		}
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> fleet.node(1).call("GET", "redlock:lock:next-one") == null
-					&& fleet.node(3).call("GET", "redlock:lock:next-one") == null);
+			.until(() -> fleet.node(1).call("GET", "redlock:lock:{next-one}") == null
+					&& fleet.node(3).call("GET", "redlock:lock:{next-one}") == null);
 		String stats = (String) fleet.node(3).call("INFO", "commandstats");
 		assertThat(stats).as("node 3 ran the acquire script's 'held' branch").doesNotContain("cmdstat_pttl:");
 		assertThat(stats).as("node 3 was sent attempts").contains("cmdstat_set:");

@@ -55,7 +55,7 @@ class ReadWriteHintsIntegrationTests {
 		RedlockRegistry waiting = registry();
 		Lease write = holder.acquireWrite("rw-hint-read", HELD_TTL, Duration.ofSeconds(5));
 		CompletableFuture<Lease> reader = waiting.acquireReadAsync("rw-hint-read", TTL, WAIT);
-		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:rw-hint-read") == 3);
+		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:{rw-hint-read}") == 3);
 		write.release();
 		Lease read = reader.get(WOKEN_WITHIN_SECONDS, TimeUnit.SECONDS);
 		assertThat(read.fencingToken()).isGreaterThan(write.fencingToken());
@@ -71,7 +71,7 @@ class ReadWriteHintsIntegrationTests {
 			.supplyAsync(() -> holder.acquireRead("rw-hint-write", HELD_TTL, Duration.ofSeconds(5)))
 			.get(20, TimeUnit.SECONDS);
 		CompletableFuture<Lease> writer = waiting.acquireWriteAsync("rw-hint-write", TTL, WAIT);
-		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:rw-hint-write") == 3);
+		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:{rw-hint-write}") == 3);
 		first.release();
 		second.release();
 		Lease write = writer.get(WOKEN_WITHIN_SECONDS, TimeUnit.SECONDS);
@@ -91,7 +91,7 @@ class ReadWriteHintsIntegrationTests {
 		RedlockRegistry waiting = registry();
 		Lease exclusive = holder.acquire("rw-hint-x-read", HELD_TTL, Duration.ofSeconds(5));
 		CompletableFuture<Lease> reader = waiting.acquireReadAsync("rw-hint-x-read", TTL, WAIT);
-		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:rw-hint-x-read") == 3);
+		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:{rw-hint-x-read}") == 3);
 		exclusive.release();
 		Lease read = reader.get(WOKEN_WITHIN_SECONDS, TimeUnit.SECONDS);
 		assertThat(read.fencingToken()).isGreaterThan(exclusive.fencingToken());
@@ -108,7 +108,7 @@ class ReadWriteHintsIntegrationTests {
 		RedlockRegistry waiting = registry();
 		Lease exclusive = holder.acquire("rw-hint-x-write", HELD_TTL, Duration.ofSeconds(5));
 		CompletableFuture<Lease> writer = waiting.acquireWriteAsync("rw-hint-x-write", TTL, WAIT);
-		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:rw-hint-x-write") == 3);
+		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:{rw-hint-x-write}") == 3);
 		exclusive.release();
 		Lease write = writer.get(WOKEN_WITHIN_SECONDS, TimeUnit.SECONDS);
 		assertThat(write.fencingToken()).isGreaterThan(exclusive.fencingToken());
@@ -154,7 +154,7 @@ class ReadWriteHintsIntegrationTests {
 		await().atMost(Duration.ofSeconds(20))
 			.until(() -> WaitingLine.of(registry.parts().waiting(), key).waitersAre(WaitingLine.Phase.SLEEPING)
 					&& WaitingLine.of(registry.parts().waiting(), key).hinted()
-					&& subscribers("redlock:lock:" + key) == subscribers);
+					&& subscribers("redlock:lock:{" + key + "}") == subscribers);
 	}
 
 	private RedlockRegistry registry() {

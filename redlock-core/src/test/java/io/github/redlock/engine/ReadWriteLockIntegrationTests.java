@@ -342,7 +342,7 @@ class ReadWriteLockIntegrationTests {
 		List<Object> values = new ArrayList<>();
 		for (RedisNode node : fleet.fleet().nodes()) {
 			if (node.isRunning() && !node.isPaused()) {
-				values.add(node.call("GET", "redlock:lock:" + key));
+				values.add(node.call("GET", "redlock:lock:{" + key + "}"));
 			}
 		}
 		return values;

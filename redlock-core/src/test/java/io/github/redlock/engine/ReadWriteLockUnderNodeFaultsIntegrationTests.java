@@ -51,15 +51,15 @@ class ReadWriteLockUnderNodeFaultsIntegrationTests {
 	@Test
 	void aReaderGrantedWhileSomeNodesRefusedItLeavesNothingBehindWhenReleased() throws Exception {
 		RedlockRegistry registry = registry();
-		fleet.node(1).call("SET", "redlock:lock:rw:partial", "someone-else", "PX", "60000");
-		fleet.node(3).call("SET", "redlock:lock:rw:partial", "someone-else", "PX", "60000");
+		fleet.node(1).call("SET", "redlock:lock:{rw:partial}", "someone-else", "PX", "60000");
+		fleet.node(3).call("SET", "redlock:lock:{rw:partial}", "someone-else", "PX", "60000");
 		Lease read = registry.acquireRead("rw:partial", TTL, SETTLE);
 		read.release();
 		for (RedisNode node : fleet.fleet().nodes()) {
-			assertThat(node.call("ZCARD", "redlock:readers:rw:partial")).as(node.name()).isEqualTo(0L);
+			assertThat(node.call("ZCARD", "redlock:readers:{rw:partial}")).as(node.name()).isEqualTo(0L);
 		}
-		fleet.node(1).call("DEL", "redlock:lock:rw:partial");
-		fleet.node(3).call("DEL", "redlock:lock:rw:partial");
+		fleet.node(1).call("DEL", "redlock:lock:{rw:partial}");
+		fleet.node(3).call("DEL", "redlock:lock:{rw:partial}");
 	}
 
 	@Test
@@ -109,13 +109,13 @@ class ReadWriteLockUnderNodeFaultsIntegrationTests {
 			.until(() -> fleet.fleet().nodes().stream().allMatch((node) -> uptimeSeconds(node) > 6));
 		RedlockRegistry readers = guarded(maxTtl, true);
 		// another owner's exclusive lock on nodes 3 and 4: the reader holds on 0, 1, 2
-		fleet.node(3).call("SET", "redlock:lock:rw:guard", "someone-else", "PX", "60000");
-		fleet.node(4).call("SET", "redlock:lock:rw:guard", "someone-else", "PX", "60000");
+		fleet.node(3).call("SET", "redlock:lock:{rw:guard}", "someone-else", "PX", "60000");
+		fleet.node(4).call("SET", "redlock:lock:{rw:guard}", "someone-else", "PX", "60000");
 		Lease read = readers.acquireRead("rw:guard", maxTtl, SETTLE);
 		// node 2 restarts empty, and the other owner's lock ends on 3 and 4
 		fleet.node(2).restart(false);
-		fleet.node(3).call("DEL", "redlock:lock:rw:guard");
-		fleet.node(4).call("DEL", "redlock:lock:rw:guard");
+		fleet.node(3).call("DEL", "redlock:lock:{rw:guard}");
+		fleet.node(4).call("DEL", "redlock:lock:{rw:guard}");
 		// nodes 2, 3 and 4 are free of the key, but node 2 forgot the reader: the guard
 		// keeps it out, so no writer gets in while the reader holds
 		RedlockRegistry writers = guarded(maxTtl, true);

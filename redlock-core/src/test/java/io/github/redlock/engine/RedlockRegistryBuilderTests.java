@@ -132,6 +132,16 @@ class RedlockRegistryBuilderTests {
 	}
 
 	@Test
+	void keyPrefixWithABraceIsRefused() {
+		for (String prefix : new String[] { "{app}:", "app{", "app}:" }) {
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> RedlockRegistry.builder().nodes("redis://a:6379").keyPrefix(prefix).build())
+				.withMessageContaining("keyPrefix '" + prefix + "' holds a brace")
+				.withMessageContaining("remove the braces from the prefix");
+		}
+	}
+
+	@Test
 	void driftFactorOutOfRangeIsRefused() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RedlockRegistry.builder().nodes("redis://a:6379").driftFactor(0.7).build())

@@ -47,11 +47,11 @@ class RefusedAttemptCounterIntegrationTests {
 			// the holder takes the lock on nodes 0 to 2 only: another owner's value keeps
 			// nodes 3 and 4 (the bare quorum's attempt there is refused, and its counter
 			// not incremented)
-			fleet.node(3).call("SET", "redlock:lock:" + KEY, "someone-else", "PX", "30000");
-			fleet.node(4).call("SET", "redlock:lock:" + KEY, "someone-else", "PX", "30000");
+			fleet.node(3).call("SET", "redlock:lock:{" + KEY + "}", "someone-else", "PX", "30000");
+			fleet.node(4).call("SET", "redlock:lock:{" + KEY + "}", "someone-else", "PX", "30000");
 			Lease held = holder.acquire(KEY, Duration.ofSeconds(30), Duration.ofSeconds(5));
-			fleet.node(3).call("DEL", "redlock:lock:" + KEY);
-			fleet.node(4).call("DEL", "redlock:lock:" + KEY);
+			fleet.node(3).call("DEL", "redlock:lock:{" + KEY + "}");
+			fleet.node(4).call("DEL", "redlock:lock:{" + KEY + "}");
 			for (int attempt = 0; attempt < 3; attempt++) {
 				Optional<Lease> refused = other.tryAcquire(KEY, Duration.ofSeconds(30));
 				assertThat(refused).isEmpty();
@@ -73,7 +73,7 @@ class RefusedAttemptCounterIntegrationTests {
 		return fleet.fleet()
 			.nodes()
 			.stream()
-			.map((node) -> node.call("GET", "redlock:fence:" + KEY))
+			.map((node) -> node.call("GET", "redlock:fence:{" + KEY + "}"))
 			.map((counter) -> (counter != null) ? Long.parseLong(counter.toString()) : -1L)
 			.toList();
 	}

@@ -93,7 +93,7 @@ class RegistryListenerIntegrationTests {
 				.until(() -> fleet.fleet()
 					.nodes()
 					.stream()
-					.allMatch((node) -> node.call("GET", "redlock:lock:busy") != null));
+					.allMatch((node) -> node.call("GET", "redlock:lock:{busy}") != null));
 			assertThat(contender.tryAcquire("busy", Duration.ofSeconds(10))).isEmpty();
 		}
 		assertThat(this.events).containsExactly("not acquired busy: 0 agreed");

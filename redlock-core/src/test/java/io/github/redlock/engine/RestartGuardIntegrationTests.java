@@ -77,8 +77,8 @@ class RestartGuardIntegrationTests {
 	 * get the lock while A's lease is valid.
 	 */
 	private Lease holdOnThreeNodesThenRestartOne(RedlockRegistry holder) throws Exception {
-		fleet.node(3).call("SET", "redlock:lock:resource", "someone-else", "PX", "60000");
-		fleet.node(4).call("SET", "redlock:lock:resource", "someone-else", "PX", "60000");
+		fleet.node(3).call("SET", "redlock:lock:{resource}", "someone-else", "PX", "60000");
+		fleet.node(4).call("SET", "redlock:lock:{resource}", "someone-else", "PX", "60000");
 		Lease lease = holder.acquire("resource", MAX_TTL, Duration.ZERO);
 		// the quorum answered, but nodes 3 and 4 may still run the script: a node that
 		// did not know it answered NOSCRIPT, and its EVAL could land after the DEL below
@@ -86,8 +86,8 @@ class RestartGuardIntegrationTests {
 		// so once they know it, their attempt is over
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> scriptKnown(fleet.node(3), Script.ACQUIRE) && scriptKnown(fleet.node(4), Script.ACQUIRE));
-		fleet.node(3).call("DEL", "redlock:lock:resource");
-		fleet.node(4).call("DEL", "redlock:lock:resource");
+		fleet.node(3).call("DEL", "redlock:lock:{resource}");
+		fleet.node(4).call("DEL", "redlock:lock:{resource}");
 		fleet.node(2).restart(false);
 		return lease;
 	}
@@ -178,11 +178,11 @@ class RestartGuardIntegrationTests {
 	void commandReplayedOnARestartedNodeDoesNotCompleteAQuorum() throws Exception {
 		RedlockRegistry holder = registry(true);
 		// the holder has the lock on nodes 0, 1 and 2 only
-		fleet.node(3).call("SET", "redlock:lock:replayed", "someone-else", "PX", "60000");
-		fleet.node(4).call("SET", "redlock:lock:replayed", "someone-else", "PX", "60000");
+		fleet.node(3).call("SET", "redlock:lock:{replayed}", "someone-else", "PX", "60000");
+		fleet.node(4).call("SET", "redlock:lock:{replayed}", "someone-else", "PX", "60000");
 		Lease lease = holder.acquire("replayed", MAX_TTL, Duration.ZERO);
-		fleet.node(3).call("DEL", "redlock:lock:replayed");
-		fleet.node(4).call("DEL", "redlock:lock:replayed");
+		fleet.node(3).call("DEL", "redlock:lock:{replayed}");
+		fleet.node(4).call("DEL", "redlock:lock:{replayed}");
 		RedlockRegistry contender = RedlockRegistry.builder()
 			.nodes(fleet.uris())
 			.nodeTimeout(Duration.ofSeconds(5)) // the in-flight command outlives the
@@ -202,8 +202,8 @@ class RestartGuardIntegrationTests {
 		// nodes 0 and 1 say held, 3 and 4 agree, 2 is frozen: seen on 3 and 4 (the
 		// attempt goes to every node at once) rather than assumed after 200 ms
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> fleet.node(3).call("GET", "redlock:lock:replayed") != null
-					&& fleet.node(4).call("GET", "redlock:lock:replayed") != null);
+			.until(() -> fleet.node(3).call("GET", "redlock:lock:{replayed}") != null
+					&& fleet.node(4).call("GET", "redlock:lock:{replayed}") != null);
 		fleet.node(2).kill();
 		fleet.node(2).start();
 		assertThat(attempt).failsWithin(Duration.ofSeconds(15))

@@ -68,8 +68,8 @@ class SemaphoreAttemptIntegrationTests {
 			String key = "sem:late-" + round;
 			String described = "values of this registry on the nodes, by node and slot, that no live lease holds"
 					+ " (round " + round + ")";
-			String holders = "redlock:permits:" + key;
-			String expiries = "redlock:permit-expiries:" + key;
+			String holders = "redlock:permits:{" + key + "}";
+			String expiries = "redlock:permit-expiries:{" + key + "}";
 			String expiry = String.valueOf(System.currentTimeMillis() + 120_000);
 			int[][] taken = { { 0, 0 }, { 0, 1 }, { 0, 2 }, { 1, 1 }, { 1, 2 }, { 1, 3 }, { 2, 0 }, { 2, 2 },
 					{ 2, 3 } };

@@ -142,12 +142,12 @@ class SemaphoreIntegrationTests {
 	void spreadHoldersLeaveNoPermitWhereACountPerNodeWouldGrantOne() throws Exception {
 		long expiry = System.currentTimeMillis() + 60_000;
 		for (int node : new int[] { 0, 1, 2 }) {
-			fleet.node(node).call("HSET", "redlock:permits:sem:spread", "0", "someone-else-holder-x:h:1:t");
-			fleet.node(node).call("ZADD", "redlock:permit-expiries:sem:spread", String.valueOf(expiry), "0");
+			fleet.node(node).call("HSET", "redlock:permits:{sem:spread}", "0", "someone-else-holder-x:h:1:t");
+			fleet.node(node).call("ZADD", "redlock:permit-expiries:{sem:spread}", String.valueOf(expiry), "0");
 		}
 		for (int node : new int[] { 2, 3, 4 }) {
-			fleet.node(node).call("HSET", "redlock:permits:sem:spread", "1", "someone-else-holder-y:h:1:t");
-			fleet.node(node).call("ZADD", "redlock:permit-expiries:sem:spread", String.valueOf(expiry), "1");
+			fleet.node(node).call("HSET", "redlock:permits:{sem:spread}", "1", "someone-else-holder-y:h:1:t");
+			fleet.node(node).call("ZADD", "redlock:permit-expiries:{sem:spread}", String.valueOf(expiry), "1");
 		}
 		LockSemaphore semaphore = registry().semaphore("sem:spread", 2);
 		assertThat(semaphore.availablePermits()).isZero();
@@ -157,7 +157,7 @@ class SemaphoreIntegrationTests {
 		assertThatExceptionOfType(LockAcquisitionException.class)
 			.isThrownBy(() -> semaphore.acquire(TTL, Duration.ofMillis(500)));
 		for (RedisNode node : fleet.fleet().nodes()) {
-			node.call("DEL", "redlock:permits:sem:spread", "redlock:permit-expiries:sem:spread");
+			node.call("DEL", "redlock:permits:{sem:spread}", "redlock:permit-expiries:{sem:spread}");
 		}
 	}
 
@@ -203,13 +203,13 @@ class SemaphoreIntegrationTests {
 		// another owner's permit on nodes 3 and 4: ours is taken on 0, 1 and 2
 		long expiry = System.currentTimeMillis() + 60_000;
 		for (int node : new int[] { 3, 4 }) {
-			fleet.node(node).call("HSET", "redlock:permits:sem:guard", "0", "someone-else-holder-x:h:1:t");
-			fleet.node(node).call("ZADD", "redlock:permit-expiries:sem:guard", String.valueOf(expiry), "0");
+			fleet.node(node).call("HSET", "redlock:permits:{sem:guard}", "0", "someone-else-holder-x:h:1:t");
+			fleet.node(node).call("ZADD", "redlock:permit-expiries:{sem:guard}", String.valueOf(expiry), "0");
 		}
 		Lease held = guarded(maxTtl, true).semaphore("sem:guard", 1).acquire(maxTtl, Duration.ofSeconds(2));
 		fleet.node(2).restart(false);
 		for (int node : new int[] { 3, 4 }) {
-			fleet.node(node).call("DEL", "redlock:permits:sem:guard", "redlock:permit-expiries:sem:guard");
+			fleet.node(node).call("DEL", "redlock:permits:{sem:guard}", "redlock:permit-expiries:{sem:guard}");
 		}
 		assertThat(guarded(maxTtl, true).semaphore("sem:guard", 1).tryAcquire(maxTtl)).isEmpty();
 		// without the guard, a second holder of the one permit gets in: what the guard is

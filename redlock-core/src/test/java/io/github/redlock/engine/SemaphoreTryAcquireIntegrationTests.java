@@ -99,8 +99,8 @@ class SemaphoreTryAcquireIntegrationTests {
 	@Test
 	void aSlotFreeOnAQuorumIsFoundWhenRefusalsNameOthers() {
 		String key = "sem:spread-free";
-		String holders = "redlock:permits:" + key;
-		String expiries = "redlock:permit-expiries:" + key;
+		String holders = "redlock:permits:{" + key + "}";
+		String expiries = "redlock:permit-expiries:{" + key + "}";
 		String expiry = String.valueOf(System.currentTimeMillis() + 120_000);
 		int[][] taken = { { 0, 0 }, { 0, 2 }, { 1, 0 }, { 1, 1 } };
 		for (int[] slotOnNode : taken) {

@@ -44,7 +44,7 @@ class SlowNodeReleaseIntegrationTests {
 		try {
 			Lease lease = registry.acquire("slow-release", Duration.ofMinutes(1), Duration.ofSeconds(5));
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> fleet.node(2).call("GET", "redlock:lock:slow-release") != null);
+				.until(() -> fleet.node(2).call("GET", "redlock:lock:{slow-release}") != null);
 			fleet.node(2).pause();
 			CompletableFuture<Void> released = CompletableFuture.runAsync(lease::release);
 			// well below the paused node's 20 s node timeout: the release must not wait
@@ -54,15 +54,15 @@ class SlowNodeReleaseIntegrationTests {
 			assertThat(registry.parts().fleet.awaitDeletions(0)).as("the paused node's deletion is still pending")
 				.isFalse();
 			// the quorum that is free of the lock: anyone may acquire it now
-			assertThat(fleet.node(0).call("GET", "redlock:lock:slow-release")).isNull();
-			assertThat(fleet.node(1).call("GET", "redlock:lock:slow-release")).isNull();
+			assertThat(fleet.node(0).call("GET", "redlock:lock:{slow-release}")).isNull();
+			assertThat(fleet.node(1).call("GET", "redlock:lock:{slow-release}")).isNull();
 			CompletableFuture<Void> closing = CompletableFuture.runAsync(registry::close);
 			Thread.sleep(500); // a close that did not wait would be done by now
 			assertThat(closing).as("close() waits for the paused node's deletion").isNotDone();
 			fleet.node(2).resume();
 			closing.get(30, TimeUnit.SECONDS);
 			closed = true;
-			assertThat(fleet.node(2).call("GET", "redlock:lock:slow-release"))
+			assertThat(fleet.node(2).call("GET", "redlock:lock:{slow-release}"))
 				.as("the paused node's deletion landed before close() returned")
 				.isNull();
 		}
@@ -80,8 +80,8 @@ class SlowNodeReleaseIntegrationTests {
 				LogCapture log = LogCapture.of(Level.WARNING, NodeFleet.class)) {
 			Lease lease = registry.acquire("unfreed", Duration.ofMinutes(1), Duration.ofSeconds(5));
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> fleet.node(1).call("GET", "redlock:lock:unfreed") != null
-						&& fleet.node(2).call("GET", "redlock:lock:unfreed") != null);
+				.until(() -> fleet.node(1).call("GET", "redlock:lock:{unfreed}") != null
+						&& fleet.node(2).call("GET", "redlock:lock:{unfreed}") != null);
 			fleet.node(1).pause();
 			fleet.node(2).pause();
 			try {
@@ -93,8 +93,8 @@ class SlowNodeReleaseIntegrationTests {
 				fleet.node(2).resume();
 			}
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> fleet.node(1).call("GET", "redlock:lock:unfreed") == null
-						&& fleet.node(2).call("GET", "redlock:lock:unfreed") == null);
+				.until(() -> fleet.node(1).call("GET", "redlock:lock:{unfreed}") == null
+						&& fleet.node(2).call("GET", "redlock:lock:{unfreed}") == null);
 		}
 	}
 
@@ -103,7 +103,7 @@ class SlowNodeReleaseIntegrationTests {
 		try (RedlockRegistry registry = registry(Duration.ofSeconds(2))) {
 			Lease lease = registry.acquire("slow-wait", Duration.ofMinutes(1), Duration.ofSeconds(5));
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> fleet.node(2).call("GET", "redlock:lock:slow-wait") != null);
+				.until(() -> fleet.node(2).call("GET", "redlock:lock:{slow-wait}") != null);
 			CompletableFuture<Lease> waiter = registry.acquireAsync("slow-wait", Duration.ofMinutes(1),
 					Duration.ofMinutes(1));
 			fleet.node(2).pause();
@@ -116,7 +116,7 @@ class SlowNodeReleaseIntegrationTests {
 				fleet.node(2).resume();
 			}
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> fleet.node(2).call("GET", "redlock:lock:slow-wait") == null);
+				.until(() -> fleet.node(2).call("GET", "redlock:lock:{slow-wait}") == null);
 		}
 	}
 
@@ -131,7 +131,7 @@ class SlowNodeReleaseIntegrationTests {
 			await().atMost(Duration.ofSeconds(30)).until(() -> registry.checkNodes().get(2).usable());
 			Lease lease = registry.acquire("after-restart", Duration.ofMinutes(1), Duration.ofSeconds(5));
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> fleet.node(2).call("GET", "redlock:lock:after-restart") != null);
+				.until(() -> fleet.node(2).call("GET", "redlock:lock:{after-restart}") != null);
 			fleet.node(2).pause();
 			try {
 				lease.release();
@@ -140,7 +140,7 @@ class SlowNodeReleaseIntegrationTests {
 				fleet.node(2).resume();
 			}
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> fleet.node(2).call("GET", "redlock:lock:after-restart") == null);
+				.until(() -> fleet.node(2).call("GET", "redlock:lock:{after-restart}") == null);
 		}
 	}
 

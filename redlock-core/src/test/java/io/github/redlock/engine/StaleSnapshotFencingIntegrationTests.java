@@ -89,7 +89,7 @@ class StaleSnapshotFencingIntegrationTests {
 		fleet.node(2).kill();
 		fleet.node(0).crashToSnapshot();
 		fleet.node(1).crashToSnapshot();
-		assertThat(fleet.node(0).call("GET", "redlock:fence:stale")).isEqualTo(String.valueOf(first));
+		assertThat(fleet.node(0).call("GET", "redlock:fence:{stale}")).isEqualTo(String.valueOf(first));
 		// nodes 0 and 1 are the only quorum: the guard keeps them out for the maximum
 		// TTL, then they must not go back to the snapshot's counters
 		long after = tokenOf(registry, Duration.ofSeconds(30));

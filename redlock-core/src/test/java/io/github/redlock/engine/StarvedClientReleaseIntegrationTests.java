@@ -73,10 +73,10 @@ class StarvedClientReleaseIntegrationTests {
 	@Test
 	void aReleaseThatTimesOutBeforeItIsWrittenStillDeletesTheLock() throws Exception {
 		Lease lease = this.registry.acquire("starved-release", TTL, Duration.ofSeconds(10));
-		assertThat(locks("redlock:lock:starved-release")).isEqualTo(3);
+		assertThat(locks("redlock:lock:{starved-release}")).isEqualTo(3);
 		whileTheIoThreadIsBusy(lease::release);
 		await().atMost(Duration.ofSeconds(10))
-			.untilAsserted(() -> assertThat(locks("redlock:lock:starved-release"))
+			.untilAsserted(() -> assertThat(locks("redlock:lock:{starved-release}"))
 				.as("the lock is gone from every node once the I/O thread runs again")
 				.isZero());
 	}
@@ -84,13 +84,13 @@ class StarvedClientReleaseIntegrationTests {
 	@Test
 	void aReadLockReleaseThatTimesOutBeforeItIsWrittenStillDeletesTheReader() throws Exception {
 		Lease lease = this.registry.acquireRead("starved-read", TTL, Duration.ofSeconds(10));
-		assertThat(locks("redlock:lock:starved-read")).isEqualTo(3);
+		assertThat(locks("redlock:lock:{starved-read}")).isEqualTo(3);
 		whileTheIoThreadIsBusy(lease::release);
 		await().atMost(Duration.ofSeconds(10))
-			.untilAsserted(() -> assertThat(locks("redlock:lock:starved-read"))
+			.untilAsserted(() -> assertThat(locks("redlock:lock:{starved-read}"))
 				.as("the lock is gone from every node once the I/O thread runs again")
 				.isZero());
-		assertThat(locks("redlock:readers:starved-read")).isZero();
+		assertThat(locks("redlock:readers:{starved-read}")).isZero();
 		// a writer gets in at once, not after the reader's TTL
 		try (Lease write = this.registry.acquireWrite("starved-read", TTL, Duration.ofSeconds(5))) {
 			assertThat(write.isHeld()).isTrue();

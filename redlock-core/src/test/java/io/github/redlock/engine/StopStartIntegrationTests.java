@@ -53,7 +53,7 @@ class StopStartIntegrationTests {
 		assertThat(registry.isRunning()).isFalse();
 		assertThat(held.isHeld()).isFalse();
 		assertThat(fleet.fleet().nodes()).allSatisfy((node) -> {
-			assertThat(node.call("GET", "redlock:lock:stop-start")).isNull();
+			assertThat(node.call("GET", "redlock:lock:{stop-start}")).isNull();
 			assertThat(clients(node)).isZero();
 		});
 		assertThat(registry.usableNodes()).isZero();
@@ -124,7 +124,7 @@ class StopStartIntegrationTests {
 		registry.stop();
 		fleet.node(2).restart(false);
 		// another owner holds the key on node 1: only nodes 0 and 2 could agree
-		fleet.node(1).call("SET", "redlock:lock:guarded", "someone-else", "PX", "60000");
+		fleet.node(1).call("SET", "redlock:lock:{guarded}", "someone-else", "PX", "60000");
 		try {
 			registry.start();
 			assertThatExceptionOfType(LockAcquisitionException.class)
@@ -132,7 +132,7 @@ class StopStartIntegrationTests {
 				.withMessageContaining(fleet.node(2).uri() + " recently restarted");
 		}
 		finally {
-			fleet.node(1).call("DEL", "redlock:lock:guarded");
+			fleet.node(1).call("DEL", "redlock:lock:{guarded}");
 		}
 	}
 

@@ -96,13 +96,13 @@ class WaitingIntegrationTests {
 		Lease held = holder.acquire("hint-release", Duration.ofSeconds(50), Duration.ZERO);
 		CompletableFuture<Lease> waiter = waiting.acquireAsync("hint-release", TTL, WAIT);
 		// subscribed on every node once its first attempt failed
-		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:hint-release") == 3);
+		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:{hint-release}") == 3);
 		held.release();
 		Lease next = waiter.get(20, TimeUnit.SECONDS);
 		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
 		next.release();
 		// subscribed only while waiting: unsubscribed a second after
-		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:hint-release") == 0);
+		await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:{hint-release}") == 0);
 		assertThat(waiting.parts().hints.subscriptions()).isZero();
 	}
 
@@ -278,7 +278,7 @@ class WaitingIntegrationTests {
 			// which needs the release too)
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> waiter.isDone()
-						|| Long.valueOf(0).equals(fleet.node(0).call("EXISTS", "redlock:lock:acl-hints")));
+						|| Long.valueOf(0).equals(fleet.node(0).call("EXISTS", "redlock:lock:{acl-hints}")));
 			waiter.get(20, TimeUnit.SECONDS).release();
 		}
 		finally {
@@ -302,7 +302,7 @@ class WaitingIntegrationTests {
 		CompletableFuture<Lease> waiter = waiting.acquireAsync("acl-least-hints", TTL, WAIT);
 		// once failed in a full run, never alone: say what stood where if it fails again
 		await().atMost(Duration.ofSeconds(20))
-			.untilAsserted(() -> assertThat(subscribers("redlock:lock:acl-least-hints"))
+			.untilAsserted(() -> assertThat(subscribers("redlock:lock:{acl-least-hints}"))
 				.as(() -> "subscribers; waiter done: " + waiter.isDone() + ", keys the waiting registry subscribed to: "
 						+ waiting.parts().hints.subscriptions() + ", line: "
 						+ waiting.parts().waiting().describe("acl-least-hints"))
@@ -332,7 +332,7 @@ class WaitingIntegrationTests {
 			for (int i = 0; i < 3; i++) {
 				fleet.node(i).call("ACL", "SETUSER", "late-hints", "&redlock:lock:*");
 			}
-			await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:late-hints") == 3);
+			await().atMost(Duration.ofSeconds(20)).until(() -> subscribers("redlock:lock:{late-hints}") == 3);
 			assertThat(waiter).isNotDone();
 			held.release();
 			waiter.get(20, TimeUnit.SECONDS).release();

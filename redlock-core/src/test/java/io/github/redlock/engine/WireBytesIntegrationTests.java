@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Measured on one machine (Redis 7.0.15, key {@code order:12345}, prefix
  * {@code redlock:}, owner {@code :vm:9163:main}): before issue 15 a cycle sent 380 bytes
  * to each node with the restart guard off and 431 with it on; after, 354 and 411 (each
- * digit more in the pid adds 2).
+ * digit more in the pid adds 2). docs/internals.md has the figures since.
  */
 class WireBytesIntegrationTests {
 
@@ -124,7 +124,7 @@ class WireBytesIntegrationTests {
 		return fleet.fleet()
 			.nodes()
 			.stream()
-			.map((node) -> String.valueOf(node.call("GET", "redlock:fence:" + KEY)))
+			.map((node) -> String.valueOf(node.call("GET", "redlock:fence:{" + KEY + "}")))
 			.distinct()
 			.count() == 1;
 	}

@@ -132,10 +132,10 @@ class WriteCoalescingIntegrationTests {
 			// flush waits for the end of that read, and must not wait longer
 			fleet.node(0).pause();
 			try {
-				chained = node.eval(Script.RELEASE, new String[] { "redlock:lock:chained" }, "value")
+				chained = node.eval(Script.RELEASE, new String[] { "redlock:lock:{chained}" }, "value")
 					.thenCompose((first) -> {
 						callbackThread.set(Thread.currentThread().getName());
-						return node.eval(Script.RELEASE, new String[] { "redlock:lock:chained" }, "value");
+						return node.eval(Script.RELEASE, new String[] { "redlock:lock:{chained}" }, "value");
 					});
 			}
 			finally {
@@ -176,7 +176,7 @@ class WriteCoalescingIntegrationTests {
 			// a lone command on the new channel, with no other to push it out
 			await().atMost(Duration.ofSeconds(20))
 				.until(() -> registry.parts().fleet.node(0)
-					.eval(Script.RELEASE, new String[] { "redlock:lock:after" }, "value")
+					.eval(Script.RELEASE, new String[] { "redlock:lock:{after}" }, "value")
 					.get(10, TimeUnit.SECONDS)
 					.answered());
 		}

@@ -196,7 +196,7 @@ public final class TortureClient {
 
 		synchronized void reset(String key) {
 			for (RedisCommands<String, String> node : this.nodes) {
-				node.set("redlock:fence:" + key, "0");
+				node.set("redlock:fence:{" + key + "}", "0");
 			}
 		}
 

@@ -57,7 +57,8 @@ public class RedlockProperties {
 	private final Metrics metrics = new Metrics();
 
 	/**
-	 * Prefix of every key written on the nodes.
+	 * Prefix of every key written on the nodes; braces are refused, since each lock key
+	 * is made the hash tag of its keys.
 	 */
 	private String keyPrefix = "redlock:";
 
@@ -142,11 +143,11 @@ public class RedlockProperties {
 
 	/**
 	 * Whether a waiter is woken when another process releases the lock or permit it waits
-	 * for: the release publishes on a channel named as the lock key (for a semaphore,
-	 * lock:permits: then its key), and the registry subscribes to it (on a second
-	 * connection per node) only while it has such waiters. Off, or on a node that forbids
-	 * publish/subscribe, waiters poll every retry delay plus jitter, never later than the
-	 * holder's remaining TTL.
+	 * for: the release publishes on a channel named as the lock key on the nodes (for a
+	 * semaphore, lock:permits: then its key in braces), and the registry subscribes to it
+	 * (on a second connection per node) only while it has such waiters. Off, or on a node
+	 * that forbids publish/subscribe, waiters poll every retry delay plus jitter, never
+	 * later than the holder's remaining TTL.
 	 */
 	private boolean releaseHints = true;
 

@@ -94,7 +94,7 @@ class LockLifetimeIntegrationTests {
 			.nodes()
 			.stream()
 			.filter(RedisNode::isRunning)
-			.filter((node) -> node.call("GET", "redlock:lock:" + key) != null)
+			.filter((node) -> node.call("GET", "redlock:lock:{" + key + "}") != null)
 			.count();
 	}
 

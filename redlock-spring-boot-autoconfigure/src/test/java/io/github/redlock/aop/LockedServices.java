@@ -37,7 +37,7 @@ final class LockedServices {
 	static int lockedOn(String key) {
 		int count = 0;
 		for (RedisNode node : fleet.nodes()) {
-			if (node.isRunning() && !node.isPaused() && node.call("GET", "redlock:lock:" + key) != null) {
+			if (node.isRunning() && !node.isPaused() && node.call("GET", "redlock:lock:{" + key + "}") != null) {
 				count++;
 			}
 		}

@@ -31,16 +31,16 @@ class RedlockAutoConfigurationIntegrationTests {
 			try (Lease lease = locks.acquire("order:7", Duration.ofSeconds(10), Duration.ofSeconds(1))) {
 				assertThat(lease.fencingToken()).isPositive();
 				// a quorum holds it when acquire returns
-				assertThat(fleet.fleet().nodes()).filteredOn((node) -> node.call("GET", "app:lock:order:7") != null)
+				assertThat(fleet.fleet().nodes()).filteredOn((node) -> node.call("GET", "app:lock:{order:7}") != null)
 					.hasSizeGreaterThanOrEqualTo(2);
 			}
-			assertThat(fleet.node(0).call("GET", "app:lock:order:7")).isNull();
+			assertThat(fleet.node(0).call("GET", "app:lock:{order:7}")).isNull();
 			Lease kept = locks.acquire("held-at-shutdown", Duration.ofSeconds(30), Duration.ofSeconds(1));
 			assertThat(kept.isHeld()).isTrue();
 		});
 		// the context closed while the lease was held: it was released on every node
 		for (RedisNode node : fleet.fleet().nodes()) {
-			assertThat(node.call("GET", "app:lock:held-at-shutdown")).isNull();
+			assertThat(node.call("GET", "app:lock:{held-at-shutdown}")).isNull();
 		}
 	}
 

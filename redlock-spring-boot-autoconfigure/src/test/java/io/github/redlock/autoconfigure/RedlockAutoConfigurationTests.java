@@ -250,6 +250,16 @@ class RedlockAutoConfigurationTests {
 	}
 
 	@Test
+	void keyPrefixWithABraceFails() {
+		this.contextRunner.withPropertyValues(NODES)
+			.withPropertyValues("redlock.key-prefix=app{1}:")
+			.run((context) -> assertThat(analysis(context.getStartupFailure())).satisfies((analysis) -> {
+				assertThat(analysis.getDescription()).contains("redlock.key-prefix 'app{1}:' holds a brace");
+				assertThat(analysis.getAction()).contains("Remove the braces from the prefix");
+			}));
+	}
+
+	@Test
 	void driftFactorOutOfRangeFails() {
 		this.contextRunner.withPropertyValues(NODES)
 			.withPropertyValues("redlock.drift-factor=0.6")

@@ -62,13 +62,13 @@ class RedlockRegistryLifecycleIntegrationTests {
 			assertThat(context.getBean(LockRegistry.class)).isSameAs(locks);
 			try (Lease lease = locks.acquire("after", Duration.ofSeconds(5), Duration.ofSeconds(2))) {
 				assertThat(lease.isHeld()).isTrue();
-				assertThat(fleet.fleet().nodes()).filteredOn((node) -> node.call("GET", "cycle:lock:after") != null)
+				assertThat(fleet.fleet().nodes()).filteredOn((node) -> node.call("GET", "cycle:lock:{after}") != null)
 					.hasSizeGreaterThanOrEqualTo(2);
 			}
 			// the annotation, through the advisor made before the stop
 			Job job = context.getBean(Job.class);
 			assertThat(job.run()).isGreaterThanOrEqualTo(2);
-			assertThat(fleet.node(0).call("GET", "cycle:lock:job")).isNull();
+			assertThat(fleet.node(0).call("GET", "cycle:lock:{job}")).isNull();
 		});
 	}
 
@@ -77,12 +77,12 @@ class RedlockRegistryLifecycleIntegrationTests {
 		this.contextRunner.run((context) -> {
 			LockRegistry locks = context.getBean(LockRegistry.class);
 			Lease held = locks.acquire("held", Duration.ofSeconds(30), Duration.ofSeconds(2));
-			assertThat(fleet.fleet().nodes()).filteredOn((node) -> node.call("GET", "cycle:lock:held") != null)
+			assertThat(fleet.fleet().nodes()).filteredOn((node) -> node.call("GET", "cycle:lock:{held}") != null)
 				.hasSizeGreaterThanOrEqualTo(2);
 			context.stop();
 			assertThat(held.isHeld()).isFalse();
 			for (RedisNode node : fleet.fleet().nodes()) {
-				assertThat(node.call("GET", "cycle:lock:held")).as("the lock on %s", node).isNull();
+				assertThat(node.call("GET", "cycle:lock:{held}")).as("the lock on %s", node).isNull();
 			}
 			assertThatIllegalStateException()
 				.isThrownBy(() -> locks.acquire("held", Duration.ofSeconds(5), Duration.ofSeconds(1)))
@@ -119,14 +119,14 @@ class RedlockRegistryLifecycleIntegrationTests {
 				assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
 				context.stop();
 				// deleting it would let another instance start the same work now
-				assertThat(fleet.fleet().nodes()).filteredOn((node) -> node.call("GET", "cycle:lock:busy") != null)
+				assertThat(fleet.fleet().nodes()).filteredOn((node) -> node.call("GET", "cycle:lock:{busy}") != null)
 					.hasSizeGreaterThanOrEqualTo(2);
 			}
 			finally {
 				worker.interrupt();
 				worker.join(10_000);
 				for (RedisNode node : fleet.fleet().nodes()) {
-					node.call("DEL", "cycle:lock:busy");
+					node.call("DEL", "cycle:lock:{busy}");
 				}
 			}
 			assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
@@ -213,7 +213,11 @@ class RedlockRegistryLifecycleIntegrationTests {
 
 		@DistributedLock(key = "'job'", ttl = "5s", waitTime = "2s")
 		public long run() {
-			return fleet.fleet().nodes().stream().filter((node) -> node.call("GET", "cycle:lock:job") != null).count();
+			return fleet.fleet()
+				.nodes()
+				.stream()
+				.filter((node) -> node.call("GET", "cycle:lock:{job}") != null)
+				.count();
 		}
 
 	}

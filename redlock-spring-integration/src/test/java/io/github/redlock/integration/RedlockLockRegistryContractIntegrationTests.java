@@ -699,7 +699,7 @@ class RedlockLockRegistryContractIntegrationTests {
 	/** Upstream's: polls every 100 ms, 100 times, until the key is gone. */
 	private static void waitForExpire(String key) throws Exception {
 		int n = 0;
-		while (n++ < 100 && onAnyNode("redlock:lock:" + key)) {
+		while (n++ < 100 && onAnyNode("redlock:lock:{" + key + "}")) {
 			Thread.sleep(100);
 		}
 		assertThat(n < 100).as(key + " key did not expire").isTrue();

@@ -1,15 +1,57 @@
 package io.github.redlock.engine.node;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
 /**
  * Where a lock lives on the nodes, and which keys are acceptable. For a key {@code k} and
  * the prefix {@code p}, each node holds:
  * <ul>
- * <li>{@code p + "lock:" + k}, the lock value, with the lease's TTL;</li>
- * <li>{@code p + "fence:" + k}, the fencing counter, kept for the retention;</li>
+ * <li>{@code p + "lock:" + tag(k)}, the lock value, with the lease's TTL;</li>
+ * <li>{@code p + "fence:" + tag(k)}, the fencing counter, kept for the retention;</li>
+ * <li>{@code p + "waiters:" + tag(k)}, the queue of processes waiting for the key;</li>
  * <li>{@code p + "node"}, one marker per node, which the restart guard reads.</li>
  * </ul>
- * Read-write locks and semaphores add keys of their own ({@link #readWriteKeys},
- * {@link #permitKeys}).
+ * Read-write locks and semaphores add keys of their own, named the same way
+ * ({@link #readWriteKeys}, {@link #permitKeys}).
+ * <p>
+ * <b>The tag.</b> Redis Cluster hashes a key by its hash tag, the text between its first
+ * opening brace and the first closing brace after that when it is not empty, else by the
+ * whole key. {@code tag(k)} is {@code "{" + k + "}"} when {@code k} holds no closing
+ * brace: the tag is then {@code k} itself, whatever opening braces it holds, and never
+ * empty since keys are not. A closing brace in the key would end such a tag early, so
+ * such a key gets {@code "{" + digest + "}" + k} instead, where the digest is the first
+ * 16 hexadecimal digits of the SHA-256 of its UTF-8 bytes: a tag of fixed length, without
+ * braces, followed by the key itself. The two forms cannot meet (the first holds one
+ * closing brace, the second at least two), and each gives its key back, so distinct keys
+ * never share a name; they may share a slot, as any two keys may.
+ * <p>
+ * <b>The prefix</b> must hold no brace: an opening brace in it would open the tag of
+ * every key, and put every lock in the prefix's slot. {@code RegistryOptions} refuses it.
+ * <p>
+ * <b>The node marker</b> is one key per server, passed to the lock scripts beside the
+ * lock's keys (as {@code KEYS[3]} or {@code KEYS[4]}) so that a script compares it in the
+ * same atomic step. On a Redis Cluster a script's keys must all be in one slot, so this
+ * works only on single nodes. The ways open for cluster members: a marker per hash tag
+ * ({@code p + "node:" + tag(k)}, written when a key is first used on a master, which
+ * makes the restart guard per slot and costs a key per lock key), or the marker read by a
+ * command of its own on each master, kept apart from the scripts (which loses the
+ * atomicity of compare-and-lock against a master that restarts between the two). Neither
+ * is built yet.
+ * <p>
+ * <b>Release hint channels</b> are not keys, so no slot constrains them, but they carry
+ * the same tag, and stay under {@code p + "lock:"} so that one ACL channel pattern
+ * ({@code &<prefix>lock:*}) allows them all: a lock's channel is its lock key's name, on
+ * which the release scripts publish ({@link Script#RELEASE}), and a semaphore's is
+ * {@code p + "lock:permits:" + tag(k)} ({@link #permitChannel}), which no lock's channel
+ * can be (those go on with an opening brace).
+ * <p>
+ * <b>Invariants.</b> Every key name made for one lock key holds the same hash tag, so all
+ * of them hash to one cluster slot; distinct lock keys never get the same name; a name
+ * and its channel give their lock key back ({@link #lockChannelKey},
+ * {@link #permitChannelKey}).
  *
  * @author redlock contributors
  */
@@ -18,19 +60,45 @@ public final class KeyLayout {
 	/** The longest lock key accepted, in characters. */
 	public static final int MAX_KEY_LENGTH = 1024;
 
-	private final String lockPrefix;
+	/** Hexadecimal digits of the digest tag given to keys that hold a closing brace. */
+	static final int DIGEST_DIGITS = 16;
 
-	private final String fencePrefix;
-
-	private final String markerKey;
+	private static final String PERMIT_CHANNEL = "permits:";
 
 	private final String prefix;
 
+	private final String lockPrefix;
+
+	private final String markerKey;
+
+	/**
+	 * Creates the layout of keys under a prefix.
+	 * @param keyPrefix the prefix, possibly empty
+	 * @throws IllegalArgumentException if the prefix holds a brace
+	 */
 	public KeyLayout(String keyPrefix) {
+		if (hasBrace(keyPrefix)) {
+			throw new IllegalArgumentException("Key prefix '" + keyPrefix + "' holds a brace");
+		}
 		this.prefix = keyPrefix;
 		this.lockPrefix = keyPrefix + "lock:";
-		this.fencePrefix = keyPrefix + "fence:";
 		this.markerKey = keyPrefix + "node";
+	}
+
+	/**
+	 * Returns whether a key prefix holds a brace, which would make the hash tag of every
+	 * key on the nodes.
+	 */
+	public static boolean hasBrace(String keyPrefix) {
+		return keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0;
+	}
+
+	/**
+	 * Returns the name of the key's lock on the nodes, also the channel of its release
+	 * hints.
+	 */
+	public String lockKey(String key) {
+		return this.lockPrefix + tag(key);
 	}
 
 	/**
@@ -38,64 +106,68 @@ public final class KeyLayout {
 	 * node marker.
 	 */
 	public String[] nodeKeys(String key) {
-		return new String[] { this.lockPrefix + key, this.fencePrefix + key, this.markerKey };
+		String tag = tag(key);
+		return new String[] { this.lockPrefix + tag, this.prefix + "fence:" + tag, this.markerKey };
 	}
 
 	/**
-	 * Returns the key of the nodes' queue of processes waiting for {@code key} (prefix,
-	 * {@code waiters:}, key).
+	 * Returns the key of the nodes' queue of processes waiting for {@code key}.
 	 */
 	public String waitersKey(String key) {
-		return this.prefix + "waiters:" + key;
+		return this.prefix + "waiters:" + tag(key);
 	}
 
 	/**
 	 * Returns the keys of a read-write lock: the lock (shared with the exclusive lock of
 	 * the same key, so that the two exclude each other), its fencing counter (shared
-	 * too), the readers and their expiries (prefix, {@code readers:}, key) and the mark
-	 * of a waiting writer (prefix, {@code writer:}, key).
+	 * too), the readers and their expiries ({@code readers:}) and the mark of a waiting
+	 * writer ({@code writer:}).
 	 */
 	public String[] readWriteKeys(String key) {
-		return new String[] { this.lockPrefix + key, this.fencePrefix + key, this.prefix + "readers:" + key,
-				this.prefix + "writer:" + key };
+		String tag = tag(key);
+		return new String[] { this.lockPrefix + tag, this.prefix + "fence:" + tag, this.prefix + "readers:" + tag,
+				this.prefix + "writer:" + tag };
 	}
 
 	/**
-	 * Returns the keys of a semaphore: slot to holder (prefix, {@code permits:}, key),
-	 * slot to expiry (prefix, {@code permit-expiries:}, key) and the semaphore's own
-	 * fencing counter (prefix, {@code permit-fence:}, key). Not the exclusive lock's
-	 * counter: a failed exclusive attempt's withdrawal may take back its own increment
-	 * ({@link Script#WITHDRAW}), which is sound only while nothing else can have raised
-	 * that counter meanwhile; a permit's second round raises a counter wherever its slot
-	 * is held, whatever holds the lock key, and could have relied on the very value the
-	 * withdrawal takes back.
+	 * Returns the keys of a semaphore: slot to holder ({@code permits:}), slot to expiry
+	 * ({@code permit-expiries:}) and the semaphore's own fencing counter
+	 * ({@code permit-fence:}). Not the exclusive lock's counter: a failed exclusive
+	 * attempt's withdrawal may take back its own increment ({@link Script#WITHDRAW}),
+	 * which is sound only while nothing else can have raised that counter meanwhile; a
+	 * permit's second round raises a counter wherever its slot is held, whatever holds
+	 * the lock key, and could have relied on the very value the withdrawal takes back.
 	 */
 	public String[] permitKeys(String key) {
-		return new String[] { this.prefix + "permits:" + key, this.prefix + "permit-expiries:" + key,
-				this.prefix + "permit-fence:" + key };
+		String tag = tag(key);
+		return new String[] { this.prefix + "permits:" + tag, this.prefix + "permit-expiries:" + tag,
+				this.prefix + "permit-fence:" + tag };
 	}
-
-	/**
-	 * What follows {@link #lockPrefix()} in the name of a semaphore's release hint
-	 * channel, before its key.
-	 */
-	public static final String PERMIT_CHANNEL = "permits:";
 
 	/**
 	 * Returns the channel on which a semaphore's releases are published:
-	 * {@code <lockPrefix>permits:<key>}, under the lock prefix so that the ACL channel
+	 * {@code <prefix>lock:permits:<tag>}, under the lock prefix so that the ACL channel
 	 * pattern of the exclusive lock's hints ({@code &<prefix>lock:*}) allows it too.
 	 */
 	public String permitChannel(String key) {
-		return this.lockPrefix + PERMIT_CHANNEL + key;
+		return this.lockPrefix + PERMIT_CHANNEL + tag(key);
 	}
 
 	/**
-	 * Returns what precedes a key in its lock's key on the nodes: also the start of the
-	 * release hint channels' names, the exclusive lock's and the semaphores'.
+	 * Returns the lock key whose lock is named {@code channel} ({@link #lockKey}), or
+	 * {@code null} when no lock key's is.
 	 */
-	public String lockPrefix() {
-		return this.lockPrefix;
+	public String lockChannelKey(String channel) {
+		return channel.startsWith(this.lockPrefix) ? untag(channel.substring(this.lockPrefix.length())) : null;
+	}
+
+	/**
+	 * Returns the lock key whose semaphore publishes on {@code channel}
+	 * ({@link #permitChannel}), or {@code null} when no semaphore's does.
+	 */
+	public String permitChannelKey(String channel) {
+		String permits = this.lockPrefix + PERMIT_CHANNEL;
+		return channel.startsWith(permits) ? untag(channel.substring(permits.length())) : null;
 	}
 
 	/**
@@ -103,6 +175,40 @@ public final class KeyLayout {
 	 */
 	public String markerKey() {
 		return this.markerKey;
+	}
+
+	/**
+	 * Returns the part of every name of the key that follows its kind, starting with the
+	 * key's hash tag (see the class comment).
+	 */
+	static String tag(String key) {
+		if (key.indexOf('}') < 0) {
+			return "{" + key + "}";
+		}
+		return "{" + digest(key) + "}" + key;
+	}
+
+	/**
+	 * Returns the key that {@link #tag} made {@code tagged} of, or {@code null} when it
+	 * made no such name.
+	 */
+	private static String untag(String tagged) {
+		int close = tagged.indexOf('}');
+		if (!tagged.startsWith("{") || close < 0) {
+			return null;
+		}
+		String key = (close == tagged.length() - 1) ? tagged.substring(1, close) : tagged.substring(close + 1);
+		return (!key.isEmpty() && tag(key).equals(tagged)) ? key : null;
+	}
+
+	private static String digest(String key) {
+		try {
+			byte[] hash = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+			return HexFormat.of().formatHex(hash, 0, DIGEST_DIGITS / 2);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("Every Java platform provides SHA-256", ex);
+		}
 	}
 
 	/**
@@ -120,6 +226,30 @@ public final class KeyLayout {
 			throw new IllegalArgumentException("Lock key is " + key.length() + " characters long; the limit is "
 					+ MAX_KEY_LENGTH + ": lock on a shorter name, such as an id or a hash of the resource");
 		}
+		int lone = loneSurrogate(key);
+		if (lone >= 0) {
+			throw new IllegalArgumentException(
+					String.format("Lock key holds an unpaired surrogate (\\u%04x at index %d),"
+							+ " which has no UTF-8 form: the nodes would see '?' in its place, the key of another lock."
+							+ " Lock on well-formed Unicode text", (int) key.charAt(lone), lone));
+		}
+	}
+
+	/**
+	 * Returns the index of the key's first UTF-16 surrogate that is not half of a pair,
+	 * or -1: Lettuce writes such a one as {@code ?}, so two keys would share a name.
+	 */
+	private static int loneSurrogate(String key) {
+		for (int i = 0; i < key.length(); i++) {
+			char c = key.charAt(i);
+			if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
+				i++;
+			}
+			else if (Character.isSurrogate(c)) {
+				return i;
+			}
+		}
+		return -1;
 	}
 
 }

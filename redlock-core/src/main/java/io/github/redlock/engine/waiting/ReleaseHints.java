@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
 
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.NodeClient;
@@ -20,20 +21,18 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * Wake-ups across processes: the release script publishes the lease's token on a channel
- * named as the lock's key on the node ({@code <keyPrefix>lock:<key>}, see
+ * named as the lock's key on the node ({@link KeyLayout#lockKey}, see
  * {@link Script#RELEASE}), and this registry subscribes to that channel on every node,
  * but only while a waiter of its own waits for a holder in another process (the head of
  * the key's line sleeps between attempts, and no lease of this registry holds the key:
  * see {@link Waiting}). A message wakes that waiter at once.
  * <p>
- * Semaphores do the same on a channel of their own, {@code <keyPrefix>lock:permits:<key>}
- * ({@link KeyLayout#permitChannel}, {@link Script#RELEASE_PERMIT}), under the lock prefix
- * so that one ACL channel pattern allows both, for their own waiting lines: subscribed to
- * while the head of a semaphore's line sleeps and this registry holds fewer of its
- * permits than it has (only then can a permit be held elsewhere). A lock whose key is
- * {@code permits:<key>} shares that channel: each message goes to both lines, which costs
- * either at most one attempt that fails, and the channel stays subscribed while either
- * wants it.
+ * Semaphores do the same on a channel of their own ({@link KeyLayout#permitChannel},
+ * {@link Script#RELEASE_PERMIT}), under the lock prefix so that one ACL channel pattern
+ * allows both, for their own waiting lines: subscribed to while the head of a semaphore's
+ * line sleeps and this registry holds fewer of its permits than it has (only then can a
+ * permit be held elsewhere). No lock's channel is a semaphore's, so each message goes to
+ * the one line of its key.
  * <p>
  * Hints are only hints: a waiter still takes the lock through the quorum, and still
  * polls, so that nothing depends on a message arriving. Each node gets its own
@@ -64,14 +63,14 @@ public final class ReleaseHints {
 
 	private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-	/** Which lines want a channel: {@link #locks()}'s, {@link #permits()}'s, or both. */
+	/** Which lines want a channel: {@link #locks()}'s or {@link #permits()}'s. */
 	private static final int LOCK_LINES = 1;
 
 	private static final int PERMIT_LINES = 2;
 
 	private final List<NodeClient> nodes;
 
-	private final String lockPrefix;
+	private final KeyLayout keys;
 
 	private final Waiting waiting;
 
@@ -100,11 +99,11 @@ public final class ReleaseHints {
 	public ReleaseHints(NodeFleet fleet, KeyLayout keys, Waiting waiting, Waiting permitLines,
 			ScheduledExecutorService scheduler, Executor callbacks) {
 		this.nodes = fleet.nodes();
-		this.lockPrefix = keys.lockPrefix();
+		this.keys = keys;
 		this.waiting = waiting;
 		this.permitLines = permitLines;
-		this.locks = new Channels(this.lockPrefix, LOCK_LINES);
-		this.permits = new Channels(this.lockPrefix + KeyLayout.PERMIT_CHANNEL, PERMIT_LINES);
+		this.locks = new Channels(keys::lockKey, LOCK_LINES);
+		this.permits = new Channels(keys::permitChannel, PERMIT_LINES);
 		this.scheduler = scheduler;
 		this.callbacks = callbacks;
 		this.callBoundNanos = fleet.callBoundNanos();
@@ -245,35 +244,36 @@ public final class ReleaseHints {
 	}
 
 	/**
-	 * Passes a hint on to the channel's lines, with the message published (the released
+	 * Passes a hint on to the channel's line, with the message published (the released
 	 * lease's token, a permit's token and slot), or {@code null} for a try after
-	 * subscribing: to the lock's line for the key after the lock prefix, and, when that
-	 * key is {@code permits:<key>}, to the semaphore's line for {@code <key>} too (a line
-	 * that does not exist costs a map look-up).
+	 * subscribing: to the lock's line for the key whose lock the channel names, or to the
+	 * semaphore's line for the key whose permits it names (a line that does not exist
+	 * costs a map look-up).
 	 */
 	private void hint(String channel, String message) {
-		if (!channel.startsWith(this.lockPrefix)) {
+		String key = this.keys.lockChannelKey(channel);
+		if (key != null) {
+			this.waiting.hint(key, message);
 			return;
 		}
-		String key = channel.substring(this.lockPrefix.length());
-		this.waiting.hint(key, message);
-		if (key.startsWith(KeyLayout.PERMIT_CHANNEL)) {
-			this.permitLines.hint(key.substring(KeyLayout.PERMIT_CHANNEL.length()), message);
+		key = this.keys.permitChannelKey(channel);
+		if (key != null) {
+			this.permitLines.hint(key, message);
 		}
 	}
 
 	/**
-	 * The release hints of one kind of waiting line: its keys' channels are a prefix and
-	 * the key.
+	 * The release hints of one kind of waiting line, on the channels that the layout
+	 * names for its keys.
 	 */
 	final class Channels {
 
-		private final String prefix;
+		private final UnaryOperator<String> channel;
 
 		private final int lines;
 
-		private Channels(String prefix, int lines) {
-			this.prefix = prefix;
+		private Channels(UnaryOperator<String> channel, int lines) {
+			this.channel = channel;
 			this.lines = lines;
 		}
 
@@ -283,7 +283,7 @@ public final class ReleaseHints {
 		 * synchronously.
 		 */
 		void want(String key) {
-			ReleaseHints.this.want(this.prefix + key, this.lines);
+			ReleaseHints.this.want(this.channel.apply(key), this.lines);
 		}
 
 		/**
@@ -291,7 +291,7 @@ public final class ReleaseHints {
 		 * wanted again meanwhile. Called holding a line's monitor.
 		 */
 		void unwant(String key) {
-			ReleaseHints.this.unwant(this.prefix + key, this.lines);
+			ReleaseHints.this.unwant(this.channel.apply(key), this.lines);
 		}
 
 	}

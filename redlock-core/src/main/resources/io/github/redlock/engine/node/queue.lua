@@ -1,5 +1,5 @@
 -- The exclusive lock's release and the queue of processes waiting for a key, kept by
--- each node beside the lock (<prefix>waiters:<key>) so that a release hands the next
+-- each node beside the lock (KeyLayout#waitersKey) so that a release hands the next
 -- turn to one process instead of waking the head waiter of every process at once, most
 -- of whom the next holder would then refuse. The encodings and reply codes written
 -- @LIKE_THIS@ are TurnProtocol's.
@@ -51,7 +51,7 @@ end
 
 --- release
 -- KEYS[1] lock key, KEYS[2] the key's queue of waiting processes
--- (<prefix>waiters:<key>, declared as every key a script touches must be); ARGV[1]
+-- (KeyLayout#waitersKey, declared as every key a script touches must be); ARGV[1]
 -- lock secret, ARGV[2] the lease's fencing token, ARGV[3] "<this registry's line
 -- id>,<how long its line for the key may still wait (ms) when it has waiters, else
 -- empty>,<the client's clock in ms, or empty>,<1 when the line keeps the turn for

@@ -85,7 +85,7 @@ class RedlockServiceConnectionContextsIntegrationTests {
 			nodes.put(name, fleet.uris());
 			assertThat(this.connectionDetails.getNodes()).isEqualTo(fleet.uris());
 			try (Lease lease = this.locks.acquire(name, Duration.ofSeconds(2), Duration.ofSeconds(5))) {
-				assertThat(fleet.node(0).call("GET", "redlock:lock:" + name)).isNotNull();
+				assertThat(fleet.node(0).call("GET", "redlock:lock:{" + name + "}")).isNotNull();
 			}
 		}
 

@@ -63,7 +63,7 @@ class RedlockServiceConnectionIntegrationTests {
 			List<RedisNode> holding = fleet.fleet()
 				.nodes()
 				.stream()
-				.filter((node) -> node.call("GET", "redlock:lock:order:1") != null)
+				.filter((node) -> node.call("GET", "redlock:lock:{order:1}") != null)
 				.toList();
 			assertThat(holding).as("nodes holding the lock key").hasSizeGreaterThanOrEqualTo(2);
 			assertThat(lease.isHeld()).isTrue();
@@ -76,7 +76,7 @@ class RedlockServiceConnectionIntegrationTests {
 		try (Lease lease = this.locks.acquire("order:2", Duration.ofSeconds(2), Duration.ofSeconds(5))) {
 			assertThat(lease.isHeld()).isTrue();
 			assertThat(List.of(fleet.node(1), fleet.node(2)))
-				.allSatisfy((node) -> assertThat(node.call("GET", "redlock:lock:order:2")).isNotNull());
+				.allSatisfy((node) -> assertThat(node.call("GET", "redlock:lock:{order:2}")).isNotNull());
 		}
 		fleet.node(1).kill();
 		assertThat(this.locks.tryAcquire("order:3", Duration.ofSeconds(2))).isEmpty();

@@ -42,7 +42,7 @@ class TlsServiceConnectionIntegrationTests {
 			.allMatch((uri) -> uri.startsWith("rediss://"));
 		assertThat(this.connectionDetails.getSslBundle()).isNotNull();
 		try (Lease lease = this.locks.acquire("tls", Duration.ofSeconds(2), Duration.ofSeconds(5))) {
-			assertThat(fleet.fleet().nodes()).filteredOn((node) -> node.call("GET", "redlock:lock:tls") != null)
+			assertThat(fleet.fleet().nodes()).filteredOn((node) -> node.call("GET", "redlock:lock:{tls}") != null)
 				.hasSizeGreaterThanOrEqualTo(2);
 		}
 	}
