@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Runs the annotated method under a distributed lock: acquired before the call, kept
  * extended while it runs, released after it, whatever the outcome. Inside a transaction
@@ -47,12 +49,17 @@ import java.lang.annotation.Target;
  * chosen in {@code redlock.order} or {@code @EnableCaching(order)}, the cache is checked
  * first (a hit takes no lock), then the lock is acquired, then the transaction begins, so
  * the lock covers the commit.
+ * <p>
+ * Meta-annotated with {@link Reflective @Reflective}, as Spring's {@code @Cacheable} is:
+ * Spring's AOT processing registers every annotated method of a bean for reflective
+ * invocation, which a native image needs.
  *
  * @author redlock contributors
  */
 @Target({ ElementType.METHOD, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective
 public @interface DistributedLock {
 
 	/**

@@ -29,13 +29,17 @@ import org.springframework.util.ObjectUtils;
  */
 class LockKeyEvaluator extends CachedExpressionEvaluator {
 
+	/**
+	 * Classes initialized with the advisor, at start-up, rather than by the first calls:
+	 * a virtual thread waiting for another thread to initialize a class pins its carrier,
+	 * on JDK 25 as on 21. Loaded by name, so a native image needs them registered
+	 * ({@link DistributedLockRuntimeHints}).
+	 */
+	static final List<Class<?>> INITIALIZED_AT_START = List.of(LockExpressionRootObject.class, CurrentLease.class,
+			MethodBasedEvaluationContext.class, BeanFactoryResolver.class, ExpressionState.class);
+
 	static {
-		// initialized with the advisor, at start-up, rather than by the first calls: a
-		// virtual thread waiting for another thread to initialize a class pins its
-		// carrier, on JDK 25 as on 21 (seen by VirtualThreadsIntegrationTests: 89 ms
-		// pinned in evaluate() when 1,000 virtual threads made the first calls at once)
-		initialize(LockExpressionRootObject.class, CurrentLease.class, MethodBasedEvaluationContext.class,
-				BeanFactoryResolver.class, ExpressionState.class);
+		initialize(INITIALIZED_AT_START);
 	}
 
 	private final Map<ExpressionKey, Expression> keyCache = new ConcurrentHashMap<>(64);
@@ -50,7 +54,7 @@ class LockKeyEvaluator extends CachedExpressionEvaluator {
 		this.maxKeys = maxKeys;
 	}
 
-	private static void initialize(Class<?>... types) {
+	private static void initialize(List<Class<?>> types) {
 		for (Class<?> type : types) {
 			try {
 				Class.forName(type.getName(), true, type.getClassLoader());

@@ -1,5 +1,6 @@
 package io.github.redlock.embedded.boot;
 
+import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
@@ -89,6 +90,11 @@ public class EmbeddedNodesEnvironmentPostProcessor implements EnvironmentPostPro
 			RootBeanDefinition definition = new RootBeanDefinition(EmbeddedNodes.class,
 					() -> new EmbeddedNodes(this.environment));
 			definition.setRole(BeanDefinition.ROLE_INFRASTRUCTURE);
+			// AOT cannot generate code for an instance supplier; none is needed, since
+			// this
+			// registration runs again when a context restored from generated code
+			// refreshes
+			definition.setAttribute(BeanRegistrationAotProcessor.IGNORE_REGISTRATION_ATTRIBUTE, true);
 			registry.registerBeanDefinition(EmbeddedNodes.BEAN_NAME, definition);
 		}
 

@@ -134,7 +134,7 @@ class EmbeddedNodesEnvironmentPostProcessorTests {
 		}
 	}
 
-	private static boolean accepts(int port) {
+	static boolean accepts(int port) {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
 			return true;
