@@ -61,14 +61,13 @@ public final class RedlockAutoConfiguration {
 	 * lock command): not a candidate for injection by type, so that the application's
 	 * {@code ClientResources} stays the one it injects. A bean of this name replaces it.
 	 */
-	@Bean(destroyMethod = "shutdown", defaultCandidate = false)
+	@Bean(destroyMethod = "close", defaultCandidate = false)
 	@ConditionalOnMissingBean(name = CLIENT_RESOURCES)
-	DefaultClientResources redlockClientResources() {
+	RedlockClientResources redlockClientResources() {
 		// reconnect within a second of a node's return, so that it rejoins quorums
 		// quickly
-		return DefaultClientResources.builder()
-			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
-			.build();
+		return new RedlockClientResources(DefaultClientResources.builder()
+			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS)));
 	}
 
 	@Bean
