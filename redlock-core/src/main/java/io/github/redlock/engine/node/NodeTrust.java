@@ -290,7 +290,10 @@ public final class NodeTrust {
 		return this.restarts.floor();
 	}
 
-	private static String field(String info, String name) {
+	/**
+	 * Returns one field of an {@code INFO} reply.
+	 */
+	static String field(String info, String name) {
 		// at the start of a line: the index in "\n" + info is the field's index in info
 		int start = ("\n" + info).indexOf("\n" + name + ":");
 		if (start < 0) {
