@@ -51,7 +51,10 @@ class TestSupportOutOfProductionTests {
 		}
 		assertThat(Map.copyOf(factories).keySet())
 			.doesNotContain("org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsFactory")
-			.isSubsetOf(Set.of("org.springframework.boot.diagnostics.FailureAnalyzer"));
+			.isSubsetOf(Set.of("org.springframework.boot.diagnostics.FailureAnalyzer",
+					// the Spring Boot version check, which must run before any
+					// configuration
+					"org.springframework.context.ApplicationContextInitializer"));
 	}
 
 }
