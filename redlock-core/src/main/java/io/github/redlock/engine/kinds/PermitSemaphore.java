@@ -105,6 +105,11 @@ import io.github.redlock.engine.waiting.Waiting;
  * largest count in use hold at once (old and new callers only ever take slots below
  * that).
  *
+ * <p>
+ * Longer than most classes: a quarter of it is this argument, and the acquisition's slot
+ * choice (the random first slot, the free slot the refusals name, the sweep of a
+ * {@code tryAcquire}) is one piece with the slot each attempt fixes.
+ *
  * @author redlock contributors
  */
 public final class PermitSemaphore implements LockSemaphore {
