@@ -44,7 +44,9 @@ import io.lettuce.core.resource.ClientResources;
  * This class is the façade: it hands each call to the part of the engine that does the
  * work (see the package documentation for the map) and owns no invariant of its own. The
  * {@link Builder} is nested because {@code RedlockRegistry.Builder} is a public name; it
- * only collects options, which {@code RegistryOptions} keeps and checks.
+ * only collects options, which {@code RegistryOptions} keeps and checks. Longer than the
+ * engine's classes for that reason alone: its lines are the Javadoc of the public methods
+ * and of the Builder's documented options, each a line or two of code.
  *
  * @author redlock contributors
  */

@@ -40,6 +40,11 @@ import java.util.stream.Collectors;
  * master ask the cluster as one of its running servers sees it at the time of the call.
  * The methods that change the cluster wait until every running server agrees on the
  * change and reports {@code cluster_state:ok}.
+ * <p>
+ * One piece, longer than most: building the cluster, every fault and the waits for the
+ * servers to agree all read and change the same view of roles and slots, and each fault
+ * must leave it in a state {@link #heal()} can undo; the slot arithmetic is apart in
+ * {@link ClusterSlots}, a migration held mid-way in {@link SlotMigration}.
  *
  * @author redlock contributors
  */

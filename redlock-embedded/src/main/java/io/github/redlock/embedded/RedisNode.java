@@ -39,6 +39,9 @@ import javax.net.ssl.SSLContext;
  * {@code rediss://} one. Every control works on it as on a plain node: the node's own
  * connections (for {@link #call(String...)}, the start-up check and the faults) use TLS
  * and present the client certificate.
+ * <p>
+ * One piece, longer than most: every fault (kill, pause, restart, slow, TLS) acts on the
+ * same supervised process and its state, which the clean-up must always see whole.
  *
  * @author redlock contributors
  */

@@ -51,6 +51,10 @@ import io.github.redlock.test.MemoryStore.Kind;
  * InMemoryLockRegistry locks = new InMemoryLockRegistry();
  * PaymentService service = new PaymentService(locks);
  * </pre>
+ * <p>
+ * Longer than most classes because {@link LockRegistry} is: each of its methods is a line
+ * or two handing the call to {@link MemoryStore}, which owns the locks' invariants, with
+ * the argument checks the quorum registry makes.
  *
  * @author redlock contributors
  */

@@ -36,6 +36,9 @@ import io.github.redlock.NodeFailure;
  * when the store next looks at the key after its end (its TTL, or the end its holder
  * asked for); a lease that ends that way while its holder meant to keep it is lost, and
  * its listeners are told, outside the lock.
+ * <p>
+ * One piece: every kind of lock (exclusive, read, write, permit) shares one key's holders
+ * and counter under one lock, which is what makes these invariants hold.
  *
  * @author redlock contributors
  */
