@@ -33,20 +33,16 @@ import io.lettuce.core.resource.ClientResources;
  * </pre>
  * <p>
  * Keys on the nodes are {@code <keyPrefix>lock:{<key>}} for the lock and
- * {@code <keyPrefix>fence:{<key>}} for its fencing counter: the braces make the key the
- * hash tag of every key of its lock, which keeps them in one Redis Cluster slot (a key
- * that holds a closing brace gets a digest as its tag instead; see {@code KeyLayout}).
- * Leases kept by {@link #executeLocked} and {@link #obtain} locks are extended on one
- * shared scheduler thread, whatever their number. Close the registry to release every
- * held lease and close the connections; {@link #stop()} does the same but lets
- * {@link #start()} connect again.
+ * {@code <keyPrefix>fence:{<key>}} for its counter, in one Redis Cluster slot (docs:
+ * Upgrading). Leases of {@link #executeLocked} and {@link #obtain} locks are extended on
+ * one shared scheduler thread. Close the registry to release every held lease and close
+ * the connections; {@link #stop()} does the same but lets {@link #start()} connect again.
  * <p>
  * This class is the façade: it hands each call to the part of the engine that does the
  * work (see the package documentation for the map) and owns no invariant of its own. The
  * {@link Builder} is nested because {@code RedlockRegistry.Builder} is a public name; it
- * only collects options, which {@code RegistryOptions} keeps and checks. Longer than the
- * engine's classes for that reason alone: its lines are the Javadoc of the public methods
- * and of the Builder's documented options, each a line or two of code.
+ * only collects options, which {@code RegistryOptions} keeps and checks. Its length is
+ * the Javadoc of the public methods and options, each a line or two of code.
  *
  * @author redlock contributors
  */
