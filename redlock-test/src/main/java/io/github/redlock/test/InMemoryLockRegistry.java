@@ -53,7 +53,7 @@ import io.github.redlock.test.MemoryStore.Kind;
  * </pre>
  * <p>
  * Longer than most classes because {@link LockRegistry} is: each of its methods is a line
- * or two handing the call to {@link MemoryStore}, which owns the locks' invariants, with
+ * or two handing the call to {@code MemoryStore}, which owns the locks' invariants, with
  * the argument checks the quorum registry makes.
  *
  * @author redlock contributors
