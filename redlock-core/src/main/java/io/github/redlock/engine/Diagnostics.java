@@ -7,7 +7,7 @@ import io.github.redlock.LockInfo;
 import io.github.redlock.LockKeys;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.LockValues;
-import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 
@@ -42,7 +42,7 @@ final class Diagnostics {
 		return new LockInfo(key, this.fleet.quorum(), result);
 	}
 
-	private static LockInfo.NodeState nodeState(NodeClient node, List<Object> reply) {
+	private static LockInfo.NodeState nodeState(QuorumMember node, List<Object> reply) {
 		String value = (String) reply.get(0);
 		long pttl = (reply.get(1) instanceof Long millis) ? millis : -2;
 		long counter = (reply.get(2) != null) ? Long.parseLong((String) reply.get(2)) : 0;
@@ -64,7 +64,7 @@ final class Diagnostics {
 	}
 
 	List<NodeStatus> checkNodes() {
-		return this.fleet.askEveryNode(NodeClient::check,
+		return this.fleet.askEveryNode(QuorumMember::check,
 				(node) -> new NodeStatus(node.toString(), false, null, "no answer"), "checking the redlock nodes");
 	}
 

@@ -1,6 +1,7 @@
 package io.github.redlock.engine;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * One node as a registry sees it now, for health checks and operators.
@@ -13,10 +14,29 @@ import java.time.Duration;
  * @param problem why it does not count, or {@code null} when it does
  * @param warning what weakens the node's connection though it counts, such as TLS that
  * does not verify the host name, or {@code null}
+ * @param masters for a member that is a cluster, the status of each of its masters; empty
+ * for a single node
  * @author redlock contributors
  * @see RedlockRegistry#checkNodes()
  */
-public record NodeStatus(String node, boolean usable, Duration latency, String problem, String warning) {
+public record NodeStatus(String node, boolean usable, Duration latency, String problem, String warning,
+		List<NodeStatus> masters) {
+
+	public NodeStatus {
+		masters = (masters != null) ? List.copyOf(masters) : List.of();
+	}
+
+	/**
+	 * Creates the status of a single node.
+	 * @param node the node, as a URI without credentials
+	 * @param usable whether it counts toward a quorum now
+	 * @param latency how long it took to answer, or {@code null}
+	 * @param problem why it does not count, or {@code null} when it does
+	 * @param warning what weakens its connection though it counts, or {@code null}
+	 */
+	public NodeStatus(String node, boolean usable, Duration latency, String problem, String warning) {
+		this(node, usable, latency, problem, warning, List.of());
+	}
 
 	/**
 	 * Creates a status without a warning.

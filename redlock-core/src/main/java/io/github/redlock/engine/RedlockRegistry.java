@@ -379,6 +379,20 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		}
 
 		/**
+		 * Adds one member of the quorum that is a Redis or Valkey Cluster, given by the
+		 * {@code redis://} or {@code rediss://} URIs of some of its servers (seeds): the
+		 * member's vote for a key is the answer of the master that owns the key's slot.
+		 * Call it once per member (3 or 5 of them); a registry has clusters or
+		 * {@link #nodes(String...) nodes}, not both.
+		 * @param seedUris the cluster's seed URIs
+		 * @return this builder
+		 */
+		public Builder cluster(String... seedUris) {
+			this.options.clusters.add(List.of(seedUris));
+			return this;
+		}
+
+		/**
 		 * Sets how long one node may take to answer before it counts as failed; small
 		 * next to the TTL (default 100ms).
 		 * @param nodeTimeout the per-node timeout

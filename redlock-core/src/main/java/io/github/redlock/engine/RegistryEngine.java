@@ -1,6 +1,7 @@
 package io.github.redlock.engine;
 
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -58,15 +59,17 @@ final class RegistryEngine {
 	/** Orders {@link #start()}, {@link #stop()} and {@link #close()}. */
 	private final ReentrantLock lifecycle = new ReentrantLock();
 
-	RegistryEngine(RedlockSettings settings, SilentNodes silentNodes, List<NodeAddress> addresses, Options options) {
-		KeyLayout keys = new KeyLayout(settings.keyPrefix());
+	RegistryEngine(RedlockSettings settings, SilentNodes silentNodes, List<NodeAddress> addresses,
+			List<List<NodeAddress>> clusters, Options options) {
+		KeyLayout keys = new KeyLayout(settings.keyPrefix(), !clusters.isEmpty());
 		Validity validity = new Validity(settings.driftFactor());
 		RestartGuard guard = settings.restartGuard() ? new RestartGuard(true,
 				settings.maxTtl().toNanos() + validity.driftNanos(settings.maxTtl().toNanos()), keys.markerKey())
 				: new RestartGuard(false, 0, keys.markerKey());
-		this.fleet = new NodeFleet(addresses, settings, options.resources(), guard, options.acceptEviction(),
-				silentNodes, options.clientOptions(), options.coalesceWrites(), LockKinds.SCRIPTS);
-		addresses.stream()
+		this.fleet = new NodeFleet(addresses, clusters, keys, settings, options.resources(), guard,
+				options.acceptEviction(), silentNodes, options.clientOptions(), options.coalesceWrites(),
+				LockKinds.SCRIPTS);
+		Stream.concat(addresses.stream(), clusters.stream().flatMap(List::stream))
 			.filter((address) -> address.tlsWarning() != null)
 			.forEach((address) -> logger.warn("Redlock node " + address + ": " + address.tlsWarning()
 					+ ". Remove verifyPeer from its URI to verify the host name."));

@@ -2,7 +2,9 @@ package io.github.redlock.engine;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Objects;
 import java.util.function.Consumer;
 
@@ -31,6 +33,9 @@ import io.lettuce.core.resource.ClientResources;
 final class RegistryOptions {
 
 	final List<String> nodes = new ArrayList<>();
+
+	/** The seed URIs of each member that is a cluster. */
+	final List<List<String>> clusters = new ArrayList<>();
 
 	Duration nodeTimeout = Duration.ofMillis(100);
 
@@ -100,6 +105,40 @@ final class RegistryOptions {
 	}
 
 	/**
+	 * Checks the members that are clusters: each has seeds, none is listed twice, and
+	 * single nodes are not given beside them.
+	 */
+	private List<List<NodeAddress>> clusters(NodeAddress.Defaults defaults) {
+		if (this.clusters.isEmpty()) {
+			return List.of();
+		}
+		if (!this.nodes.isEmpty()) {
+			throw new InvalidOptionException("Both nodes and clusters are configured",
+					"a quorum is of single masters (redlock.nodes) or of clusters (redlock.clusters), not both:"
+							+ " remove one of them");
+		}
+		List<List<NodeAddress>> members = new ArrayList<>();
+		Set<String> seen = new HashSet<>();
+		for (int i = 0; i < this.clusters.size(); i++) {
+			List<String> seeds = this.clusters.get(i);
+			if (seeds == null || seeds.isEmpty()) {
+				throw new InvalidOptionException("Cluster " + i + " has no seed URIs",
+						"give one or more servers of the cluster, such as redis://10.0.1.1:6379,redis://10.0.1.2:6379");
+			}
+			List<NodeAddress> addresses = NodeAddress.parseAll(seeds, defaults);
+			for (NodeAddress address : addresses) {
+				if (!seen.add(address.toString())) {
+					throw new InvalidOptionException(
+							"Cluster " + i + " lists " + address + ", which an earlier cluster lists",
+							"each member of the quorum must be an independent cluster, or one cluster would count twice");
+				}
+			}
+			members.add(addresses);
+		}
+		return members;
+	}
+
+	/**
 	 * Checks the options and makes the engine of a registry from them. No connection is
 	 * made.
 	 * @throws InvalidOptionException naming the option and the fix if one is invalid
@@ -109,8 +148,9 @@ final class RegistryOptions {
 			throw new InvalidOptionException("A username is set without a password",
 					"set the password too: Redis authenticates a user only with its password");
 		}
-		List<NodeAddress> addresses = NodeAddress.parseAll(this.nodes,
-				new NodeAddress.Defaults(this.username, this.password, this.ssl));
+		NodeAddress.Defaults defaults = new NodeAddress.Defaults(this.username, this.password, this.ssl);
+		List<List<NodeAddress>> clusters = clusters(defaults);
+		List<NodeAddress> addresses = clusters.isEmpty() ? NodeAddress.parseAll(this.nodes, defaults) : List.of();
 		RedlockSettings settings = new RedlockSettings(this.nodeTimeout, this.connectTimeout, this.driftFactor,
 				this.retryDelay, this.retryJitter, this.keyPrefix, this.defaultTtl, this.defaultWaitTime, this.maxTtl,
 				this.maxHold, this.fencingRetention, this.restartGuard);
@@ -129,7 +169,7 @@ final class RegistryOptions {
 			options.sslOptions(ssl);
 			this.clientOptions.accept(options);
 		} : this.clientOptions;
-		return new RegistryEngine(settings, silentNodes, addresses,
+		return new RegistryEngine(settings, silentNodes, addresses, clusters,
 				new RegistryEngine.Options(this.clientResources, this.acceptEviction, clientOptions,
 						this.coalesceWrites, this.clock, List.copyOf(this.listeners), this.observer,
 						this.releaseHints));

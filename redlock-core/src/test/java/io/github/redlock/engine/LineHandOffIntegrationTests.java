@@ -83,7 +83,7 @@ class LineHandOffIntegrationTests {
 		// down for longer than a reconnect takes: no node is expected back, so each
 		// attempt fails at once and gives up
 		await().atMost(Duration.ofSeconds(30))
-			.until(() -> !registry.parts().fleet.quorumPossibleBy(System.nanoTime() + TimeUnit.MINUTES.toNanos(1)));
+			.until(() -> !registry.parts().fleet.quorumPossibleBy(0, System.nanoTime() + TimeUnit.MINUTES.toNanos(1)));
 		held.release(); // wakes the head of the line, on this thread
 		// each waiter's wait time is 40 s: all are decided by then, one way or another
 		long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);

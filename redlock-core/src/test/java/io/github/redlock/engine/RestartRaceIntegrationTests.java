@@ -45,7 +45,7 @@ class RestartRaceIntegrationTests {
 				lease.release();
 				return true;
 			}).orElse(false));
-		NodeClient node = this.registry.parts().fleet.node(0);
+		NodeClient node = (NodeClient) this.registry.parts().fleet.node(0);
 		AtomicBoolean once = new AtomicBoolean();
 		node.afterTrustCheck(() -> {
 			if (once.compareAndSet(false, true)) {

@@ -5,7 +5,7 @@ import java.time.Duration;
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
-import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.QuorumMember;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -64,7 +64,7 @@ class StaleSnapshotFencingIntegrationTests {
 	 */
 	private static RedlockRegistry everyNodeCounting(RedlockRegistry registry) {
 		await().atMost(Duration.ofSeconds(30))
-			.until(() -> registry.parts().fleet.nodes().stream().allMatch(NodeClient::isTrusted));
+			.until(() -> registry.parts().fleet.nodes().stream().allMatch(QuorumMember::isTrusted));
 		return registry;
 	}
 

@@ -124,7 +124,7 @@ class WriteCoalescingIntegrationTests {
 	void commandsSentFromAReplyCallbackOnTheIoThreadAreFlushed() throws Exception {
 		try (RedlockRegistry registry = registry(true)) {
 			registry.acquire("warm-up", Duration.ofSeconds(2), Duration.ZERO).release();
-			NodeClient node = registry.parts().fleet.node(0);
+			NodeClient node = (NodeClient) registry.parts().fleet.node(0);
 			AtomicReference<String> callbackThread = new AtomicReference<>();
 			CompletableFuture<NodeReply> chained;
 			// paused, so that the reply comes after the callback is in place and runs

@@ -5,6 +5,7 @@ import java.time.Duration;
 import io.github.redlock.engine.lease.EngineContext;
 import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.waiting.LineHold;
 import io.github.redlock.engine.waiting.Waiting;
@@ -39,13 +40,13 @@ abstract class AcquisitionKind extends AttemptOutcomes {
 	abstract String[] args(String value, int slot);
 
 	/** Sends this attempt's acquire script to one node. */
-	abstract void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies);
+	abstract void send(QuorumMember node, Attempt attempt, int index, NodeClient.ReplyHandler replies);
 
 	/**
 	 * Sends the second fencing round to one node: raise its counter to {@code token}
 	 * while the attempt's value is still held there, answering 1.
 	 */
-	abstract void raise(NodeClient node, Attempt attempt, String secret, String token, int index,
+	abstract void raise(QuorumMember node, Attempt attempt, String secret, String token, int index,
 			NodeClient.ReplyHandler replies);
 
 	/** Withdraws a failed attempt's value from every node. */

@@ -14,6 +14,7 @@ import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.NodeReply;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.TurnProtocol;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
@@ -220,7 +221,7 @@ abstract class AcquisitionLoop extends AcquisitionKind implements LiveLeases.Pen
 	 * ttl. An attempt that a later one superseded, or that came after the acquisition
 	 * ended, is not sent at all.
 	 */
-	void sendAfter(Attempt attempt, NodeClient node, int index, NodeClient.ReplyHandler replies) {
+	void sendAfter(Attempt attempt, QuorumMember node, int index, NodeClient.ReplyHandler replies) {
 		if (attempt.number() != this.attempts || this.result.isDone()) {
 			replies.reply(index, NodeReply.unsent(new NodeFailure(node.toString(), NodeFailure.Kind.REFUSED,
 					"not sent: the attempt was over before the node answered the one before it")));

@@ -37,6 +37,11 @@ abstract class AttemptOutcomes {
 
 	final String key;
 
+	/**
+	 * The cluster slot of the key's state; 0 on single nodes ({@code KeyLayout#slot}).
+	 */
+	final int slot;
+
 	final Duration waitTime;
 
 	private final long startedNanos = System.nanoTime();
@@ -48,6 +53,7 @@ abstract class AttemptOutcomes {
 		this.engine = engine;
 		this.fleet = engine.fleet();
 		this.key = key;
+		this.slot = engine.keys().slot(key);
 		this.waitTime = waitTime;
 	}
 
@@ -71,7 +77,7 @@ abstract class AttemptOutcomes {
 	 * @param left what is left of the wait time, in ns
 	 */
 	String hopeless(long left) {
-		if (this.fleet.quorumPossibleBy(System.nanoTime() + left)) {
+		if (this.fleet.quorumPossibleBy(this.slot, System.nanoTime() + left)) {
 			return null;
 		}
 		return "fewer nodes than a quorum are usable and none is expected back within the wait time, so it"

@@ -11,6 +11,7 @@ import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.node.HeldReply;
 import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
@@ -69,18 +70,18 @@ final class ExclusiveAcquisition extends AcquisitionLoop {
 	}
 
 	@Override
-	void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
-		String marker = node.marker();
+	void send(QuorumMember node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
+		String marker = node.marker(this.slot);
 		if (marker.isEmpty()) {
 			node.eval(Script.ACQUIRE, this.lockAndFence, attempt.args(), index, replies);
 		}
 		else {
-			node.eval(Script.ACQUIRE, this.keys, attempt.argsWithMarker(marker, node.floor()), index, replies);
+			node.eval(Script.ACQUIRE, this.keys, attempt.argsWithMarker(marker, node.floor(this.slot)), index, replies);
 		}
 	}
 
 	@Override
-	void raise(NodeClient node, Attempt attempt, String secret, String token, int index,
+	void raise(QuorumMember node, Attempt attempt, String secret, String token, int index,
 			NodeClient.ReplyHandler replies) {
 		node.eval(Script.RAISE_FENCE, this.lockAndFence, new String[] { secret, token, this.engine.retentionMillis() },
 				index, replies);
@@ -140,7 +141,7 @@ final class ExclusiveAcquisition extends AcquisitionLoop {
 			LineHold hold) implements LeaseOps {
 
 		@Override
-		public void extend(NodeClient node, String[] args, int index, NodeClient.ReplyHandler replies) {
+		public void extend(QuorumMember node, String[] args, int index, NodeClient.ReplyHandler replies) {
 			node.eval(Script.EXTEND, this.lockAndFence, args, index, replies);
 		}
 

@@ -7,6 +7,7 @@ import io.github.redlock.engine.RedlockSettings;
 import io.github.redlock.engine.lease.EngineContext;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.NodeTrust;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
@@ -105,7 +106,7 @@ final class FencingRound {
 		 * Sends the kind's raise script to one node: raise its counter to {@code token}
 		 * while the attempt's value is still held there, answering 1.
 		 */
-		void raise(NodeClient node, String token, int index, NodeClient.ReplyHandler replies);
+		void raise(QuorumMember node, String token, int index, NodeClient.ReplyHandler replies);
 
 		/** Told the token once a quorum holds counters at least it. */
 		void fenced(long token);
@@ -140,7 +141,7 @@ final class FencingRound {
 			attempt.fenced(highest);
 			return;
 		}
-		List<NodeClient> behind = new ArrayList<>();
+		List<QuorumMember> behind = new ArrayList<>();
 		int[] agreedNodes = call.agreedNodes();
 		for (int i = 0; i < tokens.length; i++) {
 			if (tokens[i] != highest) {

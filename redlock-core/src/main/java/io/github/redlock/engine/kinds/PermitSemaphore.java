@@ -22,6 +22,7 @@ import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.NodeReply;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
@@ -156,7 +157,7 @@ public final class PermitSemaphore implements LockSemaphore {
 		this.permits = permits;
 		this.permitsText = String.valueOf(permits);
 		this.keys = engine.keys().permitKeys(key);
-		this.keysWithMarker = new String[] { this.keys[0], this.keys[1], this.keys[2], engine.keys().markerKey() };
+		this.keysWithMarker = new String[] { this.keys[0], this.keys[1], this.keys[2], engine.keys().markerKeyOf(key) };
 		this.channel = engine.keys().permitChannel(key);
 	}
 
@@ -295,19 +296,19 @@ public final class PermitSemaphore implements LockSemaphore {
 		}
 
 		@Override
-		void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
-			String marker = node.marker();
+		void send(QuorumMember node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
+			String marker = node.marker(this.slot);
 			if (marker.isEmpty()) {
 				node.eval(Script.ACQUIRE_PERMIT, PermitSemaphore.this.keys, attempt.args(), index, replies);
 			}
 			else {
 				node.eval(Script.ACQUIRE_PERMIT, PermitSemaphore.this.keysWithMarker,
-						attempt.argsWithMarker(marker, node.floor()), index, replies);
+						attempt.argsWithMarker(marker, node.floor(this.slot)), index, replies);
 			}
 		}
 
 		@Override
-		void raise(NodeClient node, Attempt attempt, String secret, String token, int index,
+		void raise(QuorumMember node, Attempt attempt, String secret, String token, int index,
 				NodeClient.ReplyHandler replies) {
 			node.eval(Script.RAISE_PERMIT, PermitSemaphore.this.keys,
 					new String[] { secret, token, this.engine.retentionMillis(), String.valueOf(attempt.slot()) },

@@ -11,6 +11,7 @@ import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.waiting.LineHold;
@@ -165,7 +166,7 @@ public final class ReadWriteLocks {
 			super(ReadWriteLocks.this.engine, ReadWriteLocks.this.engine.waiting(), false, key, ttl, waitTime);
 			this.keys = this.engine.keys().readWriteKeys(key);
 			this.keysWithMarker = new String[] { this.keys[0], this.keys[1], this.keys[2], this.keys[3],
-					this.engine.keys().markerKey() };
+					this.engine.keys().markerKeyOf(key) };
 			this.writerSecret = writerSecret;
 		}
 
@@ -176,14 +177,14 @@ public final class ReadWriteLocks {
 		}
 
 		@Override
-		void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
-			String marker = node.marker();
+		void send(QuorumMember node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
+			String marker = node.marker(this.slot);
 			if (marker.isEmpty()) {
 				node.eval(Script.ACQUIRE_READ, this.keys, attempt.args(), index, replies);
 			}
 			else {
-				node.eval(Script.ACQUIRE_READ, this.keysWithMarker, attempt.argsWithMarker(marker, node.floor()), index,
-						replies);
+				node.eval(Script.ACQUIRE_READ, this.keysWithMarker,
+						attempt.argsWithMarker(marker, node.floor(this.slot)), index, replies);
 			}
 		}
 
@@ -193,7 +194,7 @@ public final class ReadWriteLocks {
 		}
 
 		@Override
-		void raise(NodeClient node, Attempt attempt, String secret, String token, int index,
+		void raise(QuorumMember node, Attempt attempt, String secret, String token, int index,
 				NodeClient.ReplyHandler replies) {
 			node.eval(Script.RAISE_READ, new String[] { this.keys[2], this.keys[1] },
 					new String[] { secret, token, this.engine.retentionMillis() }, index, replies);
@@ -235,7 +236,7 @@ public final class ReadWriteLocks {
 			super(ReadWriteLocks.this.engine, ReadWriteLocks.this.engine.waiting(), true, key, ttl, waitTime);
 			this.keys = this.engine.keys().readWriteKeys(key);
 			this.keysWithMarker = new String[] { this.keys[0], this.keys[1], this.keys[2], this.keys[3],
-					this.engine.keys().markerKey() };
+					this.engine.keys().markerKeyOf(key) };
 			this.mark = this.engine.values().next(this.engine.values().owner());
 		}
 
@@ -253,14 +254,14 @@ public final class ReadWriteLocks {
 		}
 
 		@Override
-		void send(NodeClient node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
-			String marker = node.marker();
+		void send(QuorumMember node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
+			String marker = node.marker(this.slot);
 			if (marker.isEmpty()) {
 				node.eval(Script.ACQUIRE_WRITE, this.keys, attempt.args(), index, replies);
 			}
 			else {
-				node.eval(Script.ACQUIRE_WRITE, this.keysWithMarker, attempt.argsWithMarker(marker, node.floor()),
-						index, replies);
+				node.eval(Script.ACQUIRE_WRITE, this.keysWithMarker,
+						attempt.argsWithMarker(marker, node.floor(this.slot)), index, replies);
 			}
 		}
 
@@ -270,7 +271,7 @@ public final class ReadWriteLocks {
 		}
 
 		@Override
-		void raise(NodeClient node, Attempt attempt, String secret, String token, int index,
+		void raise(QuorumMember node, Attempt attempt, String secret, String token, int index,
 				NodeClient.ReplyHandler replies) {
 			node.eval(Script.RAISE_FENCE, new String[] { this.keys[0], this.keys[1] },
 					new String[] { secret, token, this.engine.retentionMillis() }, index, replies);
@@ -302,7 +303,7 @@ public final class ReadWriteLocks {
 		@Override
 		void gaveUp() {
 			String[] markKey = { this.keys[3] };
-			for (NodeClient node : this.fleet.nodes()) {
+			for (QuorumMember node : this.fleet.nodes()) {
 				node.eval(Script.CLEAR_INTENT, markKey, this.mark);
 			}
 		}

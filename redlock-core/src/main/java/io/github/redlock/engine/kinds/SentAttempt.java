@@ -5,6 +5,7 @@ import java.util.function.Consumer;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.quorum.QuorumCall;
 
 /**
@@ -39,7 +40,7 @@ final class SentAttempt extends Attempt implements QuorumCall.Send, Consumer<Quo
 	}
 
 	@Override
-	public void send(NodeClient node, int index, NodeClient.ReplyHandler replies) {
+	public void send(QuorumMember node, int index, NodeClient.ReplyHandler replies) {
 		if (this.before == null) {
 			this.loop.send(node, this, index, replies);
 		}
@@ -60,7 +61,7 @@ final class SentAttempt extends Attempt implements QuorumCall.Send, Consumer<Quo
 	}
 
 	@Override
-	public void raise(NodeClient node, String token, int index, NodeClient.ReplyHandler replies) {
+	public void raise(QuorumMember node, String token, int index, NodeClient.ReplyHandler replies) {
 		this.loop.raise(node, this, LockValues.secret(value()), token, index, replies);
 	}
 

@@ -3,6 +3,7 @@ package io.github.redlock.engine.lease;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
@@ -25,7 +26,7 @@ public interface LeaseOps {
 	 * Sends the extension to one node, answering 1 where the lease's value is still held.
 	 * @param args the secret, the ttl in ms and the counter retention in ms
 	 */
-	void extend(NodeClient node, String[] args, int index, NodeClient.ReplyHandler replies);
+	void extend(QuorumMember node, String[] args, int index, NodeClient.ReplyHandler replies);
 
 	/**
 	 * Deletes the lease's value on every node.

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
@@ -19,7 +20,7 @@ record ScriptedLeaseOps(Script extendScript, String[] extendKeys, Script release
 		String[] extra, String[] releaseExtra, Runnable gone) implements LeaseOps {
 
 	@Override
-	public void extend(NodeClient node, String[] args, int index, NodeClient.ReplyHandler replies) {
+	public void extend(QuorumMember node, String[] args, int index, NodeClient.ReplyHandler replies) {
 		node.eval(this.extendScript, this.extendKeys, extendArgs(args), index, replies);
 	}
 

@@ -5,6 +5,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
+import io.lettuce.core.cluster.SlotHash;
+
 /**
  * Where a lock lives on the nodes, and which keys are acceptable. For a key {@code k} and
  * the prefix {@code p}, each node holds:
@@ -31,15 +33,14 @@ import java.util.HexFormat;
  * <b>The prefix</b> must hold no brace: an opening brace in it would open the tag of
  * every key, and put every lock in the prefix's slot. {@code RegistryOptions} refuses it.
  * <p>
- * <b>The node marker</b> is one key per server, passed to the lock scripts beside the
- * lock's keys (as {@code KEYS[3]} or {@code KEYS[4]}) so that a script compares it in the
- * same atomic step. On a Redis Cluster a script's keys must all be in one slot, so this
- * works only on single nodes. The ways open for cluster members: a marker per hash tag
- * ({@code p + "node:" + tag(k)}, written when a key is first used on a master, which
- * makes the restart guard per slot and costs a key per lock key), or the marker read by a
- * command of its own on each master, kept apart from the scripts (which loses the
- * atomicity of compare-and-lock against a master that restarts between the two). Neither
- * is built yet.
+ * <b>The node marker</b> is one key per single node ({@code p + "node"}), passed to the
+ * lock scripts beside the lock's keys (as {@code KEYS[3]} or {@code KEYS[4]}) so that a
+ * script compares it in the same atomic step. On a Redis Cluster a script's keys must all
+ * be in one slot, so a cluster member keeps one marker per slot, {@code p + "node:{" + t
+ * + "}"} where {@code t} is the slot's own short tag ({@link SlotTags}), and beside it
+ * the slot's owner stamp {@code p + "owner:{" + t + "}"} ({@link OwnerChange}): the
+ * acquire scripts are given the marker of the lock key's slot. Resharding carries both
+ * with the slot's keys.
  * <p>
  * <b>Release hint channels</b> are not keys, so no slot constrains them, but they carry
  * the same tag, and stay under {@code p + "lock:"} so that one ACL channel pattern
@@ -71,18 +72,33 @@ public final class KeyLayout {
 
 	private final String markerKey;
 
+	/** Whether the members are clusters, with a marker per slot. */
+	private final boolean perSlotMarkers;
+
 	/**
-	 * Creates the layout of keys under a prefix.
+	 * Creates the layout of keys under a prefix, for single nodes.
 	 * @param keyPrefix the prefix, possibly empty
 	 * @throws IllegalArgumentException if the prefix holds a brace
 	 */
 	public KeyLayout(String keyPrefix) {
+		this(keyPrefix, false);
+	}
+
+	/**
+	 * Creates the layout of keys under a prefix.
+	 * @param keyPrefix the prefix, possibly empty
+	 * @param perSlotMarkers whether the members are clusters, which keep a marker per
+	 * slot
+	 * @throws IllegalArgumentException if the prefix holds a brace
+	 */
+	public KeyLayout(String keyPrefix, boolean perSlotMarkers) {
 		if (hasBrace(keyPrefix)) {
 			throw new IllegalArgumentException("Key prefix '" + keyPrefix + "' holds a brace");
 		}
 		this.prefix = keyPrefix;
 		this.lockPrefix = keyPrefix + "lock:";
 		this.markerKey = keyPrefix + "node";
+		this.perSlotMarkers = perSlotMarkers;
 	}
 
 	/**
@@ -103,11 +119,42 @@ public final class KeyLayout {
 
 	/**
 	 * Returns the keys every lock script takes: the lock, its fencing counter, and the
-	 * node marker.
+	 * node marker ({@link #markerKeyOf}).
 	 */
 	public String[] nodeKeys(String key) {
 		String tag = tag(key);
-		return new String[] { this.lockPrefix + tag, this.prefix + "fence:" + tag, this.markerKey };
+		return new String[] { this.lockPrefix + tag, this.prefix + "fence:" + tag, markerKeyOf(key) };
+	}
+
+	/**
+	 * Returns the cluster slot of every key of {@code key}'s state, as the members'
+	 * {@link QuorumMember#marker(int)} takes it; 0 for single nodes, which have no slots.
+	 */
+	public int slot(String key) {
+		return this.perSlotMarkers ? SlotHash.getSlot(tag(key)) : 0;
+	}
+
+	/**
+	 * Returns the marker the acquire scripts of {@code key} check: the node's, or on
+	 * clusters its slot's ({@link #slotMarkerKey}).
+	 */
+	public String markerKeyOf(String key) {
+		return this.perSlotMarkers ? slotMarkerKey(slot(key)) : this.markerKey;
+	}
+
+	/**
+	 * Returns the restart guard's marker of one cluster slot.
+	 */
+	public String slotMarkerKey(int slot) {
+		return this.prefix + "node:{" + SlotTags.tag(slot) + "}";
+	}
+
+	/**
+	 * Returns the owner stamp of one cluster slot ({@link OwnerChange}), beside its
+	 * marker.
+	 */
+	public String slotOwnerKey(int slot) {
+		return this.prefix + "owner:{" + SlotTags.tag(slot) + "}";
 	}
 
 	/**
@@ -171,7 +218,7 @@ public final class KeyLayout {
 	}
 
 	/**
-	 * Returns the key of the marker by which a node shows that it kept its data.
+	 * Returns the key of the marker by which a single node shows that it kept its data.
 	 */
 	public String markerKey() {
 		return this.markerKey;

@@ -191,6 +191,15 @@ public final class NodeAddress {
 	/**
 	 * Returns why this node's TLS is weaker than full verification, or {@code null}.
 	 */
+	/**
+	 * Returns the address of another server of the same cluster: this one's credentials,
+	 * TLS and timeouts, on {@code host} and {@code port} as the cluster names them.
+	 */
+	NodeAddress withHostAndPort(String host, int port) {
+		RedisURI other = RedisURI.builder(this.uri).withHost(host).withPort(port).build();
+		return new NodeAddress(other, (other.isSsl() ? "rediss://" : "redis://") + host + ":" + port);
+	}
+
 	public String tlsWarning() {
 		return this.tlsWarning;
 	}

@@ -25,7 +25,7 @@ import io.lettuce.core.resource.ClientResources;
  *
  * @author redlock contributors
  */
-public final class NodeClient {
+public final class NodeClient implements QuorumMember {
 
 	private final NodeAddress address;
 
@@ -45,19 +45,35 @@ public final class NodeClient {
 			Duration connectTimeout, RestartGuard guard, ServerIdentities identities, boolean acceptEviction,
 			SilentNodes silentNodes, Consumer<ClientOptions.Builder> customizer, List<Script> lockScripts,
 			Runnable changed) {
+		this(address, resources, nodeTimeout, deletionTimeout, connectTimeout, guard, identities, acceptEviction,
+				silentNodes, customizer, lockScripts, changed, null);
+	}
+
+	/**
+	 * Creates the client of one master of a cluster member: its trust checks the markers
+	 * of every slot it owns ({@link SlotCheck}), and a reply saying that it does not
+	 * serve a key's slot is told to the member.
+	 * @param cluster the member's markers per slot, and what to tell of a redirect;
+	 * {@code null} for a single node
+	 */
+	public NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration deletionTimeout,
+			Duration connectTimeout, RestartGuard guard, ServerIdentities identities, boolean acceptEviction,
+			SilentNodes silentNodes, Consumer<ClientOptions.Builder> customizer, List<Script> lockScripts,
+			Runnable changed, ClusterMaster cluster) {
 		this.address = address;
 		String node = address.toString();
 		ConnectionGenerations generations = new ConnectionGenerations();
 		// the trust and the silence read the connection, which is made after them
 		this.trust = new NodeTrust(node, guard, resources, this::lockConnection, generations, identities,
-				acceptEviction, changed);
+				acceptEviction, changed, (cluster != null) ? cluster.markers() : null);
 		this.silence = new NodeSilence(node, silentNodes, nodeTimeout, resources, this::lockConnection, this::lastRead,
 				changed);
 		NodeConnection.NodeParts parts = new NodeConnection.NodeParts(this.trust, this.silence,
 				new NodeErrors(node, "after " + nodeTimeout.toMillis() + "ms"), generations, new InFlight());
 		this.connection = new NodeConnection(address, resources, nodeTimeout, deletionTimeout, connectTimeout,
 				silentNodes, customizer, parts, lockScripts, changed);
-		this.calls = new ScriptCalls(node, this.connection, parts, resources, nodeTimeout);
+		this.calls = new ScriptCalls(node, this.connection, parts, resources, nodeTimeout,
+				(cluster != null) ? cluster.redirected() : null);
 		this.health = new NodeHealth(address, this.connection, this.calls, parts);
 		this.errors = parts.errors();
 	}
@@ -74,19 +90,9 @@ public final class NodeClient {
 	 * Starts connecting, unless connected or connecting already.
 	 * @return a future that completes, never exceptionally, when this attempt ends
 	 */
+	@Override
 	public CompletableFuture<Void> connect() {
 		return this.connection.connect();
-	}
-
-	/**
-	 * Runs a script on this node.
-	 * @return a future that completes, never exceptionally, with the reply or why there
-	 * is none
-	 */
-	public CompletableFuture<NodeReply> eval(Script script, String[] keys, String... args) {
-		CompletableFuture<NodeReply> result = new CompletableFuture<>();
-		eval(script, keys, args, 0, (index, reply) -> result.complete(reply));
-		return result;
 	}
 
 	/**
@@ -94,6 +100,7 @@ public final class NodeClient {
 	 * {@code replies}, once, with {@code index}: on the hot path a quorum call or a
 	 * release hears its nodes so, without a future per node.
 	 */
+	@Override
 	public void eval(Script script, String[] keys, String[] args, int index, ReplyHandler replies) {
 		this.calls.eval(script, keys, args, index, replies);
 	}
@@ -102,6 +109,7 @@ public final class NodeClient {
 	 * Runs a script whose reply is a list, such as {@link Script#INSPECT}. Nothing on the
 	 * lock path uses it.
 	 */
+	@Override
 	public CompletableFuture<List<Object>> evalList(Script script, String[] keys, String... args) {
 		return this.calls.evalList(script, keys, args);
 	}
@@ -110,6 +118,7 @@ public final class NodeClient {
 	 * Runs {@code action} between the trust check and the send of every later script: a
 	 * seam for tests of what happens when the connection drops just then.
 	 */
+	@Override
 	public void afterTrustCheck(Runnable action) {
 		this.calls.afterTrustCheck(action);
 	}
@@ -119,10 +128,12 @@ public final class NodeClient {
 	 * node marker: what locking needs of the ACL user.
 	 * @return a future that completes, never exceptionally, within the node timeout
 	 */
+	@Override
 	public CompletableFuture<NodeStatus> check() {
 		return this.health.check();
 	}
 
+	@Override
 	public NodeFailure classify(Throwable ex) {
 		return this.errors.classify(ex);
 	}
@@ -131,6 +142,7 @@ public final class NodeClient {
 	 * Returns whether the connection is open at this instant (unlike {@link #isUp()},
 	 * which follows connection events).
 	 */
+	@Override
 	public boolean isConnected() {
 		return this.connection.isConnected();
 	}
@@ -138,6 +150,7 @@ public final class NodeClient {
 	/**
 	 * Closes the connection and the client.
 	 */
+	@Override
 	public CompletableFuture<Void> closeAsync() {
 		return this.connection.closeAsync();
 	}
@@ -146,6 +159,7 @@ public final class NodeClient {
 	 * Closes the connection but keeps the client, which {@link #reopen()} lets connect
 	 * again; the trust vouches for no later connection before it checked it.
 	 */
+	@Override
 	public CompletableFuture<Void> stopAsync() {
 		return this.connection.stopAsync();
 	}
@@ -153,23 +167,27 @@ public final class NodeClient {
 	/**
 	 * Lets a stopped client connect again, on the next {@link #connect()}.
 	 */
+	@Override
 	public void reopen() {
 		this.connection.reopen();
 	}
 
 	/**
 	 * Returns the marker this client last saw on the node, which the acquire script
-	 * checks; empty when the guard is off.
+	 * checks; empty when the guard is off. A single node has one marker, whatever the
+	 * slot; a cluster master one per slot it owns.
 	 */
-	public String marker() {
-		return this.trust.marker();
+	@Override
+	public String marker(int slot) {
+		return this.trust.marker(slot);
 	}
 
 	/**
 	 * Returns the least fencing token the node may hand out, sent with the marker: see
 	 * {@link NodeTrust#floor()}.
 	 */
-	public String floor() {
+	@Override
+	public String floor(int slot) {
 		return this.trust.floor();
 	}
 
@@ -178,13 +196,15 @@ public final class NodeClient {
 	 * connected, or its connection dropped so recently that Lettuce may yet reconnect,
 	 * and its trust does not rule it out until after then.
 	 */
-	public boolean mayCountBy(long deadline) {
+	@Override
+	public boolean mayCountBy(int slot, long deadline) {
 		return this.connection.mayBeBack() && this.trust.mayCountBy(deadline);
 	}
 
 	/**
 	 * Returns whether the node's connection is up now, as the last connection event said.
 	 */
+	@Override
 	public boolean isUp() {
 		return this.connection.isUp();
 	}
@@ -193,10 +213,12 @@ public final class NodeClient {
 	 * Returns when this node will count again ({@link NodeTrust#countsFrom()}), or
 	 * {@link Long#MAX_VALUE} while it is down.
 	 */
+	@Override
 	public long countsFrom() {
 		return (isUp() && !this.silence.isSilent()) ? this.trust.countsFrom() : Long.MAX_VALUE;
 	}
 
+	@Override
 	public NodeTrust.GuardCause guardCause() {
 		return this.trust.guardCause();
 	}
@@ -205,6 +227,7 @@ public final class NodeClient {
 	 * Returns whether this node counts toward quorums now: its trust says so and it is
 	 * not silent.
 	 */
+	@Override
 	public boolean isTrusted() {
 		return !this.silence.isSilent() && this.trust.isTrusted();
 	}
@@ -213,6 +236,7 @@ public final class NodeClient {
 	 * Returns whether this node is silent ({@link NodeSilence}): it timed out again and
 	 * again and has not answered a probe since.
 	 */
+	@Override
 	public boolean isSilent() {
 		return this.silence.isSilent();
 	}
@@ -222,6 +246,7 @@ public final class NodeClient {
 	 * of its own, since a subscribed connection runs no other command. Lettuce subscribes
 	 * it again after a reconnect.
 	 */
+	@Override
 	public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
 		return this.connection.connectPubSub();
 	}
@@ -229,6 +254,45 @@ public final class NodeClient {
 	@Override
 	public String toString() {
 		return this.address.toString();
+	}
+
+	/**
+	 * What a master of a cluster member shares with the member.
+	 *
+	 * @param markers the member's restart guard markers per slot
+	 * @param redirected told when the master answers that it does not serve a key's slot
+	 */
+	public record ClusterMaster(SlotMarkers markers, Runnable redirected) {
+
+	}
+
+	/**
+	 * Revokes the vouching of the current connection and checks the master again: the
+	 * member's view of the cluster changed for it (its role, its config epoch or its
+	 * slots), so that it counts again only once a check ran on what it is now.
+	 */
+	public void recheck() {
+		this.trust.dataLost();
+	}
+
+	/**
+	 * Runs {@code CLUSTER NODES} on this master's connection, for the member's view of
+	 * the cluster.
+	 * @return a future of the reply, failed if there is no connection
+	 */
+	public CompletableFuture<String> clusterNodes() {
+		StatefulRedisConnection<String, String> current = this.connection.current();
+		if (current == null || !current.isOpen()) {
+			return CompletableFuture.failedFuture(new IllegalStateException("not connected"));
+		}
+		return current.async().clusterNodes().toCompletableFuture();
+	}
+
+	/**
+	 * Returns the address of this node.
+	 */
+	public NodeAddress address() {
+		return this.address;
 	}
 
 	/**

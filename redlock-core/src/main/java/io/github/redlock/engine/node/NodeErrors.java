@@ -92,6 +92,17 @@ public final class NodeErrors {
 	}
 
 	/**
+	 * Returns whether a cluster master answered that it does not serve the key's slot
+	 * now: {@code MOVED} or {@code ASK} (the slot is elsewhere, or moving),
+	 * {@code TRYAGAIN} (some of the keys moved) or {@code CLUSTERDOWN}.
+	 */
+	static boolean isRedirect(Throwable ex) {
+		String message = unwrap(ex).getMessage();
+		return message != null && (message.startsWith("MOVED ") || message.startsWith("ASK ")
+				|| message.startsWith("TRYAGAIN") || message.startsWith("CLUSTERDOWN"));
+	}
+
+	/**
 	 * Returns the server's message of an error, without the wrappers around it.
 	 */
 	static String message(Throwable ex) {

@@ -69,15 +69,17 @@ public final class NodeTrust {
 	 * @param identities the servers of the fleet, for duplicates
 	 * @param acceptEviction whether a server that may evict keys still counts
 	 * @param changed told whenever whether the node counts may have changed
+	 * @param slotMarkers the member's markers per slot, for a master of a cluster member;
+	 * {@code null} for a single node
 	 */
 	NodeTrust(String node, RestartGuard guard, ClientResources resources,
 			Supplier<StatefulRedisConnection<String, String>> connection, ConnectionGenerations generations,
-			ServerIdentities identities, boolean acceptEviction, Runnable changed) {
+			ServerIdentities identities, boolean acceptEviction, Runnable changed, SlotMarkers slotMarkers) {
 		this.changed = changed;
 		this.node = node;
 		this.connection = connection;
 		this.generations = generations;
-		this.restarts = new RestartGuardState(node, guard, resources, changed);
+		this.restarts = new RestartGuardState(node, guard, resources, changed, slotMarkers);
 		this.exclusions = new NodeExclusions(node, identities, acceptEviction);
 		this.retries = new CheckRetries(node, resources);
 	}
@@ -219,6 +221,10 @@ public final class NodeTrust {
 				return CompletableFuture.completedFuture(null);
 			}
 			long uptimeSeconds = Long.parseLong(field(info, "uptime_in_seconds"));
+			if (this.restarts.perSlot()) {
+				return SlotCheck.run(current.async(), this.restarts.slotMarkers().keys())
+					.thenAccept((result) -> this.restarts.judgeSlots(uptimeSeconds, result));
+			}
 			return current.async()
 				.<List<Object>>eval(Script.MARKER.text(), ScriptOutputType.MULTI, marker, candidate)
 				.toCompletableFuture()
@@ -278,8 +284,8 @@ public final class NodeTrust {
 	 * Returns the marker this client last saw on the node, which the acquire script
 	 * checks; empty when the guard is off.
 	 */
-	String marker() {
-		return this.restarts.marker();
+	String marker(int slot) {
+		return this.restarts.marker(slot);
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.redlock.engine.node;
 
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -56,19 +57,47 @@ final class RestartGuardState {
 
 	private volatile long guardSince;
 
-	RestartGuardState(String node, RestartGuard guard, ClientResources resources, Runnable changed) {
+	/** The member's markers per slot, for a cluster master; {@code null} for a node. */
+	private final SlotMarkers slotMarkers;
+
+	/** The slots a cluster master owned at its last check, in order; none before. */
+	private volatile int[] owned = new int[0];
+
+	RestartGuardState(String node, RestartGuard guard, ClientResources resources, Runnable changed,
+			SlotMarkers slotMarkers) {
 		this.node = node;
 		this.guard = guard;
 		this.resources = resources;
 		this.changed = changed;
+		this.slotMarkers = slotMarkers;
+	}
+
+	boolean perSlot() {
+		return this.slotMarkers != null;
 	}
 
 	boolean enabled() {
 		return this.guard.enabled();
 	}
 
+	/**
+	 * Returns the key of the marker a check reads: the node's; on a cluster master, the
+	 * marker of the first slot it owned at its last check (a key it can be asked about).
+	 */
 	String markerKey() {
-		return this.guard.markerKey();
+		if (this.slotMarkers == null) {
+			return this.guard.markerKey();
+		}
+		int[] slots = this.owned;
+		return this.slotMarkers.keys().slotMarkerKey((slots.length > 0) ? slots[0] : 0);
+	}
+
+	/**
+	 * Returns the member's markers, for a cluster master's check; {@code null} for a
+	 * node.
+	 */
+	SlotMarkers slotMarkers() {
+		return this.slotMarkers;
 	}
 
 	/**
@@ -103,9 +132,13 @@ final class RestartGuardState {
 	 * Returns the marker this client last saw on the node, which the acquire script
 	 * checks; empty when the guard is off.
 	 */
-	String marker() {
-		String known = this.marker;
-		return (this.guard.enabled() && known != null) ? known : "";
+	String marker(int slot) {
+		if (!this.guard.enabled()) {
+			return "";
+		}
+		String known = (this.slotMarkers == null) ? this.marker
+				: (Arrays.binarySearch(this.owned, slot) >= 0) ? this.slotMarkers.known(slot) : null;
+		return (known != null) ? known : "";
 	}
 
 	/**
@@ -150,6 +183,40 @@ final class RestartGuardState {
 		}
 		this.floor = String.valueOf(decision.floorMicros());
 		this.marker = current;
+	}
+
+	/**
+	 * Acts on a cluster master's check ({@link SlotCheck}) as {@link #judge} does on a
+	 * node's, slot by slot: the master is guarded until the latest time any of its slots
+	 * needs (a failover moves all of a master's slots, a restart or a flush touches all
+	 * of them), and its floor is the highest of its slots'.
+	 */
+	void judgeSlots(long uptimeSeconds, SlotCheck.Result result) {
+		long now = System.nanoTime();
+		long until = Long.MIN_VALUE;
+		RestartDecision worst = null;
+		long floor = Long.MIN_VALUE;
+		for (int i = 0; i < result.slots().length; i++) {
+			int slot = result.slots()[i];
+			RestartDecision decision = RestartDecision.judge(now, uptimeSeconds, result.markers()[i],
+					result.created()[i], this.slotMarkers.known(slot), result.nodeMicros(), this.guard.guardNanos());
+			if (decision.cause() != null && (worst == null || decision.sinceNanos() - until > 0)) {
+				worst = decision;
+				until = decision.sinceNanos();
+			}
+			floor = Math.max(floor, decision.floorMicros());
+			this.slotMarkers.saw(slot, result.markers()[i]);
+		}
+		if (!result.failedOver().isEmpty()) {
+			logger.warn("Redlock cluster master " + this.node + " took over " + result.failedOver().size()
+					+ " slot(s) by a failover (a replica promoted, or a history changed): they may have lost"
+					+ " acknowledged writes, so their markers were replaced");
+		}
+		if (worst != null) {
+			guard(worst.sinceNanos(), worst.cause());
+		}
+		this.floor = String.valueOf(floor);
+		this.owned = result.slots();
 	}
 
 	private void guard(long since, GuardCause cause) {

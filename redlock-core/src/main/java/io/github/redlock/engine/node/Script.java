@@ -118,6 +118,18 @@ public record Script(String name, String text, String sha) {
 	/** Creates the node marker if it is missing, and reads it with the node's clock. */
 	static final Script MARKER = load("marker");
 
+	/**
+	 * Creates a cluster slot's marker if it is missing, and reads it with its owner stamp
+	 * and the node's clock.
+	 */
+	static final Script SLOT_MARKER = load("slot-marker");
+
+	/**
+	 * Writes a cluster slot's owner stamp, replacing its marker after a failover, while
+	 * the stamp is the one read.
+	 */
+	static final Script SLOT_STAMP = load("slot-stamp");
+
 	/** Reads a lock's value, remaining ms and fencing counter. */
 	public static final Script INSPECT = load("inspect");
 

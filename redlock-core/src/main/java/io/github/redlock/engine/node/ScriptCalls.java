@@ -49,11 +49,18 @@ final class ScriptCalls {
 
 	private final Duration nodeTimeout;
 
+	/**
+	 * Told when a cluster master answers that it does not serve a key's slot now
+	 * ({@link NodeErrors#isRedirect}); {@code null} for a single node.
+	 */
+	private final Runnable redirected;
+
 	/** A test seam: runs between the trust check and the send of a script. */
 	private volatile Runnable afterTrustCheck;
 
 	ScriptCalls(String node, NodeConnection connection, NodeConnection.NodeParts parts, ClientResources resources,
-			Duration nodeTimeout) {
+			Duration nodeTimeout, Runnable redirected) {
+		this.redirected = redirected;
 		this.node = node;
 		this.connection = connection;
 		this.generations = parts.generations();
@@ -266,6 +273,16 @@ final class ScriptCalls {
 	 * exclusive lock may not need them, and keeps the node.
 	 */
 	NodeFailure failure(Script script, Throwable ex) {
+		if (this.redirected != null && NodeErrors.isRedirect(ex)) {
+			// never followed: the member's vote for this call is "no" (a vote that went
+			// to
+			// a second master could count twice), and its view of the cluster is
+			// refreshed
+			this.redirected.run();
+			return new NodeFailure(this.node, NodeFailure.Kind.ERROR, NodeErrors.message(ex)
+					+ ": the master does not serve the key's slot now (resharding, a failover, or the cluster is"
+					+ " down); no vote from this member until its view of the cluster is refreshed");
+		}
 		if (!NodeErrors.isDenied(ex)) {
 			return this.errors.classify(ex);
 		}

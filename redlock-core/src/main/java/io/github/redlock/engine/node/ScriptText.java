@@ -40,8 +40,8 @@ import java.util.regex.Pattern;
  */
 final class ScriptText {
 
-	private static final String[] FILES = { "common.lua", "exclusive.lua", "queue.lua", "read-write.lua",
-			"permits.lua" };
+	private static final String[] FILES = { "common.lua", "exclusive.lua", "queue.lua", "read-write.lua", "permits.lua",
+			"cluster.lua" };
 
 	private static final String SECTION = "--- ";
 

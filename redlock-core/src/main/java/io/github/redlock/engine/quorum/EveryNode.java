@@ -11,6 +11,7 @@ import java.util.function.Function;
 
 import io.github.redlock.RedlockException;
 import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.node.TurnProtocol;
 
@@ -23,13 +24,13 @@ import io.github.redlock.engine.node.TurnProtocol;
  */
 final class EveryNode {
 
-	private final List<NodeClient> nodes;
+	private final List<QuorumMember> nodes;
 
 	private final Quorum quorum;
 
 	private final long callBoundNanos;
 
-	EveryNode(List<NodeClient> nodes, Quorum quorum, long callBoundNanos) {
+	EveryNode(List<QuorumMember> nodes, Quorum quorum, long callBoundNanos) {
 		this.nodes = nodes;
 		this.quorum = quorum;
 		this.callBoundNanos = callBoundNanos;
@@ -54,7 +55,7 @@ final class EveryNode {
 	 * @param doing what the caller does, for the message if interrupted
 	 * @return the answers, in configuration order
 	 */
-	<T> List<T> ask(Function<NodeClient, CompletableFuture<T>> question, Function<NodeClient, T> noAnswer,
+	<T> List<T> ask(Function<QuorumMember, CompletableFuture<T>> question, Function<QuorumMember, T> noAnswer,
 			String doing) {
 		List<CompletableFuture<T>> answers = toEach((index, node) -> question.apply(node));
 		long deadline = System.nanoTime() + this.callBoundNanos;
@@ -87,7 +88,7 @@ final class EveryNode {
 			}
 		};
 		for (int i = 0; i < this.nodes.size(); i++) {
-			NodeClient node = this.nodes.get(i);
+			QuorumMember node = this.nodes.get(i);
 			if (!node.isSilent()) {
 				// nothing but deletions goes to a silent node (NodeSilence)
 				node.eval(Script.QUEUE_WAITER, keys, args, i, replies);
@@ -103,7 +104,7 @@ final class EveryNode {
 	@FunctionalInterface
 	interface NodeCall<T> {
 
-		CompletableFuture<T> call(int index, NodeClient node);
+		CompletableFuture<T> call(int index, QuorumMember node);
 
 	}
 

@@ -5,8 +5,8 @@ import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
 import java.util.List;
 
-import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.NodeTrust;
+import io.github.redlock.engine.node.QuorumMember;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -29,7 +29,7 @@ public final class FleetAvailability {
 	 */
 	private static final DateTimeFormatter CLOCK_TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
 
-	private final List<NodeClient> nodes;
+	private final List<QuorumMember> nodes;
 
 	private final Quorum quorum;
 
@@ -39,7 +39,7 @@ public final class FleetAvailability {
 
 	private boolean started;
 
-	FleetAvailability(List<NodeClient> nodes, Quorum quorum) {
+	FleetAvailability(List<QuorumMember> nodes, Quorum quorum) {
 		this.nodes = nodes;
 		this.quorum = quorum;
 		this.up = new boolean[nodes.size()];
@@ -70,7 +70,7 @@ public final class FleetAvailability {
 		}
 		int usable = usable();
 		for (int i = 0; i < this.up.length; i++) {
-			NodeClient node = this.nodes.get(i);
+			QuorumMember node = this.nodes.get(i);
 			boolean isUp = node.isUp();
 			if (isUp == this.up[i]) {
 				continue;
@@ -100,7 +100,7 @@ public final class FleetAvailability {
 
 	private int usable() {
 		int usable = 0;
-		for (NodeClient node : this.nodes) {
+		for (QuorumMember node : this.nodes) {
 			if (node.isUp() && node.isTrusted()) {
 				usable++;
 			}
@@ -127,7 +127,7 @@ public final class FleetAvailability {
 		int down = 0;
 		int silent = 0;
 		for (int i = 0; i < countsFrom.length; i++) {
-			NodeClient node = this.nodes.get(i);
+			QuorumMember node = this.nodes.get(i);
 			countsFrom[i] = node.countsFrom();
 			if (!node.isUp()) {
 				down++;

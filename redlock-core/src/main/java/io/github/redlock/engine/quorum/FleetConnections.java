@@ -9,7 +9,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.github.redlock.Durations;
 import io.github.redlock.RedlockException;
-import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.QuorumMember;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -25,7 +25,7 @@ final class FleetConnections {
 	// the fleet's log category, which operators know
 	private static final Log logger = LogFactory.getLog(NodeFleet.class);
 
-	private final List<NodeClient> nodes;
+	private final List<QuorumMember> nodes;
 
 	private final Quorum quorum;
 
@@ -41,7 +41,7 @@ final class FleetConnections {
 
 	private volatile FleetAvailability availability;
 
-	FleetConnections(List<NodeClient> nodes, Quorum quorum, FleetResources fleetResources, FleetDeletions deletions,
+	FleetConnections(List<QuorumMember> nodes, Quorum quorum, FleetResources fleetResources, FleetDeletions deletions,
 			Duration connectTimeout, long callBoundNanos) {
 		this.nodes = nodes;
 		this.quorum = quorum;
@@ -75,7 +75,7 @@ final class FleetConnections {
 				if (ready == null) {
 					FleetAvailability fleetAvailability = this.availability;
 					ready = CompletableFuture
-						.allOf(this.nodes.stream().map(NodeClient::connect).toArray(CompletableFuture[]::new))
+						.allOf(this.nodes.stream().map(QuorumMember::connect).toArray(CompletableFuture[]::new))
 						.thenRun(() -> {
 							try {
 								fleetAvailability.start();
@@ -129,7 +129,7 @@ final class FleetConnections {
 	 */
 	void stop() {
 		CompletableFuture<?>[] stopping = this.nodes.stream()
-			.map(NodeClient::stopAsync)
+			.map(QuorumMember::stopAsync)
 			.toArray(CompletableFuture[]::new);
 		try {
 			CompletableFuture.allOf(stopping)
@@ -149,7 +149,7 @@ final class FleetConnections {
 	 */
 	void resume() {
 		synchronized (this) {
-			for (NodeClient node : this.nodes) {
+			for (QuorumMember node : this.nodes) {
 				node.reopen();
 			}
 			this.availability = new FleetAvailability(this.nodes, this.quorum);
@@ -173,7 +173,7 @@ final class FleetConnections {
 			Thread.currentThread().interrupt();
 		}
 		CompletableFuture<?>[] closing = this.nodes.stream()
-			.map(NodeClient::closeAsync)
+			.map(QuorumMember::closeAsync)
 			.toArray(CompletableFuture[]::new);
 		try {
 			CompletableFuture.allOf(closing)

@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.lettuce.core.resource.ClientResources;
 
@@ -40,7 +40,7 @@ import io.lettuce.core.resource.ClientResources;
  */
 final class FleetDeletions {
 
-	private final List<NodeClient> nodes;
+	private final List<QuorumMember> nodes;
 
 	private final Quorum quorum;
 
@@ -54,14 +54,14 @@ final class FleetDeletions {
 	/** Completed once {@link #deleting} is zero, while someone waits for that. */
 	private volatile CompletableFuture<Void> drained;
 
-	FleetDeletions(List<NodeClient> nodes, Quorum quorum, ClientResources resources, long nodeTimeoutNanos) {
+	FleetDeletions(List<QuorumMember> nodes, Quorum quorum, ClientResources resources, long nodeTimeoutNanos) {
 		this.nodes = nodes;
 		this.quorum = quorum;
 		this.resources = resources;
 		this.nodeTimeoutNanos = nodeTimeoutNanos;
 	}
 
-	List<NodeClient> nodes() {
+	List<QuorumMember> nodes() {
 		return this.nodes;
 	}
 

@@ -4,14 +4,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongPredicate;
 
 import io.github.redlock.engine.RedlockSettings;
+import io.github.redlock.engine.node.ClusterMember;
+import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeAddress;
 import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.RestartGuard;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.node.ServerIdentities;
@@ -33,7 +37,7 @@ import io.lettuce.core.resource.ClientResources;
  */
 public final class NodeFleet {
 
-	private final List<NodeClient> nodes;
+	private final List<QuorumMember> nodes;
 
 	private final Quorum quorum;
 
@@ -49,7 +53,10 @@ public final class NodeFleet {
 
 	/**
 	 * Creates the clients; connects none of them.
-	 * @param addresses the nodes, in configuration order
+	 * @param addresses the nodes, in configuration order; empty when the members are
+	 * clusters
+	 * @param clusters the seeds of each member that is a cluster, in configuration order
+	 * @param keys where the keys are, for the clusters' slot markers
 	 * @param settings the registry's settings
 	 * @param resources Lettuce resources to share, or {@code null} to create (and later
 	 * shut down) the fleet's own
@@ -63,17 +70,23 @@ public final class NodeFleet {
 	 * ({@link WriteCoalescing})
 	 * @param lockScripts the scripts a lock call may send, loaded on every (re)connect
 	 */
-	public NodeFleet(List<NodeAddress> addresses, RedlockSettings settings, ClientResources resources,
-			RestartGuard guard, boolean acceptEviction, SilentNodes silentNodes,
-			Consumer<ClientOptions.Builder> clientOptions, boolean coalesceWrites, List<Script> lockScripts) {
+	public NodeFleet(List<NodeAddress> addresses, List<List<NodeAddress>> clusters, KeyLayout keys,
+			RedlockSettings settings, ClientResources resources, RestartGuard guard, boolean acceptEviction,
+			SilentNodes silentNodes, Consumer<ClientOptions.Builder> clientOptions, boolean coalesceWrites,
+			List<Script> lockScripts) {
 		FleetResources fleetResources = new FleetResources(resources, coalesceWrites);
 		this.resources = fleetResources.get();
-		List<NodeClient> clients = new ArrayList<>(addresses.size());
+		List<QuorumMember> clients = new ArrayList<>(addresses.size() + clusters.size());
 		ServerIdentities identities = new ServerIdentities();
+		BiFunction<NodeAddress, NodeClient.ClusterMaster, NodeClient> client = (address, cluster) -> new NodeClient(
+				address, this.resources, settings.nodeTimeout(), settings.maxTtl(), settings.connectTimeout(), guard,
+				identities, acceptEviction, silentNodes, clientOptions, lockScripts, this::changed, cluster);
 		for (NodeAddress address : addresses) {
-			clients.add(new NodeClient(address, this.resources, settings.nodeTimeout(), settings.maxTtl(),
-					settings.connectTimeout(), guard, identities, acceptEviction, silentNodes, clientOptions,
-					lockScripts, this::changed));
+			clients.add(client.apply(address, null));
+		}
+		for (List<NodeAddress> seeds : clusters) {
+			clients.add(new ClusterMember(seeds, keys, this.resources, guard, settings.connectTimeout(), client,
+					this::changed));
 		}
 		this.nodes = List.copyOf(clients);
 		this.quorum = new Quorum(this.nodes.size());
@@ -109,7 +122,7 @@ public final class NodeFleet {
 	 */
 	public int usable() {
 		int usable = 0;
-		for (NodeClient node : this.nodes) {
+		for (QuorumMember node : this.nodes) {
 			if (node.isUp() && node.isTrusted()) {
 				usable++;
 			}
@@ -122,19 +135,19 @@ public final class NodeFleet {
 	 * ({@link System#nanoTime()}): nodes usable now, and nodes that may be soon (slow,
 	 * being checked, or kept out by the restart guard until before the deadline). Nodes
 	 * that refuse connections, are duplicates, may evict keys or lack a permission are
-	 * not expected back.
+	 * not expected back. On cluster members, the masters of {@code slot} are asked.
 	 */
-	public boolean quorumPossibleBy(long deadline) {
+	public boolean quorumPossibleBy(int slot, long deadline) {
 		int possible = 0;
-		for (NodeClient node : this.nodes) {
-			if (node.mayCountBy(deadline)) {
+		for (QuorumMember node : this.nodes) {
+			if (node.mayCountBy(slot, deadline)) {
 				possible++;
 			}
 		}
 		return this.quorum.reachedBy(possible);
 	}
 
-	public List<NodeClient> nodes() {
+	public List<QuorumMember> nodes() {
 		return this.nodes;
 	}
 
@@ -145,7 +158,7 @@ public final class NodeFleet {
 		return this.resources;
 	}
 
-	public NodeClient node(int index) {
+	public QuorumMember node(int index) {
 		return this.nodes.get(index);
 	}
 
@@ -197,8 +210,8 @@ public final class NodeFleet {
 	 * @param doing what the caller does, for the message if interrupted
 	 * @return the answers, in configuration order
 	 */
-	public <T> List<T> askEveryNode(Function<NodeClient, CompletableFuture<T>> question,
-			Function<NodeClient, T> noAnswer, String doing) {
+	public <T> List<T> askEveryNode(Function<QuorumMember, CompletableFuture<T>> question,
+			Function<QuorumMember, T> noAnswer, String doing) {
 		return this.everyNode.ask(question, noAnswer, doing);
 	}
 

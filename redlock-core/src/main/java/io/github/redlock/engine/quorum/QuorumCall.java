@@ -11,6 +11,7 @@ import io.github.redlock.NodeFailure;
 import io.github.redlock.engine.node.HeldReply;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.NodeReply;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 
 /**
@@ -22,7 +23,7 @@ import io.github.redlock.engine.node.Script;
  */
 public final class QuorumCall implements NodeClient.ReplyHandler {
 
-	private final List<NodeClient> nodes;
+	private final List<QuorumMember> nodes;
 
 	private final int quorum;
 
@@ -50,7 +51,7 @@ public final class QuorumCall implements NodeClient.ReplyHandler {
 
 	private int[] agreedNodes;
 
-	private QuorumCall(List<NodeClient> nodes, int quorum, LongPredicate agrees) {
+	private QuorumCall(List<QuorumMember> nodes, int quorum, LongPredicate agrees) {
 		this.nodes = nodes;
 		this.quorum = quorum;
 		this.agrees = agrees;
@@ -65,7 +66,7 @@ public final class QuorumCall implements NodeClient.ReplyHandler {
 	 * @param send the call to make on one node
 	 * @return the call, whose {@link #decision()} completes when the outcome is known
 	 */
-	public static QuorumCall start(List<NodeClient> nodes, int quorum, LongPredicate agrees, Send send) {
+	public static QuorumCall start(List<QuorumMember> nodes, int quorum, LongPredicate agrees, Send send) {
 		QuorumCall quorumCall = new QuorumCall(nodes, quorum, agrees);
 		for (int i = 0; i < nodes.size(); i++) {
 			send.send(nodes.get(i), i, quorumCall);
@@ -330,7 +331,7 @@ public final class QuorumCall implements NodeClient.ReplyHandler {
 		 * Sends the call to {@code node}, whose reply goes to {@code replies} with
 		 * {@code index}.
 		 */
-		void send(NodeClient node, int index, NodeClient.ReplyHandler replies);
+		void send(QuorumMember node, int index, NodeClient.ReplyHandler replies);
 
 	}
 

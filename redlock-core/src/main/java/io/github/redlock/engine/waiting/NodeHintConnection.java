@@ -1,5 +1,6 @@
 package io.github.redlock.engine.waiting;
 
+import io.github.redlock.engine.node.QuorumMember;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -9,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 
-import io.github.redlock.engine.node.NodeClient;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.apache.commons.logging.Log;
@@ -50,7 +50,7 @@ final class NodeHintConnection {
 	 */
 	private final BiConsumer<String, String> hints;
 
-	private final NodeClient node;
+	private final QuorumMember node;
 
 	private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection;
 
@@ -61,7 +61,7 @@ final class NodeHintConnection {
 	/** The channels wanted, each with the delay before asking again if refused. */
 	private final Map<String, Long> wanted = new HashMap<>();
 
-	NodeHintConnection(NodeClient node, ScheduledExecutorService scheduler, BooleanSupplier closed,
+	NodeHintConnection(QuorumMember node, ScheduledExecutorService scheduler, BooleanSupplier closed,
 			BiConsumer<String, String> hints) {
 		this.node = node;
 		this.scheduler = scheduler;

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
 
 import io.github.redlock.engine.node.KeyLayout;
-import io.github.redlock.engine.node.NodeClient;
+import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 import org.apache.commons.logging.Log;
@@ -68,7 +68,7 @@ public final class ReleaseHints {
 
 	private static final int PERMIT_LINES = 2;
 
-	private final List<NodeClient> nodes;
+	private final List<QuorumMember> nodes;
 
 	private final KeyLayout keys;
 

@@ -25,12 +25,12 @@ class ScriptContractCoverageTests {
 
 	private static final Class<?>[] CONTRACTS = { ExclusiveScriptContractIntegrationTests.class,
 			QueueScriptContractIntegrationTests.class, ReadWriteScriptContractIntegrationTests.class,
-			PermitScriptContractIntegrationTests.class };
+			PermitScriptContractIntegrationTests.class, ClusterScriptContractIntegrationTests.class };
 
 	@Test
 	void everyScriptConstantHasAContractTestNamedAfterIt() {
 		Map<String, String> scripts = scriptConstants();
-		assertThat(scripts).hasSize(22);
+		assertThat(scripts).hasSize(24);
 		Set<String> covered = new TreeSet<>();
 		for (Class<?> contract : CONTRACTS) {
 			for (Method method : contract.getDeclaredMethods()) {

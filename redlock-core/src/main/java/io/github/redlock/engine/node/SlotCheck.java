@@ -1,0 +1,165 @@
+package io.github.redlock.engine.node;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.ClusterPartitionParser;
+import io.lettuce.core.cluster.models.partitions.Partitions;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+
+/**
+ * The restart guard's check of one master of a cluster member, for every slot it owns: it
+ * creates a missing marker, reads the slot's owner stamp, decides what happened to the
+ * slot since ({@link OwnerChange}), and writes this master's stamp, replacing the marker
+ * after a failover so that every client treats the slot as one that lost its data
+ * ({@link Script#SLOT_MARKER}, {@link Script#SLOT_STAMP}). Every slot is one script on
+ * one connection, pipelined; the second script goes only to slots whose stamp is not this
+ * master's already, so that a check after a reconnect costs one script per slot.
+ * <p>
+ * A server that is not a master by its own {@code CLUSTER NODES}, or owns no slot, fails
+ * the check: it answers for no key, and its trust vouches for nothing.
+ *
+ * @author redlock contributors
+ */
+final class SlotCheck {
+
+	private SlotCheck() {
+	}
+
+	/**
+	 * What one check found: per slot owned, the marker there now and whether it was made
+	 * (created or replaced) by this check; and the node's clock.
+	 */
+	record Result(int[] slots, String[] markers, boolean[] created, long nodeMicros, List<String> failedOver) {
+	}
+
+	/**
+	 * Runs the check on one connection.
+	 * @param commands the master's connection
+	 * @param keys where the slots' markers and stamps are
+	 * @return a future of what it found, failed if the server is not a master with slots
+	 */
+	static CompletableFuture<Result> run(RedisAsyncCommands<String, String> commands, KeyLayout keys) {
+		// loaded first, on the same connection: the scripts by SHA that follow run after
+		// it
+		commands.scriptLoad(Script.SLOT_MARKER.text());
+		commands.scriptLoad(Script.SLOT_STAMP.text());
+		return OwnerChange.Master.read(commands)
+			.thenCombine(commands.clusterNodes().toCompletableFuture(),
+					(self, nodes) -> new Check(commands, keys, self, ClusterPartitionParser.parse(nodes)))
+			.thenCompose(Check::markers)
+			.thenCompose(Check::stamps);
+	}
+
+	private static final class Check {
+
+		private final RedisAsyncCommands<String, String> commands;
+
+		private final KeyLayout keys;
+
+		private final OwnerChange.Master self;
+
+		private final Partitions topology;
+
+		private int[] slots;
+
+		private String[] markers;
+
+		private boolean[] created;
+
+		private String[] stamps;
+
+		private long nodeMicros;
+
+		Check(RedisAsyncCommands<String, String> commands, KeyLayout keys, OwnerChange.Master self,
+				Partitions topology) {
+			this.commands = commands;
+			this.keys = keys;
+			this.self = self;
+			this.topology = topology;
+		}
+
+		CompletableFuture<Check> markers() {
+			RedisClusterNode myself = this.topology.stream()
+				.filter((node) -> node.is(RedisClusterNode.NodeFlag.MYSELF))
+				.findFirst()
+				.orElse(null);
+			if (myself == null || !(myself.is(RedisClusterNode.NodeFlag.UPSTREAM)
+					|| myself.is(RedisClusterNode.NodeFlag.MASTER))) {
+				return CompletableFuture.failedFuture(new IllegalStateException("it is not a cluster master"));
+			}
+			this.slots = myself.getSlots().stream().mapToInt(Integer::intValue).sorted().toArray();
+			if (this.slots.length == 0) {
+				return CompletableFuture.failedFuture(new IllegalStateException("it is a master of no slot"));
+			}
+			int count = this.slots.length;
+			this.markers = new String[count];
+			this.created = new boolean[count];
+			this.stamps = new String[count];
+			List<CompletableFuture<Void>> replies = new ArrayList<>(count);
+			for (int i = 0; i < count; i++) {
+				int index = i;
+				int slot = this.slots[i];
+				String[] slotKeys = { this.keys.slotMarkerKey(slot), this.keys.slotOwnerKey(slot) };
+				replies.add(
+						this.commands
+							.<List<Object>>evalsha(Script.SLOT_MARKER.sha(), ScriptOutputType.MULTI, slotKeys,
+									RestartGuardState.markerId())
+							.toCompletableFuture()
+							.thenAccept((reply) -> {
+								this.markers[index] = (String) reply.get(0);
+								this.created[index] = ((Long) reply.get(3)) == 1;
+								this.stamps[index] = (String) reply.get(4);
+								if (index == count - 1) {
+									this.nodeMicros = TimeUnit.SECONDS.toMicros(Long.parseLong((String) reply.get(1)))
+											+ Long.parseLong((String) reply.get(2));
+								}
+							}));
+			}
+			return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenApply((ignored) -> this);
+		}
+
+		CompletableFuture<Result> stamps() {
+			String stamp = this.self.stamp();
+			List<CompletableFuture<Void>> replies = new ArrayList<>();
+			List<String> failedOver = new ArrayList<>();
+			for (int i = 0; i < this.slots.length; i++) {
+				OwnerChange change = OwnerChange.judge(this.stamps[i], !this.created[i], this.self, this.topology);
+				if (change == OwnerChange.UNCHANGED) {
+					continue;
+				}
+				boolean replace = change == OwnerChange.FAILED_OVER;
+				if (replace) {
+					failedOver.add(String.valueOf(this.slots[i]));
+				}
+				int index = i;
+				int slot = this.slots[i];
+				String[] slotKeys = { this.keys.slotMarkerKey(slot), this.keys.slotOwnerKey(slot) };
+				String read = (this.stamps[i] != null) ? this.stamps[i] : "";
+				replies
+					.add(this.commands
+						.<String>evalsha(Script.SLOT_STAMP.sha(), ScriptOutputType.VALUE, slotKeys, read, stamp,
+								replace ? RestartGuardState.markerId() : "")
+						.toCompletableFuture()
+						.thenAccept((marker) -> {
+							if (!marker.equals(this.markers[index])) {
+								// replaced, by this check or another client's that judged
+								// the
+								// same failover: a marker made just now
+								this.markers[index] = marker;
+								this.created[index] = true;
+							}
+						}));
+			}
+			return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+				.thenApply(
+						(ignored) -> new Result(this.slots, this.markers, this.created, this.nodeMicros, failedOver));
+		}
+
+	}
+
+}
