@@ -85,6 +85,8 @@ public final class ClusterMember implements QuorumMember {
 
 	private volatile long lastRefreshNanos;
 
+	private volatile CompletableFuture<Void> currentRefresh;
+
 	private volatile boolean closed;
 
 	private volatile boolean started;
@@ -156,17 +158,26 @@ public final class ClusterMember implements QuorumMember {
 
 	/**
 	 * Reads the cluster's topology from a master or a seed and makes it the view.
-	 * @return a future that completes, never exceptionally, when done or given up
+	 * @return a future that completes, never exceptionally, when done or given up, and
+	 * the masters new to the view have been tried (when the member is started); the one
+	 * in flight if a refresh runs already
 	 */
 	CompletableFuture<Void> refresh() {
-		if (this.closed || !this.refreshing.compareAndSet(false, true)) {
+		if (this.closed) {
 			return CompletableFuture.completedFuture(null);
 		}
+		if (!this.refreshing.compareAndSet(false, true)) {
+			CompletableFuture<Void> current = this.currentRefresh;
+			return (current != null) ? current : CompletableFuture.completedFuture(null);
+		}
 		this.lastRefreshNanos = System.nanoTime();
-		return topology(this.view.masters().iterator()).handle((nodes, ex) -> {
+		CompletableFuture<Void> done = new CompletableFuture<>();
+		this.currentRefresh = done;
+		topology(this.view.masters().iterator()).handle((nodes, ex) -> {
+			List<CompletableFuture<Void>> connects = List.of();
 			try {
 				if (nodes != null && !this.closed) {
-					apply(ClusterPartitionParser.parse(nodes));
+					connects = apply(ClusterPartitionParser.parse(nodes));
 				}
 				else if (ex != null && this.view == ClusterView.EMPTY) {
 					logger.debug("Could not read the topology of " + this.name, ex);
@@ -178,8 +189,11 @@ public final class ClusterMember implements QuorumMember {
 			finally {
 				this.refreshing.set(false);
 			}
+			CompletableFuture.allOf(connects.toArray(CompletableFuture[]::new))
+				.whenComplete((ignored, connectEx) -> done.complete(null));
 			return null;
 		});
+		return done;
 	}
 
 	/** Asks the known masters in turn, then the seeds. */
@@ -221,7 +235,7 @@ public final class ClusterMember implements QuorumMember {
 	 * is), masters whose role, epoch or slots changed are checked again before the view
 	 * routes to them, and masters that left are closed.
 	 */
-	private synchronized void apply(Partitions topology) {
+	private synchronized List<CompletableFuture<Void>> apply(Partitions topology) {
 		ClusterView old = this.view;
 		ClusterView.Builder next = new ClusterView.Builder();
 		List<NodeClient> fresh = new ArrayList<>();
@@ -261,9 +275,8 @@ public final class ClusterMember implements QuorumMember {
 			}
 		}
 		this.view = view;
-		if (this.started) {
-			fresh.forEach(NodeClient::connect);
-		}
+		List<CompletableFuture<Void>> connects = this.started ? fresh.stream().map(NodeClient::connect).toList()
+				: List.of();
 		gone.forEach(NodeClient::closeAsync);
 		if (old != ClusterView.EMPTY && !old.sameTopology(view)) {
 			logger.info("Redlock " + this.name + ": the cluster's topology changed; masters now " + view.describe());
@@ -272,6 +285,7 @@ public final class ClusterMember implements QuorumMember {
 			logger.debug("Redlock " + this.name + ": masters " + view.describe());
 		}
 		this.changed.run();
+		return connects;
 	}
 
 	@Override

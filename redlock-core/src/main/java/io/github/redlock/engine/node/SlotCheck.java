@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -26,6 +27,9 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
  * @author redlock contributors
  */
 final class SlotCheck {
+
+	/** How many scripts go out before the check waits for their replies. */
+	private static final int BATCH = 512;
 
 	private SlotCheck() {
 	}
@@ -100,64 +104,76 @@ final class SlotCheck {
 			this.markers = new String[count];
 			this.created = new boolean[count];
 			this.stamps = new String[count];
-			List<CompletableFuture<Void>> replies = new ArrayList<>(count);
-			for (int i = 0; i < count; i++) {
-				int index = i;
-				int slot = this.slots[i];
+			return inBatches(0, count, (index) -> {
+				int slot = this.slots[index];
 				String[] slotKeys = { this.keys.slotMarkerKey(slot), this.keys.slotOwnerKey(slot) };
-				replies.add(
-						this.commands
-							.<List<Object>>evalsha(Script.SLOT_MARKER.sha(), ScriptOutputType.MULTI, slotKeys,
-									RestartGuardState.markerId())
-							.toCompletableFuture()
-							.thenAccept((reply) -> {
-								this.markers[index] = (String) reply.get(0);
-								this.created[index] = ((Long) reply.get(3)) == 1;
-								this.stamps[index] = (String) reply.get(4);
-								if (index == count - 1) {
-									this.nodeMicros = TimeUnit.SECONDS.toMicros(Long.parseLong((String) reply.get(1)))
-											+ Long.parseLong((String) reply.get(2));
-								}
-							}));
+				return this.commands
+					.<List<Object>>evalsha(Script.SLOT_MARKER.sha(), ScriptOutputType.MULTI, slotKeys,
+							RestartGuardState.markerId())
+					.toCompletableFuture()
+					.thenAccept((reply) -> {
+						this.markers[index] = (String) reply.get(0);
+						this.created[index] = ((Long) reply.get(3)) == 1;
+						this.stamps[index] = (String) reply.get(4);
+						if (index == count - 1) {
+							this.nodeMicros = TimeUnit.SECONDS.toMicros(Long.parseLong((String) reply.get(1)))
+									+ Long.parseLong((String) reply.get(2));
+						}
+					});
+			}).thenApply((ignored) -> this);
+		}
+
+		/**
+		 * Sends one script per index, {@link #BATCH} at a time, each batch once the one
+		 * before was answered: a master of every slot is asked 16,384 times, and each
+		 * command must be answered within the node timeout of its sending.
+		 */
+		private CompletableFuture<Void> inBatches(int from, int to, IntFunction<CompletableFuture<Void>> script) {
+			if (from >= to) {
+				return CompletableFuture.completedFuture(null);
 			}
-			return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenApply((ignored) -> this);
+			int end = Math.min(to, from + BATCH);
+			List<CompletableFuture<Void>> replies = new ArrayList<>(end - from);
+			for (int i = from; i < end; i++) {
+				replies.add(script.apply(i));
+			}
+			return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+				.thenCompose((ignored) -> inBatches(end, to, script));
 		}
 
 		CompletableFuture<Result> stamps() {
 			String stamp = this.self.stamp();
-			List<CompletableFuture<Void>> replies = new ArrayList<>();
+			List<Integer> changed = new ArrayList<>();
+			List<Boolean> replaced = new ArrayList<>();
 			List<String> failedOver = new ArrayList<>();
 			for (int i = 0; i < this.slots.length; i++) {
 				OwnerChange change = OwnerChange.judge(this.stamps[i], !this.created[i], this.self, this.topology);
-				if (change == OwnerChange.UNCHANGED) {
-					continue;
+				if (change != OwnerChange.UNCHANGED) {
+					changed.add(i);
+					replaced.add(change == OwnerChange.FAILED_OVER);
+					if (change == OwnerChange.FAILED_OVER) {
+						failedOver.add(String.valueOf(this.slots[i]));
+					}
 				}
-				boolean replace = change == OwnerChange.FAILED_OVER;
-				if (replace) {
-					failedOver.add(String.valueOf(this.slots[i]));
-				}
-				int index = i;
-				int slot = this.slots[i];
-				String[] slotKeys = { this.keys.slotMarkerKey(slot), this.keys.slotOwnerKey(slot) };
-				String read = (this.stamps[i] != null) ? this.stamps[i] : "";
-				replies
-					.add(this.commands
-						.<String>evalsha(Script.SLOT_STAMP.sha(), ScriptOutputType.VALUE, slotKeys, read, stamp,
-								replace ? RestartGuardState.markerId() : "")
-						.toCompletableFuture()
-						.thenAccept((marker) -> {
-							if (!marker.equals(this.markers[index])) {
-								// replaced, by this check or another client's that judged
-								// the
-								// same failover: a marker made just now
-								this.markers[index] = marker;
-								this.created[index] = true;
-							}
-						}));
 			}
-			return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
-				.thenApply(
-						(ignored) -> new Result(this.slots, this.markers, this.created, this.nodeMicros, failedOver));
+			return inBatches(0, changed.size(), (n) -> {
+				int index = changed.get(n);
+				int slot = this.slots[index];
+				String[] slotKeys = { this.keys.slotMarkerKey(slot), this.keys.slotOwnerKey(slot) };
+				String read = (this.stamps[index] != null) ? this.stamps[index] : "";
+				return this.commands
+					.<String>evalsha(Script.SLOT_STAMP.sha(), ScriptOutputType.VALUE, slotKeys, read, stamp,
+							replaced.get(n) ? RestartGuardState.markerId() : "")
+					.toCompletableFuture()
+					.thenAccept((marker) -> {
+						if (!marker.equals(this.markers[index])) {
+							// replaced, by this check or another client's that judged the
+							// same failover: a marker made just now
+							this.markers[index] = marker;
+							this.created[index] = true;
+						}
+					});
+			}).thenApply((ignored) -> new Result(this.slots, this.markers, this.created, this.nodeMicros, failedOver));
 		}
 
 	}
