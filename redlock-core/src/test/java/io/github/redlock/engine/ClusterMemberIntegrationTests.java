@@ -61,6 +61,32 @@ class ClusterMemberIntegrationTests {
 		}
 	}
 
+	/**
+	 * A cluster of one master never met another server, so it names itself without an
+	 * address in {@code CLUSTER NODES}. Failed before the member took the address of the
+	 * server that answered: its topology could not be read ("RedisClusterNode.getUri() is
+	 * null"), and every call answered "no master is known to own slot 9084".
+	 */
+	@Test
+	void clustersOfOneMasterEach() throws Exception {
+		List<RedisCluster> single = new ArrayList<>();
+		try {
+			RedlockRegistry.Builder builder = RedlockRegistry.builder().restartGuard(false);
+			for (int i = 0; i < 3; i++) {
+				RedisCluster cluster = RedisCluster.start("one" + i, 1, 0, RedisCluster.DEFAULT_NODE_TIMEOUT);
+				single.add(cluster);
+				builder.cluster(cluster.seedUris().toArray(String[]::new));
+			}
+			RedlockRegistry registry = this.registries.start(builder);
+			try (Lease lease = registry.acquire("one", Duration.ofSeconds(10), Duration.ofSeconds(5))) {
+				assertThat(lease.fencingToken()).isGreaterThan(0);
+			}
+		}
+		finally {
+			single.forEach(RedisCluster::close);
+		}
+	}
+
 	@Test
 	void twoRegistriesNeverHoldOneKeyAtOnce() throws Exception {
 		RedlockRegistry first = this.registries.start(builder());

@@ -16,6 +16,7 @@ import java.util.stream.Collectors;
 import io.github.redlock.NodeFailure;
 import io.github.redlock.engine.NodeStatus;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.ClusterPartitionParser;
@@ -173,11 +174,11 @@ public final class ClusterMember implements QuorumMember {
 		this.lastRefreshNanos = System.nanoTime();
 		CompletableFuture<Void> done = new CompletableFuture<>();
 		this.currentRefresh = done;
-		topology(this.view.masters().iterator()).handle((nodes, ex) -> {
+		topology(this.view.masters().iterator()).handle((answer, ex) -> {
 			List<CompletableFuture<Void>> connects = List.of();
 			try {
-				if (nodes != null && !this.closed) {
-					connects = apply(ClusterPartitionParser.parse(nodes));
+				if (answer != null && !this.closed) {
+					connects = apply(ClusterPartitionParser.parse(answer.nodes()), answer.from());
 				}
 				else if (ex != null && this.view == ClusterView.EMPTY) {
 					logger.debug("Could not read the topology of " + this.name, ex);
@@ -196,20 +197,31 @@ public final class ClusterMember implements QuorumMember {
 		return done;
 	}
 
+	/**
+	 * A reply to {@code CLUSTER NODES}, and who gave it: a server that has never met
+	 * another does not know its own address, and names itself with an empty host.
+	 */
+	private record Topology(String nodes, NodeAddress from) {
+	}
+
 	/** Asks the known masters in turn, then the seeds. */
-	private CompletableFuture<String> topology(Iterator<NodeClient> masters) {
+	private CompletableFuture<Topology> topology(Iterator<NodeClient> masters) {
 		if (!masters.hasNext()) {
 			return fromSeeds(this.seeds.iterator());
 		}
-		return masters.next().clusterNodes().exceptionallyCompose((ex) -> topology(masters));
+		NodeClient master = masters.next();
+		return master.clusterNodes()
+			.thenApply((nodes) -> new Topology(nodes, master.address()))
+			.exceptionallyCompose((ex) -> topology(masters));
 	}
 
-	private CompletableFuture<String> fromSeeds(Iterator<NodeAddress> seeds) {
+	private CompletableFuture<Topology> fromSeeds(Iterator<NodeAddress> seeds) {
 		if (!seeds.hasNext()) {
 			return CompletableFuture.failedFuture(new IllegalStateException("no seed answered"));
 		}
 		NodeAddress seed = seeds.next();
-		return askSeed(seed).exceptionallyCompose((ex) -> fromSeeds(seeds));
+		return askSeed(seed).thenApply((nodes) -> new Topology(nodes, seed))
+			.exceptionallyCompose((ex) -> fromSeeds(seeds));
 	}
 
 	private CompletableFuture<String> askSeed(NodeAddress seed) {
@@ -235,7 +247,7 @@ public final class ClusterMember implements QuorumMember {
 	 * is), masters whose role, epoch or slots changed are checked again before the view
 	 * routes to them, and masters that left are closed.
 	 */
-	private synchronized List<CompletableFuture<Void>> apply(Partitions topology) {
+	private synchronized List<CompletableFuture<Void>> apply(Partitions topology, NodeAddress from) {
 		ClusterView old = this.view;
 		ClusterView.Builder next = new ClusterView.Builder();
 		List<NodeClient> fresh = new ArrayList<>();
@@ -243,8 +255,16 @@ public final class ClusterMember implements QuorumMember {
 			if (!ClusterView.servesSlots(node)) {
 				continue;
 			}
-			String host = node.getUri().getHost();
-			int port = node.getUri().getPort();
+			RedisURI uri = node.getUri();
+			if (uri == null || uri.getHost() == null || uri.getHost().isEmpty()) {
+				if (!node.is(RedisClusterNode.NodeFlag.MYSELF)) {
+					continue;
+				}
+				// the server that answered, naming itself before it met another
+				uri = from.uri();
+			}
+			String host = uri.getHost();
+			int port = uri.getPort();
 			String where = host + ":" + port;
 			NodeClient client = this.clients.get(where);
 			if (client == null) {
