@@ -12,10 +12,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisCluster;
 import io.github.redlock.embedded.RedisClusterExtension;
+import io.github.redlock.embedded.RedisNode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A quorum of three Redis Clusters of three masters each: a key's vote in each member is
@@ -59,6 +61,32 @@ class ClusterMemberIntegrationTests {
 				assertThat(again.fencingToken()).as("tokens of one key rise").isGreaterThan(first);
 			}
 		}
+	}
+
+	/**
+	 * A master killed without a replica leaves its slots without an owner, and a cluster
+	 * that needs full coverage answers CLUSTERDOWN for every key: that member is one
+	 * member down, named so by the health check, and the other two are a quorum.
+	 */
+	@Test
+	void aClusterThatIsDownIsOneMemberDown() throws InterruptedException {
+		RedlockRegistry registry = this.registries.start(builder());
+		RedisCluster down = clusters.cluster(0);
+		RedisNode killed = down.masters().get(0);
+		String slots = down.slotRanges(killed).get(0).toString();
+		RedisNode survivor = down.masters().get(1);
+		killed.kill();
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> String.valueOf(survivor.call("CLUSTER", "INFO")).contains("cluster_state:fail"));
+		for (int i = 0; i < 10; i++) {
+			try (Lease lease = registry.acquire("down-" + i, Duration.ofSeconds(10), Duration.ofSeconds(10))) {
+				assertThat(lease.fencingToken()).isGreaterThan(0);
+			}
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> registry.usableNodes() == 2);
+		NodeStatus status = registry.checkNodes().get(0);
+		assertThat(status.usable()).isFalse();
+		assertThat(status.problem()).contains("slots " + slots + " have no master");
 	}
 
 	/**

@@ -355,7 +355,8 @@ public final class ClusterMember implements QuorumMember {
 				.orElse(null);
 			String problem = null;
 			if (!current.coversEverySlot()) {
-				problem = "not every slot has a master (CLUSTERDOWN)";
+				problem = current.unowned() + " have no master (CLUSTERDOWN: a master failed with no replica to"
+						+ " take over)";
 			}
 			String masterProblems = masters.stream()
 				.filter((status) -> !status.usable())

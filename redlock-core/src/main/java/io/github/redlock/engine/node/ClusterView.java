@@ -88,13 +88,22 @@ final class ClusterView {
 			.collect(Collectors.joining(", "));
 	}
 
-	/** Returns the slot ranges of the master named so, such as {@code 0-5460}. */
+	/** Returns the slot ranges of the master named so, such as {@code slots 0-5460}. */
 	String slotRanges(String master) {
+		return ranges(master);
+	}
+
+	/** Returns the slot ranges no master owns, such as {@code slots 0-5460}. */
+	String unowned() {
+		return ranges(null);
+	}
+
+	private String ranges(String master) {
 		List<String> ranges = new ArrayList<>();
 		int start = -1;
 		for (int slot = 0; slot <= this.owners.length; slot++) {
-			boolean owned = slot < this.owners.length && this.owners[slot] != null
-					&& this.owners[slot].toString().equals(master);
+			boolean owned = slot < this.owners.length && ((master == null) ? this.owners[slot] == null
+					: this.owners[slot] != null && this.owners[slot].toString().equals(master));
 			if (owned && start < 0) {
 				start = slot;
 			}
