@@ -56,6 +56,13 @@ public record NodeFailure(String node, Kind kind, String detail) {
 		 */
 		AUTH("not usable: authentication failed"),
 
+		/**
+		 * The node's clock jumped, or is far off the other nodes' clocks: it counts
+		 * toward no quorum until its clock has been steady for the maximum TTL, since a
+		 * node keeps lock keys by its own clock.
+		 */
+		CLOCK("clock unsteady"),
+
 		/** The node answered with an error. */
 		ERROR("error");
 

@@ -76,7 +76,8 @@ final class RegistryEngine {
 		this.engine = new EngineContext(settings, this.fleet, keys, options.clock(), validity,
 				new RegistryEvents(options.listeners()));
 		this.diagnostics = new Diagnostics(this.fleet, keys);
-		this.permitLines = new Waiting(settings, this.engine.scheduler(), this.engine.clock());
+		this.permitLines = new Waiting(settings, this.engine.scheduler(), this.engine.clock(),
+				this.fleet::queueStampMillis);
 		this.hints = options.releaseHints() ? new ReleaseHints(this.fleet, keys, this.engine.waiting(),
 				this.permitLines, this.engine.scheduler(), this.engine.callbacks()) : null;
 		this.engine.waiting().useHints((this.hints != null) ? this.hints.locks() : null);

@@ -77,7 +77,7 @@ public final class EngineContext {
 			return thread;
 		});
 		this.scheduler.setRemoveOnCancelPolicy(true);
-		this.waiting = new Waiting(settings, this.scheduler, clock);
+		this.waiting = new Waiting(settings, this.scheduler, clock, fleet::queueStampMillis);
 		this.expiryChecks = new ExpiryChecks(clock, this.scheduler);
 		this.callbacks = callbackThreads();
 		this.retentionMillis = String.valueOf(settings.fencingRetention().toMillis());

@@ -46,7 +46,7 @@ public final class NodeClient implements QuorumMember {
 			SilentNodes silentNodes, Consumer<ClientOptions.Builder> customizer, List<Script> lockScripts,
 			Runnable changed) {
 		this(address, resources, nodeTimeout, deletionTimeout, connectTimeout, guard, identities, acceptEviction,
-				silentNodes, customizer, lockScripts, changed, null);
+				silentNodes, customizer, lockScripts, changed, null, null);
 	}
 
 	/**
@@ -55,17 +55,19 @@ public final class NodeClient implements QuorumMember {
 	 * serve a key's slot is told to the member.
 	 * @param cluster the member's markers per slot, and what to tell of a redirect;
 	 * {@code null} for a single node
+	 * @param clocks the fleet's clocks, among which this node's is watched while the
+	 * restart guard is on ({@link NodeClock}); {@code null} not to watch it
 	 */
 	public NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration deletionTimeout,
 			Duration connectTimeout, RestartGuard guard, ServerIdentities identities, boolean acceptEviction,
 			SilentNodes silentNodes, Consumer<ClientOptions.Builder> customizer, List<Script> lockScripts,
-			Runnable changed, ClusterMaster cluster) {
+			Runnable changed, ClusterMaster cluster, FleetClocks clocks) {
 		this.address = address;
 		String node = address.toString();
 		ConnectionGenerations generations = new ConnectionGenerations();
 		// the trust and the silence read the connection, which is made after them
 		this.trust = new NodeTrust(node, guard, resources, this::lockConnection, generations, identities,
-				acceptEviction, changed, (cluster != null) ? cluster.markers() : null);
+				acceptEviction, changed, (cluster != null) ? cluster.markers() : null, clocks);
 		this.silence = new NodeSilence(node, silentNodes, nodeTimeout, resources, this::lockConnection, this::lastRead,
 				changed);
 		NodeConnection.NodeParts parts = new NodeConnection.NodeParts(this.trust, this.silence,
@@ -92,6 +94,7 @@ public final class NodeClient implements QuorumMember {
 	 */
 	@Override
 	public CompletableFuture<Void> connect() {
+		this.trust.watchClock();
 		return this.connection.connect();
 	}
 
@@ -152,6 +155,7 @@ public final class NodeClient implements QuorumMember {
 	 */
 	@Override
 	public CompletableFuture<Void> closeAsync() {
+		this.trust.closeClock();
 		return this.connection.closeAsync();
 	}
 

@@ -59,6 +59,9 @@ public final class NodeTrust {
 
 	private final CheckRetries retries;
 
+	/** The node's clock as measured, or {@code null} when clocks are not watched. */
+	private final NodeClock clock;
+
 	/**
 	 * Creates the trust of one node.
 	 * @param node the node, for messages
@@ -74,7 +77,8 @@ public final class NodeTrust {
 	 */
 	NodeTrust(String node, RestartGuard guard, ClientResources resources,
 			Supplier<StatefulRedisConnection<String, String>> connection, ConnectionGenerations generations,
-			ServerIdentities identities, boolean acceptEviction, Runnable changed, SlotMarkers slotMarkers) {
+			ServerIdentities identities, boolean acceptEviction, Runnable changed, SlotMarkers slotMarkers,
+			FleetClocks clocks) {
 		this.changed = changed;
 		this.node = node;
 		this.connection = connection;
@@ -82,6 +86,26 @@ public final class NodeTrust {
 		this.restarts = new RestartGuardState(node, guard, resources, changed, slotMarkers);
 		this.exclusions = new NodeExclusions(node, identities, acceptEviction);
 		this.retries = new CheckRetries(node, resources);
+		this.clock = (clocks != null)
+				? new NodeClock(node, clocks, guard.enabled() ? guard.guardNanos() : 0, resources, changed) : null;
+	}
+
+	/**
+	 * Starts reading the node's clock on its connection, if clocks are watched.
+	 */
+	void watchClock() {
+		if (this.clock != null) {
+			this.clock.start(this.connection);
+		}
+	}
+
+	/**
+	 * Stops reading the node's clock for good.
+	 */
+	void closeClock() {
+		if (this.clock != null) {
+			this.clock.close();
+		}
 	}
 
 	String node() {
@@ -128,7 +152,8 @@ public final class NodeTrust {
 			verify();
 			return new NodeFailure(this.node, NodeFailure.Kind.RESTARTED, "reconnected; checking whether it restarted");
 		}
-		return this.restarts.guarded();
+		NodeFailure guarded = this.restarts.guarded();
+		return (guarded != null || this.clock == null) ? guarded : this.clock.failure();
 	}
 
 	/**
@@ -143,7 +168,11 @@ public final class NodeTrust {
 		if (!this.restarts.enabled()) {
 			return Long.MIN_VALUE;
 		}
-		return this.generations.currentIsVouched() ? this.restarts.guardedUntilNanos() : Long.MAX_VALUE;
+		if (!this.generations.currentIsVouched()) {
+			return Long.MAX_VALUE;
+		}
+		long guarded = this.restarts.guardedUntilNanos();
+		return (this.clock != null && this.clock.outUntilNanos() - guarded > 0) ? this.clock.outUntilNanos() : guarded;
 	}
 
 	/**
@@ -193,7 +222,8 @@ public final class NodeTrust {
 			return false;
 		}
 		return !this.restarts.enabled() || !this.generations.currentIsVouched()
-				|| this.restarts.guardedUntilNanos() - deadline <= 0;
+				|| (this.restarts.guardedUntilNanos() - deadline <= 0
+						&& (this.clock == null || this.clock.outUntilNanos() - deadline <= 0));
 	}
 
 	/**
@@ -317,7 +347,8 @@ public final class NodeTrust {
 			return false;
 		}
 		return !this.restarts.enabled()
-				|| (this.generations.currentIsVouched() && System.nanoTime() >= this.restarts.guardedUntilNanos());
+				|| (this.generations.currentIsVouched() && System.nanoTime() >= this.restarts.guardedUntilNanos()
+						&& (this.clock == null || this.clock.failure() == null));
 	}
 
 }

@@ -8,9 +8,11 @@ import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongPredicate;
+import java.util.function.LongSupplier;
 
 import io.github.redlock.engine.RedlockSettings;
 import io.github.redlock.engine.node.ClusterMember;
+import io.github.redlock.engine.node.FleetClocks;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeAddress;
@@ -51,6 +53,10 @@ public final class NodeFleet {
 
 	private final FleetConnections connections;
 
+	private volatile LongSupplier wallClock = System::currentTimeMillis;
+
+	private final FleetClocks clocks;
+
 	/**
 	 * Creates the clients; connects none of them.
 	 * @param addresses the nodes, in configuration order; empty when the members are
@@ -78,9 +84,11 @@ public final class NodeFleet {
 		this.resources = fleetResources.get();
 		List<QuorumMember> clients = new ArrayList<>(addresses.size() + clusters.size());
 		ServerIdentities identities = new ServerIdentities();
+		FleetClocks clocks = new FleetClocks(settings.driftFactor());
+		this.clocks = clocks;
 		BiFunction<NodeAddress, NodeClient.ClusterMaster, NodeClient> client = (address, cluster) -> new NodeClient(
 				address, this.resources, settings.nodeTimeout(), settings.maxTtl(), settings.connectTimeout(), guard,
-				identities, acceptEviction, silentNodes, clientOptions, lockScripts, this::changed, cluster);
+				identities, acceptEviction, silentNodes, clientOptions, lockScripts, this::changed, cluster, clocks);
 		for (NodeAddress address : addresses) {
 			clients.add(client.apply(address, null));
 		}
@@ -106,6 +114,24 @@ public final class NodeFleet {
 		if (current != null) {
 			current.changed();
 		}
+	}
+
+	/**
+	 * Sets, for tests, the wall clock of this process, which the queue stamps fall back
+	 * to ({@link #queueStampMillis}).
+	 */
+	public void wallClock(LongSupplier wallClock) {
+		this.wallClock = wallClock;
+	}
+
+	/**
+	 * Returns the time to stamp a line's entry in the nodes' queues with, in ms: the time
+	 * the nodes' clocks agree on, as this process measured them ({@link FleetClocks}), so
+	 * that processes whose own wall clocks differ still stamp alike and the nodes order
+	 * them by when they queued; this process's wall clock until a node's was read.
+	 */
+	public long queueStampMillis() {
+		return this.clocks.nowMillis(this.wallClock.getAsLong());
 	}
 
 	public int size() {

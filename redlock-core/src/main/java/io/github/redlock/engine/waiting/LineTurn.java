@@ -114,7 +114,7 @@ final class LineTurn {
 			if (longest > 0) {
 				long entry = this.turns.entryNanos(longest);
 				spec = TurnProtocol.queueBehind(this.turns.lineId, TimeUnit.NANOSECONDS.toMillis(entry) + 1,
-						System.currentTimeMillis(), this.look);
+						this.turns.stamps.getAsLong(), this.look);
 				this.queuedFor = entry;
 			}
 			else if (this.look) {
@@ -135,7 +135,7 @@ final class LineTurn {
 		String spec = this.turns.lookSpec;
 		if (longest > 0) {
 			if (!queued(now)) {
-				this.queueStamp = System.currentTimeMillis();
+				this.queueStamp = this.turns.stamps.getAsLong();
 			}
 			long entry = this.turns.entryNanos(longest);
 			this.queuedUntil = now + entry;
@@ -155,7 +155,7 @@ final class LineTurn {
 		// and queues it where the last queueing found the key free and queued
 		// nothing (Script.QUEUE_WAITER)
 		if (!queued(now)) {
-			this.queueStamp = System.currentTimeMillis();
+			this.queueStamp = this.turns.stamps.getAsLong();
 		}
 		long entry = this.turns.entryNanos(longest);
 		this.queuedUntil = now + entry;

@@ -3,6 +3,7 @@ package io.github.redlock.engine.waiting;
 import java.util.concurrent.TimeUnit;
 
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
 
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.node.TurnProtocol;
@@ -64,7 +65,14 @@ final class Turns {
 	 */
 	volatile long turnNanos = Waiting.TURN_NANOS;
 
-	Turns(long retryDelayNanos, long retryJitterNanos, MonotonicClock clock) {
+	/**
+	 * The time a line's entry in the nodes' queues is stamped with, in ms: one that every
+	 * process reads alike, since the nodes order their queues by it.
+	 */
+	final LongSupplier stamps;
+
+	Turns(long retryDelayNanos, long retryJitterNanos, MonotonicClock clock, LongSupplier stamps) {
+		this.stamps = stamps;
 		// twice the longest pause between two polls of a queued head (pollBackoff), each
 		// of which queues the line again when a holder refuses it
 		long pollNanos = Math.min(retryDelayNanos + retryJitterNanos, Long.MAX_VALUE / 64);

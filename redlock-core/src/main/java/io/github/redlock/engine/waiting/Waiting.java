@@ -3,12 +3,14 @@ package io.github.redlock.engine.waiting;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.LongSupplier;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import io.github.redlock.engine.RedlockSettings;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.MonotonicClock;
+import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
 
 /**
@@ -100,12 +102,15 @@ public final class Waiting {
 	 * Makes the lines of one registry.
 	 * @param clock the registry's clock, on which the deadlines given to {@link #enter}
 	 * are read
+	 * @param stamps the time the lines' entries in the nodes' queues are stamped with, in
+	 * ms ({@link NodeFleet#queueStampMillis})
 	 */
-	public Waiting(RedlockSettings settings, ScheduledExecutorService scheduler, MonotonicClock clock) {
+	public Waiting(RedlockSettings settings, ScheduledExecutorService scheduler, MonotonicClock clock,
+			LongSupplier stamps) {
 		this.retryDelays = new RetryDelays(settings);
 		this.scheduler = scheduler;
 		this.clock = clock;
-		this.turns = new Turns(this.retryDelays.delayNanos, this.retryDelays.jitterNanos, clock);
+		this.turns = new Turns(this.retryDelays.delayNanos, this.retryDelays.jitterNanos, clock, stamps);
 	}
 
 	/**

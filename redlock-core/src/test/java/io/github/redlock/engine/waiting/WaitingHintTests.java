@@ -24,7 +24,7 @@ class WaitingHintTests {
 	private final ManualScheduler scheduler = new ManualScheduler();
 
 	private final Waiting waiting = new Waiting(Contender.settings(Duration.ofNanos(POLL), Duration.ZERO),
-			this.scheduler, this.scheduler);
+			this.scheduler, this.scheduler, System::currentTimeMillis);
 
 	private final Contender.Record record = new Contender.Record();
 

@@ -22,7 +22,7 @@ class WaitingLineHoldTests {
 	private final ManualScheduler scheduler = new ManualScheduler();
 
 	private final Waiting waiting = new Waiting(Contender.settings(Duration.ofNanos(RETRY), Duration.ZERO),
-			this.scheduler, this.scheduler);
+			this.scheduler, this.scheduler, System::currentTimeMillis);
 
 	private final Contender.Record record = new Contender.Record();
 

@@ -19,7 +19,7 @@ class WaitingLineTests {
 	private final ManualScheduler scheduler = new ManualScheduler();
 
 	private final Waiting waiting = new Waiting(Contender.settings(Duration.ofMillis(200), Duration.ZERO),
-			this.scheduler, this.scheduler);
+			this.scheduler, this.scheduler, System::currentTimeMillis);
 
 	private final Contender.Record record = new Contender.Record();
 

@@ -27,7 +27,7 @@ class WaitingRetryTests {
 	private final ManualScheduler scheduler = new ManualScheduler();
 
 	private final Waiting waiting = new Waiting(Contender.settings(Duration.ofNanos(RETRY), Duration.ZERO),
-			this.scheduler, this.scheduler);
+			this.scheduler, this.scheduler, System::currentTimeMillis);
 
 	private final Contender.Record record = new Contender.Record();
 
@@ -51,7 +51,7 @@ class WaitingRetryTests {
 	@Test
 	void theRetryDelayAddsAJitterBelowTheConfiguredJitter() {
 		Waiting jittered = new Waiting(Contender.settings(Duration.ofNanos(RETRY), Duration.ofMillis(100)),
-				this.scheduler, this.scheduler);
+				this.scheduler, this.scheduler, System::currentTimeMillis);
 		Set<Long> delays = new HashSet<>();
 		for (int i = 0; i < 1000; i++) {
 			long delay = jittered.retryDelay(-1);
@@ -197,7 +197,7 @@ class WaitingRetryTests {
 		assertThat(this.waiting.entryNanos(20 * SECOND)).isEqualTo(20 * SECOND);
 		assertThat(this.waiting.entryNanos(TimeUnit.HOURS.toNanos(1))).isEqualTo(Turns.ENTRY_FLOOR_NANOS);
 		Waiting slow = new Waiting(Contender.settings(Duration.ofSeconds(5), Duration.ofSeconds(1)), this.scheduler,
-				this.scheduler);
+				this.scheduler, System::currentTimeMillis);
 		// twice the longest pause between two polls: 2 x 16 x (5 s + 1 s)
 		assertThat(slow.entryNanos(TimeUnit.HOURS.toNanos(1))).isEqualTo(192 * SECOND);
 	}
