@@ -51,11 +51,13 @@ class ClusterMemberIntegrationTests {
 				first = lease.fencingToken();
 				assertThat(first).isGreaterThan(0);
 				String lockKey = "redlock:lock:{" + key + "}";
-				for (RedisCluster cluster : clusters.clusters()) {
-					assertThat(String.valueOf(cluster.masterFor(lockKey).call("GET", lockKey)))
-						.as("the lock on the master of its slot in %s", cluster)
-						.isNotEqualTo("null");
-				}
+				// the acquisition returns once a quorum of members agreed: the third
+				// member's reply may still be on its way
+				long holding = clusters.clusters()
+					.stream()
+					.filter((cluster) -> cluster.masterFor(lockKey).call("GET", lockKey) != null)
+					.count();
+				assertThat(holding).as("members whose slot master holds the lock").isGreaterThanOrEqualTo(2);
 			}
 			try (Lease again = registry.acquire(key, Duration.ofSeconds(10), Duration.ofSeconds(5))) {
 				assertThat(again.fencingToken()).as("tokens of one key rise").isGreaterThan(first);
