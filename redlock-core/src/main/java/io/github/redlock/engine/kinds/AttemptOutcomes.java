@@ -38,9 +38,10 @@ abstract class AttemptOutcomes {
 	final String key;
 
 	/**
-	 * The cluster slot of the key's state; 0 on single nodes ({@code KeyLayout#slot}).
+	 * The cluster slot of the key's state, which a cluster member routes by; 0 on single
+	 * nodes ({@code KeyLayout#slot}). Not a semaphore's permit slot.
 	 */
-	final int slot;
+	final int keySlot;
 
 	final Duration waitTime;
 
@@ -53,7 +54,7 @@ abstract class AttemptOutcomes {
 		this.engine = engine;
 		this.fleet = engine.fleet();
 		this.key = key;
-		this.slot = engine.keys().slot(key);
+		this.keySlot = engine.keys().slot(key);
 		this.waitTime = waitTime;
 	}
 
@@ -77,7 +78,7 @@ abstract class AttemptOutcomes {
 	 * @param left what is left of the wait time, in ns
 	 */
 	String hopeless(long left) {
-		if (this.fleet.quorumPossibleBy(this.slot, System.nanoTime() + left)) {
+		if (this.fleet.quorumPossibleBy(this.keySlot, System.nanoTime() + left)) {
 			return null;
 		}
 		return "fewer nodes than a quorum are usable and none is expected back within the wait time, so it"

@@ -71,12 +71,13 @@ final class ExclusiveAcquisition extends AcquisitionLoop {
 
 	@Override
 	void send(QuorumMember node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
-		String marker = node.marker(this.slot);
+		String marker = node.marker(this.keySlot);
 		if (marker.isEmpty()) {
 			node.eval(Script.ACQUIRE, this.lockAndFence, attempt.args(), index, replies);
 		}
 		else {
-			node.eval(Script.ACQUIRE, this.keys, attempt.argsWithMarker(marker, node.floor(this.slot)), index, replies);
+			node.eval(Script.ACQUIRE, this.keys, attempt.argsWithMarker(marker, node.floor(this.keySlot)), index,
+					replies);
 		}
 	}
 

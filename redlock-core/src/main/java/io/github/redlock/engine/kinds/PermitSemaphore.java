@@ -297,13 +297,13 @@ public final class PermitSemaphore implements LockSemaphore {
 
 		@Override
 		void send(QuorumMember node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
-			String marker = node.marker(this.slot);
+			String marker = node.marker(this.keySlot);
 			if (marker.isEmpty()) {
 				node.eval(Script.ACQUIRE_PERMIT, PermitSemaphore.this.keys, attempt.args(), index, replies);
 			}
 			else {
 				node.eval(Script.ACQUIRE_PERMIT, PermitSemaphore.this.keysWithMarker,
-						attempt.argsWithMarker(marker, node.floor(this.slot)), index, replies);
+						attempt.argsWithMarker(marker, node.floor(this.keySlot)), index, replies);
 			}
 		}
 

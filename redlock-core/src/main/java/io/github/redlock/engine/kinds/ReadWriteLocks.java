@@ -178,13 +178,13 @@ public final class ReadWriteLocks {
 
 		@Override
 		void send(QuorumMember node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
-			String marker = node.marker(this.slot);
+			String marker = node.marker(this.keySlot);
 			if (marker.isEmpty()) {
 				node.eval(Script.ACQUIRE_READ, this.keys, attempt.args(), index, replies);
 			}
 			else {
 				node.eval(Script.ACQUIRE_READ, this.keysWithMarker,
-						attempt.argsWithMarker(marker, node.floor(this.slot)), index, replies);
+						attempt.argsWithMarker(marker, node.floor(this.keySlot)), index, replies);
 			}
 		}
 
@@ -255,13 +255,13 @@ public final class ReadWriteLocks {
 
 		@Override
 		void send(QuorumMember node, Attempt attempt, int index, NodeClient.ReplyHandler replies) {
-			String marker = node.marker(this.slot);
+			String marker = node.marker(this.keySlot);
 			if (marker.isEmpty()) {
 				node.eval(Script.ACQUIRE_WRITE, this.keys, attempt.args(), index, replies);
 			}
 			else {
 				node.eval(Script.ACQUIRE_WRITE, this.keysWithMarker,
-						attempt.argsWithMarker(marker, node.floor(this.slot)), index, replies);
+						attempt.argsWithMarker(marker, node.floor(this.keySlot)), index, replies);
 			}
 		}
 

@@ -28,8 +28,11 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
  */
 final class SlotCheck {
 
-	/** How many scripts go out before the check waits for their replies. */
-	private static final int BATCH = 512;
+	/**
+	 * How many scripts go out before the check waits for their replies: few enough that a
+	 * loaded server answers the last of them within the node timeout.
+	 */
+	private static final int BATCH = 128;
 
 	private SlotCheck() {
 	}
@@ -109,7 +112,7 @@ final class SlotCheck {
 				String[] slotKeys = { this.keys.slotMarkerKey(slot), this.keys.slotOwnerKey(slot) };
 				return this.commands
 					.<List<Object>>evalsha(Script.SLOT_MARKER.sha(), ScriptOutputType.MULTI, slotKeys,
-							RestartGuardState.markerId())
+							RestartGuardState.markerId(), this.self.stamp())
 					.toCompletableFuture()
 					.thenAccept((reply) -> {
 						this.markers[index] = (String) reply.get(0);
@@ -147,7 +150,10 @@ final class SlotCheck {
 			List<Boolean> replaced = new ArrayList<>();
 			List<String> failedOver = new ArrayList<>();
 			for (int i = 0; i < this.slots.length; i++) {
-				OwnerChange change = OwnerChange.judge(this.stamps[i], !this.created[i], this.self, this.topology);
+				if (this.created[i]) {
+					continue; // created with this master's stamp
+				}
+				OwnerChange change = OwnerChange.judge(this.stamps[i], true, this.self, this.topology);
 				if (change != OwnerChange.UNCHANGED) {
 					changed.add(i);
 					replaced.add(change == OwnerChange.FAILED_OVER);

@@ -2,20 +2,24 @@
 -- stamp per slot (KeyLayout), checked by SlotCheck on each master for every slot it owns.
 
 --- slot-marker
--- KEYS[1] the slot's marker, KEYS[2] its owner stamp; ARGV[1] a fresh random id.
+-- KEYS[1] the slot's marker, KEYS[2] its owner stamp; ARGV[1] a fresh random id,
+-- ARGV[2] this master's stamp.
 -- Creates the marker if it is missing, as "<id>:<node time in ms>", as the node marker
--- script does, and reads the stamp. Returns {marker, node seconds, node microseconds,
--- whether the marker was created just now, the stamp or false}.
+-- script does, with this master's stamp in the same step (a slot new to the redlock has
+-- lost nothing, and a check cut short must not leave a marker without a stamp, which the
+-- next check would take for a failover); else reads the stamp. Returns {marker, node
+-- seconds, node microseconds, whether the marker was created just now, the stamp read
+-- or false}.
 if redis.replicate_commands then redis.replicate_commands() end
 local now = redis.call('time')
 local marker = redis.call('get', KEYS[1])
-local created = 0
 if not marker then
   marker = ARGV[1] .. ':' .. now[1] .. string.format('%03d', math.floor(tonumber(now[2]) / 1000))
   redis.call('set', KEYS[1], marker)
-  created = 1
+  redis.call('set', KEYS[2], ARGV[2])
+  return { marker, now[1], now[2], 1, false }
 end
-return { marker, now[1], now[2], created, redis.call('get', KEYS[2]) }
+return { marker, now[1], now[2], 0, redis.call('get', KEYS[2]) }
 
 --- slot-stamp
 -- KEYS[1] the slot's marker, KEYS[2] its owner stamp; ARGV[1] the stamp the check read

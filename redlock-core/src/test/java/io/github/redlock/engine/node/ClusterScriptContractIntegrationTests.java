@@ -39,9 +39,10 @@ class ClusterScriptContractIntegrationTests {
 	}
 
 	@Test
-	void slotMarkerAMissingMarkerIsCreatedAsTheIdAndTheNodeTimeInMillisWithNoStamp() {
+	void slotMarkerAMissingMarkerIsCreatedAsTheIdAndTheNodeTimeInMillisWithThisMastersStamp() {
 		long before = nodeMillis(this.node);
-		List<?> reply = (List<?>) eval(this.node, Script.SLOT_MARKER, List.of(MARKER, OWNER), "abcdefghijklmnop");
+		List<?> reply = (List<?>) eval(this.node, Script.SLOT_MARKER, List.of(MARKER, OWNER), "abcdefghijklmnop",
+				"node-b replid-b");
 		long after = nodeMillis(this.node);
 		String marker = (String) reply.get(0);
 		assertThat(marker).startsWith("abcdefghijklmnop:");
@@ -52,18 +53,21 @@ class ClusterScriptContractIntegrationTests {
 		assertThat(micros / 1000).isBetween(before, after);
 		assertThat(reply.get(3)).isEqualTo(1L);
 		assertThat(reply).hasSize(5);
-		assertThat(reply.get(4)).as("no stamp").isNull();
+		assertThat(reply.get(4)).as("no stamp was read").isNull();
+		assertThat(get(this.node, OWNER)).as("the stamp written with the marker").isEqualTo("node-b replid-b");
 	}
 
 	@Test
 	void slotMarkerAnExistingMarkerIsKeptAndTheStampRead() {
 		this.node.call("SET", MARKER, "old:1");
 		this.node.call("SET", OWNER, "node-a replid-a");
-		List<?> reply = (List<?>) eval(this.node, Script.SLOT_MARKER, List.of(MARKER, OWNER), "abcdefghijklmnop");
+		List<?> reply = (List<?>) eval(this.node, Script.SLOT_MARKER, List.of(MARKER, OWNER), "abcdefghijklmnop",
+				"node-b replid-b");
 		assertThat(reply.get(0)).isEqualTo("old:1");
 		assertThat(reply.get(3)).isEqualTo(0L);
 		assertThat(reply.get(4)).isEqualTo("node-a replid-a");
 		assertThat(get(this.node, MARKER)).isEqualTo("old:1");
+		assertThat(get(this.node, OWNER)).as("the stamp is the check's to judge").isEqualTo("node-a replid-a");
 	}
 
 	@Test
