@@ -16,7 +16,10 @@ import io.lettuce.core.protocol.RedisCommand;
  * before its turn: with the node timeout, a release handed to an I/O thread that a loaded
  * machine does not run for longer than that would be dropped, and the lock would stay on
  * the node until its TTL. Whoever waits for a deletion still hears of it within the node
- * timeout ({@link DeletionReply}).
+ * timeout ({@link DeletionReply}). A cluster master's check ({@link SlotCheck}) sends a
+ * script per slot it owns, thousands, which a loaded server may not answer within the
+ * node timeout: they wait as long as a probe, since nothing counts on the master before
+ * its check ends.
  *
  * @author redlock contributors
  */
@@ -37,6 +40,16 @@ final class CommandTimeouts extends TimeoutOptions.TimeoutSource {
 		DELETING.get()[0] = deleting;
 	}
 
+	/** Set while this thread hands Lettuce a cluster master's slot checks. */
+	private static final ThreadLocal<boolean[]> CHECKING = ThreadLocal.withInitial(() -> new boolean[1]);
+
+	/**
+	 * Marks this thread as handing Lettuce a cluster master's slot checks, or no longer.
+	 */
+	static void checking(boolean checking) {
+		CHECKING.get()[0] = checking;
+	}
+
 	private final long nodeTimeoutNanos;
 
 	private final long probeTimeoutNanos;
@@ -54,8 +67,8 @@ final class CommandTimeouts extends TimeoutOptions.TimeoutSource {
 		if (DELETING.get()[0]) {
 			return this.deletionTimeoutNanos;
 		}
-		return (command != null && command.getType() == CommandType.TIME) ? this.probeTimeoutNanos
-				: this.nodeTimeoutNanos;
+		return ((command != null && command.getType() == CommandType.TIME) || CHECKING.get()[0])
+				? this.probeTimeoutNanos : this.nodeTimeoutNanos;
 	}
 
 	@Override

@@ -137,8 +137,14 @@ final class SlotCheck {
 			}
 			int end = Math.min(to, from + BATCH);
 			List<CompletableFuture<Void>> replies = new ArrayList<>(end - from);
-			for (int i = from; i < end; i++) {
-				replies.add(script.apply(i));
+			CommandTimeouts.checking(true);
+			try {
+				for (int i = from; i < end; i++) {
+					replies.add(script.apply(i));
+				}
+			}
+			finally {
+				CommandTimeouts.checking(false);
 			}
 			return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
 				.thenCompose((ignored) -> inBatches(end, to, script));
