@@ -57,6 +57,13 @@ public record NodeFailure(String node, Kind kind, String detail) {
 		AUTH("not usable: authentication failed"),
 
 		/**
+		 * The node cannot run Lua scripts, which every lock command is: {@code EVAL} or
+		 * {@code EVALSHA} is unknown to it (renamed away, or a server built without Lua)
+		 * or refused to the ACL user. It counts toward no quorum until they run.
+		 */
+		SCRIPTING("not usable: cannot run Lua scripts"),
+
+		/**
 		 * The node's clock jumped, or is far off the other nodes' clocks: it counts
 		 * toward no quorum until its clock has been steady for the maximum TTL, since a
 		 * node keeps lock keys by its own clock.

@@ -131,6 +131,18 @@ public final class RedisNode implements AutoCloseable {
 	}
 
 	/**
+	 * Starts one node on a free loopback port whose server gets more command-line
+	 * options, such as {@code --rename-command EVALSHA ""}.
+	 * @param name a name for logs and the data directory
+	 * @param serverOptions the options, each word an element
+	 * @return the running node
+	 */
+	public static RedisNode start(String name, String... serverOptions) {
+		List<String> options = List.of(serverOptions);
+		return start(new RedisNode(name, RedisServerBinary.get(), null, (directory) -> options, RedisNode::freePort));
+	}
+
+	/**
 	 * Starts one node that listens only on TLS, on a free loopback port, presenting the
 	 * {@link TestCertificates#serverCertificate() server certificate for localhost}.
 	 * @param name a name for logs and the data directory

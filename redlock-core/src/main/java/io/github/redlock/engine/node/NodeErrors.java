@@ -92,6 +92,20 @@ public final class NodeErrors {
 	}
 
 	/**
+	 * Returns whether the server does not know {@code EVAL} or {@code EVALSHA}: renamed
+	 * away ({@code rename-command}), or a server built without Lua.
+	 */
+	static boolean isNoScripting(Throwable ex) {
+		String message = unwrap(ex).getMessage();
+		if (message == null || !message.startsWith("ERR unknown command")) {
+			return false;
+		}
+		String lower = message.toLowerCase(java.util.Locale.ROOT);
+		return lower.contains("'eval'") || lower.contains("'evalsha'") || lower.contains("`eval`")
+				|| lower.contains("`evalsha`");
+	}
+
+	/**
 	 * Returns whether a cluster master answered that it does not serve the key's slot
 	 * now: {@code MOVED} or {@code ASK} (the slot is elsewhere, or moving),
 	 * {@code TRYAGAIN} (some of the keys moved) or {@code CLUSTERDOWN}.

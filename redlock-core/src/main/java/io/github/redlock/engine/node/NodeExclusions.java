@@ -67,7 +67,7 @@ final class NodeExclusions {
 	NodeFailure failure() {
 		String refused = this.denied;
 		if (refused != null) {
-			return new NodeFailure(this.node, NodeFailure.Kind.NOPERM, refused);
+			return new NodeFailure(this.node, kind(refused), refused);
 		}
 		String twin = this.sameServerAs;
 		if (twin != null) {
@@ -85,7 +85,14 @@ final class NodeExclusions {
 	 * Returns the failure to report for a reply refused a permission.
 	 */
 	NodeFailure denial() {
-		return new NodeFailure(this.node, NodeFailure.Kind.NOPERM, this.denied);
+		String refused = this.denied;
+		return new NodeFailure(this.node, kind(refused), refused);
+	}
+
+	/** Returns the kind of a refusal: no scripts at all, or a permission. */
+	private static NodeFailure.Kind kind(String refused) {
+		return (refused != null && refused.startsWith(Permissions.NO_SCRIPTS)) ? NodeFailure.Kind.SCRIPTING
+				: NodeFailure.Kind.NOPERM;
 	}
 
 	/**
@@ -117,8 +124,10 @@ final class NodeExclusions {
 		if (this.denied != null) {
 			return false;
 		}
-		this.denied = "the " + script.name() + " script uses a command or key the ACL user may not (checking which: "
-				+ NodeErrors.message(ex) + ")";
+		this.denied = NodeErrors.isNoScripting(ex)
+				? Permissions.NO_SCRIPTS + NodeErrors.message(ex) + " (checking which command)"
+				: "the " + script.name() + " script uses a command or key the ACL user may not (checking which: "
+						+ NodeErrors.message(ex) + ")";
 		this.deniedCheckedAt = System.nanoTime();
 		return true;
 	}
@@ -131,8 +140,8 @@ final class NodeExclusions {
 		String before = this.denied;
 		this.denied = detail;
 		if (!detail.equals(before)) {
-			logger.warn("Redlock node " + this.node + " is not usable: NOPERM " + detail
-					+ ". It counts toward no quorum until the rules allow it (checked again every "
+			logger.warn("Redlock node " + this.node + " is " + kind(detail).description() + " " + detail
+					+ ". It counts toward no quorum until that changes (checked again every "
 					+ TimeUnit.NANOSECONDS.toSeconds(RECHECK_DENIED_NANOS) + "s)");
 		}
 	}

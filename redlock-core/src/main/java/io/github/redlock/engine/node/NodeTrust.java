@@ -262,7 +262,7 @@ public final class NodeTrust {
 		});
 		CompletableFuture<Void> done = new CompletableFuture<>();
 		check.whenComplete((ignored, ex) -> {
-			if (ex != null && !NodeErrors.isDenied(ex)) {
+			if (ex != null && !NodeErrors.isDenied(ex) && !NodeErrors.isNoScripting(ex)) {
 				this.retries.failed(current, checkedGeneration, ex, this::verify);
 				finishVerify(done, checkedGeneration, false);
 				return;
@@ -272,6 +272,9 @@ public final class NodeTrust {
 			Permissions.probe(current.async(), this.restarts.markerKey()).whenComplete((detail, probeEx) -> {
 				if (detail != null) {
 					this.exclusions.denied(detail);
+				}
+				else if (ex != null && NodeErrors.isNoScripting(ex)) {
+					this.exclusions.denied(Permissions.NO_SCRIPTS + NodeErrors.message(ex));
 				}
 				else if (ex != null) {
 					this.exclusions.denied("in the restart guard's check (" + NodeErrors.message(ex) + ")");

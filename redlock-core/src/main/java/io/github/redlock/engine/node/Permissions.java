@@ -26,6 +26,12 @@ final class Permissions {
 
 	private static final Script PROBE_SCRIPT = Script.of("acl-probe", "return 1");
 
+	/** How the detail of a node that cannot run scripts begins ({@link #scripting}). */
+	static final String NO_SCRIPTS = "this node cannot run Lua scripts: ";
+
+	/** Marks a probe's command that the server does not know. */
+	private static final String UNKNOWN = "?";
+
 	private Permissions() {
 	}
 
@@ -57,7 +63,8 @@ final class Permissions {
 				outcome = probes.get(name)
 					.apply(commands)
 					.toCompletableFuture()
-					.handle((ignored, ex) -> (ex != null && NodeErrors.isDenied(ex)) ? denial(name, ex) : null);
+					.handle((ignored, ex) -> (ex == null) ? null : NodeErrors.isDenied(ex) ? denial(name, ex)
+							: NodeErrors.isNoScripting(ex) ? UNKNOWN + name : null);
 			}
 			catch (RuntimeException ex) {
 				outcome = CompletableFuture.completedFuture(NodeErrors.isDenied(ex) ? denial(name, ex) : null);
@@ -66,21 +73,48 @@ final class Permissions {
 		}
 		return CompletableFuture.allOf(refused.toArray(CompletableFuture[]::new)).handle((ignored, ex) -> {
 			List<String> commandsRefused = new ArrayList<>();
+			List<String> unknown = new ArrayList<>();
 			boolean keysRefused = false;
 			for (CompletableFuture<String> outcome : refused) {
 				String denied = outcome.getNow(null);
 				if (denied == null) {
 					continue;
 				}
-				if (denied.startsWith("~")) {
+				if (denied.startsWith(UNKNOWN)) {
+					unknown.add(denied.substring(UNKNOWN.length()));
+				}
+				else if (denied.startsWith("~")) {
 					keysRefused = true;
 				}
 				else if (!commandsRefused.contains(denied)) {
 					commandsRefused.add(denied);
 				}
 			}
-			return describe(commandsRefused, keysRefused, markerKey);
+			String scripting = scripting(unknown, commandsRefused);
+			String rest = describe(commandsRefused, keysRefused, markerKey);
+			return (scripting == null) ? rest : (rest == null) ? scripting : scripting + "; and " + rest;
 		});
+	}
+
+	/**
+	 * Says that the node cannot run Lua scripts, and removes the script commands from
+	 * those refused, or returns {@code null} when it can.
+	 */
+	private static String scripting(List<String> unknown, List<String> refused) {
+		List<String> scripts = new ArrayList<>(unknown);
+		boolean denied = refused.removeIf((command) -> command.equals("eval") || command.equals("evalsha"));
+		if (scripts.isEmpty() && !denied) {
+			return null;
+		}
+		if (!scripts.isEmpty()) {
+			String names = String.join(" and ",
+					scripts.stream().map((command) -> command.toUpperCase(Locale.ROOT)).toList());
+			return NO_SCRIPTS + names + ((scripts.size() == 1) ? " is an unknown command" : " are unknown commands")
+					+ " on it (renamed away with rename-command, or a server built without Lua), and every lock"
+					+ " command is a Lua script: give it EVAL and EVALSHA under their own names";
+		}
+		return NO_SCRIPTS + "the ACL user may not use EVAL and EVALSHA, and every lock command is a Lua script: add"
+				+ " +eval +evalsha (or +@scripting) to its rules";
 	}
 
 	private static String denial(String command, Throwable ex) {

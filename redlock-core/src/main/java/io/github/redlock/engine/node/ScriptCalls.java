@@ -283,6 +283,9 @@ final class ScriptCalls {
 					+ ": the master does not serve the key's slot now (resharding, a failover, or the cluster is"
 					+ " down); no vote from this member until its view of the cluster is refreshed");
 		}
+		if (NodeErrors.isNoScripting(ex)) {
+			return this.trust.scriptDenied(script, ex);
+		}
 		if (!NodeErrors.isDenied(ex)) {
 			return this.errors.classify(ex);
 		}
