@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.redlock.embedded.RedisClusterExtension;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -12,10 +11,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link RedlockRegistry#checkNodes()} over cluster members with the restart guard off,
- * which health, the endpoint and the cluster gauges of the Spring module read. Disabled
- * as a whole, so that its clusters do not start for nothing.
+ * which health, the endpoint and the cluster gauges of the Spring module read.
  */
-@Disabled("Fails until a cluster master's health check reads a key of a slot it owns with the guard off")
 class ClusterHealthCheckIntegrationTests {
 
 	@RegisterExtension

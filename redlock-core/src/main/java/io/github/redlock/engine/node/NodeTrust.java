@@ -248,7 +248,9 @@ public final class NodeTrust {
 			});
 		}).thenCompose((info) -> {
 			if (!this.restarts.enabled()) {
-				return CompletableFuture.completedFuture(null);
+				// a cluster master's health check still reads a key of a slot it owns
+				return this.restarts.perSlot() ? SlotCheck.owned(current.async()).thenAccept(this.restarts::owns)
+						: CompletableFuture.completedFuture(null);
 			}
 			long uptimeSeconds = Long.parseLong(field(info, "uptime_in_seconds"));
 			if (this.restarts.perSlot()) {

@@ -219,6 +219,14 @@ final class RestartGuardState {
 		this.owned = result.slots();
 	}
 
+	/**
+	 * Notes the slots a cluster master owns, when no marker is checked (the guard is
+	 * off): its health check reads a key of one of them.
+	 */
+	void owns(int[] slots) {
+		this.owned = slots;
+	}
+
 	private void guard(long since, GuardCause cause) {
 		long untilNanos = since + this.guard.guardNanos();
 		if (untilNanos <= this.guardedUntilNanos) {

@@ -62,6 +62,28 @@ final class SlotCheck {
 			.thenCompose(Check::stamps);
 	}
 
+	/**
+	 * Reads which slots the server owns, by its own {@code CLUSTER NODES}: none unless it
+	 * is a master.
+	 * @param commands the master's connection
+	 * @return a future of the slots, in order
+	 */
+	static CompletableFuture<int[]> owned(RedisAsyncCommands<String, String> commands) {
+		return commands.clusterNodes().toCompletableFuture().thenApply((nodes) -> {
+			RedisClusterNode myself = myself(ClusterPartitionParser.parse(nodes));
+			return (myself == null || !isMaster(myself)) ? new int[0]
+					: myself.getSlots().stream().mapToInt(Integer::intValue).sorted().toArray();
+		});
+	}
+
+	private static RedisClusterNode myself(Partitions topology) {
+		return topology.stream().filter((node) -> node.is(RedisClusterNode.NodeFlag.MYSELF)).findFirst().orElse(null);
+	}
+
+	private static boolean isMaster(RedisClusterNode node) {
+		return node.is(RedisClusterNode.NodeFlag.UPSTREAM) || node.is(RedisClusterNode.NodeFlag.MASTER);
+	}
+
 	private static final class Check {
 
 		private final RedisAsyncCommands<String, String> commands;
@@ -91,12 +113,8 @@ final class SlotCheck {
 		}
 
 		CompletableFuture<Check> markers() {
-			RedisClusterNode myself = this.topology.stream()
-				.filter((node) -> node.is(RedisClusterNode.NodeFlag.MYSELF))
-				.findFirst()
-				.orElse(null);
-			if (myself == null || !(myself.is(RedisClusterNode.NodeFlag.UPSTREAM)
-					|| myself.is(RedisClusterNode.NodeFlag.MASTER))) {
+			RedisClusterNode myself = myself(this.topology);
+			if (myself == null || !isMaster(myself)) {
 				return CompletableFuture.failedFuture(new IllegalStateException("it is not a cluster master"));
 			}
 			this.slots = myself.getSlots().stream().mapToInt(Integer::intValue).sorted().toArray();
