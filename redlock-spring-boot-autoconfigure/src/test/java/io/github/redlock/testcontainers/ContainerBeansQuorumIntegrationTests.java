@@ -25,6 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * configuration shared by tests and by {@code SpringApplication.from(...)} declares them,
  * through Spring Boot's own auto-configuration for them: a quorum of three, not the one
  * node Spring Boot registers by itself.
+ * <p>
+ * Failed without {@link RedlockServiceConnectionAutoConfiguration}: "expected: [three
+ * nodes] but was: ["redis://127.0.0.1:44533"]", the last container alone.
  */
 @SpringBootTest(classes = ContainerBeansQuorumIntegrationTests.Containers.class,
 		properties = { "redlock.restart-guard=false", "redlock.connect-timeout=1s" })
