@@ -68,6 +68,13 @@ final class NodesRedlockConnectionDetails implements RedlockConnectionDetails {
 	}
 
 	/**
+	 * Returns whether every node starts empty with each development or test run.
+	 */
+	boolean isEphemeral() {
+		return this.nodes.stream().allMatch(RedlockNodeConnectionDetails::isEphemeral);
+	}
+
+	/**
 	 * Returns the first node's bundle: the registry has one TLS setting for every node,
 	 * as with {@code redlock.ssl.bundle}.
 	 */

@@ -99,7 +99,7 @@ public final class RedlockAutoConfiguration {
 	RedlockRegistry redlockRegistry(RedlockProperties properties, RedlockConnectionDetails connectionDetails,
 			@Qualifier(CLIENT_RESOURCES) ClientResources clientResources,
 			ObjectProvider<RedlockClientOptionsCustomizer> clientOptionsCustomizers,
-			ObjectProvider<RedlockRegistryBuilderCustomizer> builderCustomizers) {
+			ObjectProvider<RedlockRegistryBuilderCustomizer> builderCustomizers, Environment environment) {
 		RedlockRegistry.Builder builder = RedlockRegistry.builder()
 			.nodes((connectionDetails instanceof PropertiesRedlockConnectionDetails) ? connectionDetails.getNodes()
 					: RedlockNodes.resolve(connectionDetails))
@@ -116,7 +116,7 @@ public final class RedlockAutoConfiguration {
 			.maxTtl(properties.getMaxTtl())
 			.maxHold(properties.getMaxHold())
 			.fencingRetention(properties.getFencingRetention())
-			.restartGuard(properties.isRestartGuard())
+			.restartGuard(RedlockNodes.restartGuard(properties, connectionDetails, environment))
 			.acceptEviction(properties.isAcceptEviction())
 			.releaseHints(properties.isReleaseHints())
 			.clientResources(clientResources)

@@ -47,6 +47,18 @@ public interface RedlockNodeConnectionDetails extends ConnectionDetails {
 	int getPort();
 
 	/**
+	 * Returns whether the node lives only as long as a development or test run and starts
+	 * empty with it, as a Docker Compose service or a test's container does. The restart
+	 * guard would keep such a node out of quorums for {@code redlock.max-ttl} after every
+	 * start, so it is off for a quorum of such nodes unless {@code redlock.restart-guard}
+	 * is set.
+	 * @return whether the node starts empty with each run
+	 */
+	default boolean isEphemeral() {
+		return false;
+	}
+
+	/**
 	 * Returns the login user name.
 	 * @return the user name, or {@code null} for the default user
 	 */

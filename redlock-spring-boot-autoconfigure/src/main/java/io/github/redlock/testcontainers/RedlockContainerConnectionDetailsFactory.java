@@ -59,6 +59,11 @@ class RedlockContainerConnectionDetailsFactory
 			return super.getSslBundle();
 		}
 
+		@Override
+		public boolean isEphemeral() {
+			return true;
+		}
+
 	}
 
 }

@@ -111,6 +111,11 @@ final class RedlockContainerNodes {
 			return started().getMappedPort(REDIS_PORT);
 		}
 
+		@Override
+		public boolean isEphemeral() {
+			return true;
+		}
+
 		private Container<?> started() {
 			Container<?> container = this.container.get();
 			if (container instanceof Startable startable) {

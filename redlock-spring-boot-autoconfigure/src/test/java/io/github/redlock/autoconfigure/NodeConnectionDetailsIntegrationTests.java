@@ -9,6 +9,7 @@ import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.engine.RedlockRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -17,6 +18,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * collects them into the quorum, ordered by name, beside the application's own Spring
  * Data Redis connection.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class NodeConnectionDetailsIntegrationTests {
 
 	@RegisterExtension
@@ -103,7 +107,7 @@ class NodeConnectionDetailsIntegrationTests {
 	@Test
 	void nodesThatDoNotShareOnePasswordAreRefused() {
 		this.contextRunner.withBean("nodeA", RedlockNodeConnectionDetails.class, () -> node("a", 0))
-			.withBean("nodeB", RedlockNodeConnectionDetails.class, () -> new Node("b", 1, "s3cret-pw", null))
+			.withBean("nodeB", RedlockNodeConnectionDetails.class, () -> new Node("b", 1, "s3cret-pw", null, false))
 			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
 				.isInstanceOf(InvalidRedlockConfigurationException.class)
 				.hasMessageContaining("The redlock nodes [a, b] do not share one password: a and b differ")
@@ -115,21 +119,49 @@ class NodeConnectionDetailsIntegrationTests {
 	void nodesThatMixTlsAndPlainConnectionsAreRefused() {
 		SslBundle bundle = SslBundle.of(null);
 		this.contextRunner.withBean("nodeA", RedlockNodeConnectionDetails.class, () -> node("a", 0))
-			.withBean("nodeB", RedlockNodeConnectionDetails.class, () -> new Node("b", 1, null, bundle))
+			.withBean("nodeB", RedlockNodeConnectionDetails.class, () -> new Node("b", 1, null, bundle, false))
 			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
 				.hasMessageContaining("mix TLS and plain connections: b has an SSL bundle and a has none"));
 	}
 
+	@Test
+	void theRestartGuardIsOffForNodesThatStartEmptyWithEachRun(CapturedOutput output) {
+		// Docker Compose services and test containers: the guard would keep all of them
+		// out of quorums for redlock.max-ttl after every start
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class))
+			.withBean("nodeA", RedlockNodeConnectionDetails.class, () -> new Node("a", 0, null, null, true))
+			.withBean("nodeB", RedlockNodeConnectionDetails.class, () -> new Node("b", 1, null, null, true))
+			.run((context) -> assertThat(context.getBean(RedlockRegistry.class).settings().restartGuard()).isFalse());
+		assertThat(output).contains("redlock.restart-guard=false for RedlockConnectionDetails of the nodes [a, b]");
+	}
+
+	@Test
+	void theRestartGuardStaysOnWhenSetOrForNodesThatOutliveTheRun() {
+		ApplicationContextRunner runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class));
+		runner.withBean("nodeA", RedlockNodeConnectionDetails.class, () -> new Node("a", 0, null, null, true))
+			.withPropertyValues("redlock.restart-guard=true")
+			.run((context) -> assertThat(context.getBean(RedlockRegistry.class).settings().restartGuard()).isTrue());
+		runner.withBean("nodeA", RedlockNodeConnectionDetails.class, () -> new Node("a", 0, null, null, true))
+			.withBean("nodeB", RedlockNodeConnectionDetails.class, () -> node("b", 1))
+			.run((context) -> assertThat(context.getBean(RedlockRegistry.class).settings().restartGuard()).isTrue());
+	}
+
 	private static RedlockNodeConnectionDetails node(String name, int index) {
-		return new Node(name, index, null, null);
+		return new Node(name, index, null, null, false);
 	}
 
 	private static List<RedisNode> holding(String key) {
 		return fleet.fleet().nodes().stream().filter((node) -> node.call("GET", key) != null).toList();
 	}
 
-	private record Node(String name, int index, String password,
-			SslBundle bundle) implements RedlockNodeConnectionDetails {
+	private record Node(String name, int index, String password, SslBundle bundle,
+			boolean ephemeral) implements RedlockNodeConnectionDetails {
+
+		@Override
+		public boolean isEphemeral() {
+			return this.ephemeral;
+		}
 
 		@Override
 		public String getName() {

@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * nodes] but was: ["redis://127.0.0.1:44533"]", the last container alone.
  */
 @SpringBootTest(classes = ContainerBeansQuorumIntegrationTests.Containers.class,
-		properties = { "redlock.restart-guard=false", "redlock.connect-timeout=1s" })
+		properties = "redlock.connect-timeout=1s")
 class ContainerBeansQuorumIntegrationTests {
 
 	@RegisterExtension

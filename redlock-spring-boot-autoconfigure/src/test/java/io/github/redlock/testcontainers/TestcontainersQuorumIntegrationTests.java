@@ -37,8 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {"redlockContainerConnectionDetailsForTest"=...} to contain only following keys:
  * ["redlockNodeConnectionDetailsForRedlock1", ...]".
  */
-@SpringBootTest(classes = TestcontainersQuorumIntegrationTests.Config.class,
-		properties = { "redlock.restart-guard=false", "redlock.connect-timeout=1s" })
+@SpringBootTest(classes = TestcontainersQuorumIntegrationTests.Config.class, properties = "redlock.connect-timeout=1s")
 class TestcontainersQuorumIntegrationTests {
 
 	@RegisterExtension

@@ -76,6 +76,11 @@ class RedlockDockerComposeConnectionDetailsFactory
 		}
 
 		@Override
+		public boolean isEphemeral() {
+			return true;
+		}
+
+		@Override
 		public String toString() {
 			return "redlock node of the Docker Compose service " + this.name;
 		}

@@ -118,7 +118,7 @@ class DockerComposeQuorumIntegrationTests {
 	private static ConfigurableApplicationContext run(List<RunningService> services) {
 		SpringApplication application = new SpringApplication(Config.class);
 		application.setWebApplicationType(WebApplicationType.NONE);
-		application.setDefaultProperties(Map.of("redlock.restart-guard", "false", "redlock.connect-timeout", "1s"));
+		application.setDefaultProperties(Map.of("redlock.connect-timeout", "1s"));
 		application.addListeners((ApplicationListener<ApplicationPreparedEvent>) (prepared) -> {
 			SimpleApplicationEventMulticaster multicaster = new SimpleApplicationEventMulticaster();
 			prepared.getSpringApplication().getListeners().forEach(multicaster::addApplicationListener);
