@@ -38,9 +38,10 @@ import org.springframework.transaction.ConfigurableTransactionManager;
 
 /**
  * Auto-configuration for distributed locks: a quorum {@link LockRegistry} over the nodes
- * of the {@link RedlockConnectionDetails} (the application's, or else those of the
- * {@code redlock.*} properties, which fall back on the Spring Data Redis server), on
- * Lettuce client resources of its own.
+ * of the {@link RedlockConnectionDetails} (the application's, else the
+ * {@link RedlockNodeConnectionDetails} of Docker Compose services or Testcontainers
+ * containers, else those of the {@code redlock.*} properties, which fall back on the
+ * Spring Data Redis server), on Lettuce client resources of its own.
  *
  * @author redlock contributors
  * @see RedlockProperties
@@ -70,8 +71,20 @@ public final class RedlockAutoConfiguration {
 			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS)));
 	}
 
+	/**
+	 * The quorum of the nodes that Spring Boot's service connections give one by one
+	 * (labelled Docker Compose services, {@code @ServiceConnection("redlock")}
+	 * containers).
+	 */
 	@Bean
 	@ConditionalOnMissingBean(RedlockConnectionDetails.class)
+	@ConditionalOnBean(RedlockNodeConnectionDetails.class)
+	NodesRedlockConnectionDetails redlockNodesConnectionDetails(ObjectProvider<RedlockNodeConnectionDetails> nodes) {
+		return new NodesRedlockConnectionDetails(nodes.stream().toList());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean({ RedlockConnectionDetails.class, RedlockNodeConnectionDetails.class })
 	PropertiesRedlockConnectionDetails redlockConnectionDetails(RedlockProperties properties,
 			ObjectProvider<SslBundles> sslBundles, ObjectProvider<DataRedisFallback.Source> dataRedis,
 			ApplicationContext context) {
@@ -86,7 +99,7 @@ public final class RedlockAutoConfiguration {
 	RedlockRegistry redlockRegistry(RedlockProperties properties, RedlockConnectionDetails connectionDetails,
 			@Qualifier(CLIENT_RESOURCES) ClientResources clientResources,
 			ObjectProvider<RedlockClientOptionsCustomizer> clientOptionsCustomizers,
-			ObjectProvider<RedlockRegistryBuilderCustomizer> builderCustomizers) {
+			ObjectProvider<RedlockRegistryBuilderCustomizer> builderCustomizers, Environment environment) {
 		RedlockRegistry.Builder builder = RedlockRegistry.builder()
 			.nodes((connectionDetails instanceof PropertiesRedlockConnectionDetails) ? connectionDetails.getNodes()
 					: RedlockNodes.resolve(connectionDetails))
@@ -103,7 +116,7 @@ public final class RedlockAutoConfiguration {
 			.maxTtl(properties.getMaxTtl())
 			.maxHold(properties.getMaxHold())
 			.fencingRetention(properties.getFencingRetention())
-			.restartGuard(properties.isRestartGuard())
+			.restartGuard(RedlockNodes.restartGuard(properties, connectionDetails, environment))
 			.acceptEviction(properties.isAcceptEviction())
 			.releaseHints(properties.isReleaseHints())
 			.clientResources(clientResources)

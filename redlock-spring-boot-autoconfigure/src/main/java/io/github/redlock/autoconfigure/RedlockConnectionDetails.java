@@ -14,6 +14,8 @@ import org.springframework.boot.ssl.SslBundle;
  * {@code @RedlockServiceConnection} fleet of {@code redlock-embedded} supplies one (with
  * {@code redlock-embedded-boot} at test scope); so can an application's own bean, such as
  * one reading a service registry. The other {@code redlock.*} properties still apply.
+ * Without one, the {@link RedlockNodeConnectionDetails} beans of Docker Compose services
+ * and Testcontainers containers make the quorum.
  *
  * @author redlock contributors
  */

@@ -6,6 +6,8 @@ import java.util.function.Supplier;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
+import org.springframework.core.env.Environment;
+
 /**
  * Decides which nodes the auto-configured registry uses: those of a
  * {@link RedlockConnectionDetails} bean, else {@code redlock.nodes}, else the one server
@@ -72,6 +74,29 @@ final class RedlockNodes {
 		}
 		warnIfEven("The RedlockConnectionDetails (" + details + ")", nodes);
 		return nodes;
+	}
+
+	/**
+	 * Returns whether the restart guard is on: as {@code redlock.restart-guard} says,
+	 * unless it is not set and every node is an
+	 * {@link RedlockNodeConnectionDetails#isEphemeral() ephemeral} Docker Compose service
+	 * or test container, which the guard would keep out of quorums for
+	 * {@code redlock.max-ttl} after every start.
+	 * @param properties the properties
+	 * @param details the connection details
+	 * @param environment the environment, to tell an unset property from its default
+	 * @return whether the restart guard is on
+	 */
+	static boolean restartGuard(RedlockProperties properties, RedlockConnectionDetails details,
+			Environment environment) {
+		if (details instanceof NodesRedlockConnectionDetails nodes && nodes.isEphemeral()
+				&& !environment.containsProperty("redlock.restart-guard")) {
+			logger.info("redlock.restart-guard=false for " + details + ": they start empty with the services or"
+					+ " containers, and the guard would keep every one of them out of quorums for redlock.max-ttl."
+					+ " Set redlock.restart-guard=true to test it.");
+			return false;
+		}
+		return properties.isRestartGuard();
 	}
 
 	private static void warnIfEven(String source, List<String> nodes) {

@@ -1,0 +1,5 @@
+/**
+ * Docker Compose service connections for the lock quorum: a node for every service
+ * labelled {@code org.springframework.boot.service-connection: redlock}.
+ */
+package io.github.redlock.docker.compose;
