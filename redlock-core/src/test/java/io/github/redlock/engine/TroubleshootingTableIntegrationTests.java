@@ -72,6 +72,7 @@ class TroubleshootingTableIntegrationTests {
 		cases.put("leaves no validity", this::tooSlow);
 		cases.put("was lost", this::lost);
 		cases.put("NOPERM", this::noPermission);
+		cases.put("cannot run Lua scripts", this::noScripting);
 		cases.put("Redlock cannot lock at all", this::cannotLockAtAll);
 		cases.put("is above the maximum TTL", this::ttlAboveTheMaximum);
 		cases.put("authentication failed (WRONGPASS", this::wrongPassword);
@@ -261,6 +262,16 @@ class TroubleshootingTableIntegrationTests {
 		List<String> uris = new ArrayList<>();
 		for (RedisNode node : fleet.fleet().nodes()) {
 			node.call("ACL", "SETUSER", "app", "reset", "on", ">app-secret", "~*", "+@all", "-@dangerous");
+			uris.add("redis://app:app-secret@127.0.0.1:" + node.port());
+		}
+		RedlockRegistry registry = track(TestRegistries.builder(uris).build().start());
+		return failure(() -> registry.acquire("x", Duration.ofSeconds(2), Duration.ZERO));
+	}
+
+	private String noScripting() {
+		List<String> uris = new ArrayList<>();
+		for (RedisNode node : fleet.fleet().nodes()) {
+			node.call("ACL", "SETUSER", "app", "reset", "on", ">app-secret", "~*", "+@all", "-@scripting");
 			uris.add("redis://app:app-secret@127.0.0.1:" + node.port());
 		}
 		RedlockRegistry registry = track(TestRegistries.builder(uris).build().start());
