@@ -208,8 +208,8 @@ class LockRegistryCoroutinesIntegrationTests {
 		@JvmStatic
 		@BeforeAll
 		fun startRegistries() {
-			registry = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build().start()
-			otherProcess = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build().start()
+			registry = fleet.startRegistry()
+			otherProcess = fleet.startRegistry()
 		}
 
 		@JvmStatic

@@ -4,7 +4,6 @@ import io.github.redlock.LockAcquisitionException
 import io.github.redlock.LockLostException
 import io.github.redlock.annotation.DistributedLock
 import io.github.redlock.aop.CurrentLease
-import io.github.redlock.autoconfigure.RedlockAutoConfiguration
 import io.github.redlock.embedded.RedisFleetExtension
 import io.github.redlock.engine.RedlockRegistry
 import kotlinx.coroutines.CompletableDeferred
@@ -13,7 +12,6 @@ import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
 import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.flow.Flow
-import kotlinx.coroutines.flow.first
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.launch
@@ -27,8 +25,6 @@ import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
 import org.springframework.aop.support.AopUtils
-import org.springframework.boot.autoconfigure.AutoConfigurations
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext
 import org.springframework.boot.test.context.runner.ApplicationContextRunner
 import org.springframework.stereotype.Service
@@ -48,16 +44,10 @@ import java.util.concurrent.atomic.AtomicInteger
  */
 class SuspendDistributedLockIntegrationTests {
 
-	private fun contextRunner() = ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration::class.java, AopAutoConfiguration::class.java))
-		.withPropertyValues(*fleetProperties())
-		.withBean(Inventory::class.java)
+	private fun contextRunner() = fleet.contextRunner().withBean(Inventory::class.java)
 
-	/** Runs the test in a context: a test function must return nothing. */
 	private fun withContext(runner: ApplicationContextRunner = contextRunner(),
-			test: (AssertableApplicationContext) -> Unit) {
-		runner.run(test)
-	}
+			test: (AssertableApplicationContext) -> Unit) = runner.runTest(test)
 
 	@Test
 	fun twoConcurrentSuspendCallsAreNeverInsideAtOnce() = withContext { context ->
@@ -160,17 +150,13 @@ class SuspendDistributedLockIntegrationTests {
 	fun aSuspendFunctionReturningAFlowHoldsTheLockUntilTheFlowCompletes() = withContext { context ->
 		val inventory = context.getBean(Inventory::class.java)
 		runBlocking(Dispatchers.Default) {
-			val stock = inventory.stock("13")
-			val collected = CompletableDeferred<Unit>()
-			val leave = CompletableDeferred<Unit>()
-			val collecting = async { stock.collectUntil(collected, leave) }
-			collected.await()
-			assertThat(otherProcess.tryAcquire("sku:13", TTL)).describedAs("the lock, while the flow is collected")
-				.isEmpty()
-			leave.complete(Unit)
+			val emitted = CompletableDeferred<Unit>()
+			val finish = CompletableDeferred<Unit>()
+			val collecting = async { inventory.stock("13", emitted, finish).toList() }
+			emitted.await()
+			assertThat(otherProcess.tryAcquire("sku:13", TTL)).describedAs("the lock, while the flow runs").isEmpty()
+			finish.complete(Unit)
 			assertThat(collecting.await()).containsExactly(1, 2)
-			assertThat(inventory.stock("13").toList()).containsExactly(1, 2)
-			assertThat(stock.first()).isOne()
 		}
 		await().until { otherProcess.tryAcquire("sku:13", TTL).map { it.release() }.isPresent }
 	}
@@ -191,17 +177,6 @@ class SuspendDistributedLockIntegrationTests {
 		assertThat(context.startupFailure).rootCause()
 			.hasMessageContaining("@DistributedLock on HoldingAtLeast.report(Continuation): attribute holdAtLeast")
 			.hasMessageContaining("is not supported on a suspend function")
-	}
-
-	private suspend fun Flow<Int>.collectUntil(collected: CompletableDeferred<Unit>,
-			leave: CompletableDeferred<Unit>): List<Int> {
-		val values = mutableListOf<Int>()
-		collect { value ->
-			values += value
-			collected.complete(Unit)
-			leave.await()
-		}
-		return values
 	}
 
 	private fun assertFreeForAnotherProcess(key: String) {
@@ -259,10 +234,12 @@ class SuspendDistributedLockIntegrationTests {
 		}
 
 		@DistributedLock(key = "'sku:' + #sku", ttl = "5s", waitTime = "2s")
-		suspend fun stock(sku: String): Flow<Int> {
+		suspend fun stock(sku: String, emitted: CompletableDeferred<Unit>, finish: CompletableDeferred<Unit>): Flow<Int> {
 			yield()
 			return flow {
 				emit(1)
+				emitted.complete(Unit)
+				finish.await()
 				emit(2)
 			}
 		}
@@ -296,14 +273,10 @@ class SuspendDistributedLockIntegrationTests {
 
 		private lateinit var otherProcess: RedlockRegistry
 
-		fun fleetProperties(): Array<String> =
-			fleet.uris().mapIndexed { i, uri -> "redlock.nodes[$i]=$uri" }.toTypedArray() +
-				"redlock.restart-guard=false"
-
 		@JvmStatic
 		@BeforeAll
 		fun startRegistry() {
-			otherProcess = RedlockRegistry.builder().nodes(fleet.uris()).restartGuard(false).build().start()
+			otherProcess = fleet.startRegistry()
 		}
 
 		@JvmStatic
