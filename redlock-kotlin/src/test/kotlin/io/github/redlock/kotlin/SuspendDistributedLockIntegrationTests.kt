@@ -28,6 +28,7 @@ import org.springframework.aop.support.AopUtils
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext
 import org.springframework.boot.test.context.runner.ApplicationContextRunner
 import org.springframework.stereotype.Service
+import reactor.core.publisher.Mono
 import java.time.Duration
 import java.util.concurrent.atomic.AtomicInteger
 
@@ -139,6 +140,19 @@ class SuspendDistributedLockIntegrationTests {
 	}
 
 	@Test
+	fun aCallWithANullableResultThatSkipsWhenLockedReturnsNull() = withContext { context ->
+		val inventory = context.getBean(Inventory::class.java)
+		val holder = otherProcess.acquire("price:14", TTL, TTL)
+		try {
+			assertThat(runBlocking { inventory.price("14") }).isNull()
+		}
+		finally {
+			holder.release()
+		}
+		assertThat(runBlocking { inventory.price("14") }).isEqualTo(42)
+	}
+
+	@Test
 	fun aLockLostWhileTheFunctionRanFailsTheCall() = withContext { context ->
 		val inventory = context.getBean(Inventory::class.java)
 		val result = runBlocking { runCatching { inventory.lose("12") } }
@@ -169,6 +183,16 @@ class SuspendDistributedLockIntegrationTests {
 				.hasMessageContaining("@DistributedLock on SkippingWithValue.price(String, Continuation)")
 				.hasMessageContaining("skipIfLocked")
 		}
+
+	@Test
+	fun aSuspendFunctionReturningAMonoIsRefusedAtStartUp() = withContext(
+			contextRunner().withBean(SuspendingMono::class.java)) { context ->
+		assertThat(context).hasFailed()
+		assertThat(context.startupFailure).rootCause()
+			.hasMessageContaining("@DistributedLock on SuspendingMono.price(String, Continuation): the method is a Kotlin"
+					+ " suspend function that returns reactor.core.publisher.Mono")
+			.hasMessageContaining("Return the value itself, or drop suspend")
+	}
 
 	@Test
 	fun aMinimumHoldOnASuspendFunctionIsRefusedAtStartUp() = withContext(
@@ -225,6 +249,9 @@ class SuspendDistributedLockIntegrationTests {
 			reports.incrementAndGet()
 		}
 
+		@DistributedLock(key = "'price:' + #sku", skipIfLocked = true)
+		suspend fun price(sku: String): Long? = 42
+
 		@DistributedLock(key = "'sku:' + #sku", ttl = "1s", waitTime = "2s")
 		suspend fun lose(sku: String): String {
 			val lease = CurrentLease.mono().awaitSingle()
@@ -251,6 +278,14 @@ class SuspendDistributedLockIntegrationTests {
 
 		@DistributedLock(key = "'price:' + #sku", skipIfLocked = true)
 		suspend fun price(sku: String): Long = 42
+
+	}
+
+	@Service
+	class SuspendingMono {
+
+		@DistributedLock(key = "'price:' + #sku")
+		suspend fun price(sku: String): Mono<Long> = Mono.just(42)
 
 	}
 
