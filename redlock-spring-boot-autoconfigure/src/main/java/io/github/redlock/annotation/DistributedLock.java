@@ -30,9 +30,14 @@ import org.springframework.aot.hint.annotation.Reflective;
  * Kotlin {@code Flow} with {@code kotlinx-coroutines-reactor}) holds it from each
  * subscription until completion, error or cancellation; these report a key that cannot be
  * evaluated, or a lock that cannot be acquired, in their result (a failed stage, an error
- * signal), not by throwing. A return type whose work outlives the call but that the lock
- * cannot follow ({@code Future}, a Kotlin {@code suspend} function, a reactive type
- * without its adapter) is refused at start-up. Any other method holds the lock until it
+ * signal), not by throwing. A Kotlin {@code suspend} function holds it, acquired without
+ * blocking a thread, until the function returns, throws or is cancelled, as
+ * {@code @Transactional} holds a reactive transaction: with
+ * {@code kotlinx-coroutines-reactor} and {@code kotlin-reflect} present, Spring's proxy
+ * runs the function through its coroutine bridge; the caller gets the lock's exceptions
+ * as thrown ones. A return type whose work outlives the call but that the lock cannot
+ * follow ({@code Future}, a reactive type without its adapter, a {@code suspend} function
+ * without the bridge) is refused at start-up. Any other method holds the lock until it
  * returns.
  * <p>
  * In proxy mode (the default), only calls coming in through the proxy are intercepted, as

@@ -21,7 +21,9 @@ import reactor.core.publisher.Mono;
  *
  * Available while a blocking method runs, and during the synchronous part of a method
  * that returns a {@code CompletionStage}. A method that returns a {@code Mono} or
- * {@code Flux} reads it from the Reactor context instead, with {@link #mono()}:
+ * {@code Flux}, and a Kotlin {@code suspend} function, read it from the Reactor context
+ * instead, with {@link #mono()} ({@code CurrentLease.mono().awaitSingle()} in a
+ * {@code suspend} function, with {@code kotlinx-coroutines-reactor}):
  *
  * <pre class="code">
  * &#064;DistributedLock(key = "'report'")
@@ -49,7 +51,9 @@ public final class CurrentLease {
 	 * {@code Mono} or {@code Flux}, the lease it holds (the innermost such method's; when
 	 * its key named several locks, the first in lock order). The lease is read from the
 	 * Reactor context when the returned {@code Mono} is subscribed to, so build it into
-	 * the pipeline that the method returns.
+	 * the pipeline that the method returns. In a {@code @DistributedLock suspend}
+	 * function, await it: {@code CurrentLease.mono().awaitSingle()} reads the Reactor
+	 * context that Spring's coroutine bridge gives the function's coroutine.
 	 * @return a {@code Mono} of the lease, which fails with an
 	 * {@link IllegalStateException} outside such a pipeline
 	 */

@@ -25,6 +25,7 @@ import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.core.MethodIntrospector;
+import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.expression.Expression;
@@ -205,6 +206,10 @@ final class LockOperationSource {
 	 * was skipped.
 	 */
 	private static void checkSkippable(String description, Method method, LockedReturnType returnType) {
+		if (returnType.suspending()) {
+			checkSkippableSuspending(description, method, returnType);
+			return;
+		}
 		Class<?> type = method.getReturnType();
 		if (type == void.class || type == Void.class || type == Optional.class || returnType.reactive()) {
 			return;
@@ -222,6 +227,23 @@ final class LockOperationSource {
 						+ " and handle LockAcquisitionException");
 	}
 
+	/**
+	 * Refuses {@code skipIfLocked} on a suspend function whose result cannot be left out:
+	 * a skipped call's coroutine gets {@code null}, which fits {@code Unit} and a
+	 * nullable type, and an empty {@code Flow}.
+	 */
+	private static void checkSkippableSuspending(String description, Method method, LockedReturnType returnType) {
+		MethodParameter result = new MethodParameter(method, -1);
+		if (returnType.style() == LockedReturnType.Style.FLUX || result.getParameterType() == void.class
+				|| result.isOptional()) {
+			return;
+		}
+		throw invalid(description, "skipIfLocked", "cannot be used on a suspend function that returns a non-null "
+				+ result.getParameterType().getSimpleName() + ": a skipped call could only return a made-up value",
+				"Return Unit, a nullable type (null when skipped) or a Flow; or drop skipIfLocked and handle"
+						+ " LockAcquisitionException");
+	}
+
 	private Duration holdAtLeast(String description, Method method, String text, LockedReturnType returnType) {
 		Duration holdAtLeast = duration(description, "holdAtLeast", text);
 		if (holdAtLeast == null) {
@@ -231,11 +253,12 @@ final class LockOperationSource {
 			throw invalid(description, "holdAtLeast", "\"" + text + "\" is negative",
 					"Give the least time the lock stays held, such as 30s, or leave it empty for none");
 		}
-		Class<?> type = method.getReturnType();
 		if (returnType.style() != LockedReturnType.Style.VALUE) {
+			String kind = returnType.suspending() ? "a suspend function"
+					: "a method that returns " + method.getReturnType().getSimpleName();
 			throw invalid(description, "holdAtLeast",
-					"is not supported on a method that returns " + type.getSimpleName()
-							+ ": its lock is released when the work completes, off the calling thread",
+					"is not supported on " + kind + ": its lock is released when the work completes, off the calling"
+							+ " thread",
 					"Use it on a method that returns a plain value or void (such as the @Scheduled method that"
 							+ " starts the work), or drop holdAtLeast");
 		}

@@ -26,8 +26,11 @@ import org.springframework.core.ReactiveAdapter;
  * called only once the locks are held, once per subscription, on a registry callback
  * thread (never a Lettuce I/O thread). Not reentrant: every subscription takes leases of
  * its own, exclusive, read, write or permit as the operation says. The method's own
- * publisher is adapted to Reactor, and the locked one back to the declared type. Loaded
- * only when Reactor is present.
+ * publisher is adapted to Reactor, and the locked one back to the declared type. A Kotlin
+ * {@code suspend} function comes here too: Spring's coroutine bridge hands the
+ * interceptor a {@code Mono} (or {@code Flux}) of the call, and awaits the locked one in
+ * the caller's coroutine, whose cancellation cancels the subscription. Loaded only when
+ * Reactor is present.
  *
  * @author redlock contributors
  */
