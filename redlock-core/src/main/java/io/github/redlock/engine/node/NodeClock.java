@@ -202,19 +202,27 @@ final class NodeClock {
 		if (this.readings != null) {
 			return;
 		}
-		this.readings = this.resources.eventExecutorGroup().scheduleWithFixedDelay(() -> {
-			StatefulRedisConnection<String, String> current = connection.get();
-			if (current == null || !current.isOpen()) {
-				return;
+		this.readings = this.resources.eventExecutorGroup()
+			.scheduleWithFixedDelay(() -> read(connection.get()), READING_INTERVAL_MILLIS, READING_INTERVAL_MILLIS,
+					TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * Reads the node's clock once on {@code connection}, if it is open: at once after a
+	 * check, so that a registry has a reading of every node it counts by the time it
+	 * starts, and then once a second.
+	 */
+	void read(StatefulRedisConnection<String, String> connection) {
+		if (connection == null || !connection.isOpen()) {
+			return;
+		}
+		long sent = System.nanoTime();
+		connection.async().time().whenComplete((time, ex) -> {
+			if (time != null && time.size() == 2) {
+				measured(sent, System.nanoTime(),
+						Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1)));
 			}
-			long sent = System.nanoTime();
-			current.async().time().whenComplete((time, ex) -> {
-				if (time != null && time.size() == 2) {
-					measured(sent, System.nanoTime(),
-							Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1)));
-				}
-			});
-		}, READING_INTERVAL_MILLIS, READING_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
+		});
 	}
 
 	synchronized void close() {

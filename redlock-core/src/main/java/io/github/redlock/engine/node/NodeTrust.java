@@ -295,6 +295,9 @@ public final class NodeTrust {
 			// vouches for that connection only: after a drop, the next one is checked
 			this.generations.vouch(checkedGeneration);
 			this.retries.succeeded();
+			if (this.clock != null) {
+				this.clock.read(this.connection.get());
+			}
 		}
 		this.verifying.set(false);
 		this.changed.run();
