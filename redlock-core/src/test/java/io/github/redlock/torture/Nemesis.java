@@ -40,7 +40,15 @@ import io.github.redlock.embedded.RedisServerBinary;
  */
 final class Nemesis {
 
+	/** The fault the run asserts happened, having gone back over acquisitions. */
+	static final String QUORUM_RESTORED = "crash back to older snapshots (a quorum, the others paused), losing acquisitions";
+
 	private static final int MAX_DISTURBED = 2;
+
+	/**
+	 * A key each snapshot saves as "before" and that is set to "after" once it is taken.
+	 */
+	private static final String MARK = "nemesis:snapshot-mark";
 
 	private final RedisFleet fleet;
 
@@ -59,6 +67,11 @@ final class Nemesis {
 	private final long[] disturbedUntil;
 
 	private final Map<String, AtomicInteger> faults = new ConcurrentHashMap<>();
+
+	private final Map<String, AtomicInteger> skipped = new ConcurrentHashMap<>();
+
+	/** Each node's fencing counters just after its last snapshot, by key. */
+	private final Map<Integer, Map<String, Long>> snapshotCounters = new ConcurrentHashMap<>();
 
 	private final ScheduledExecutorService endings = Executors.newSingleThreadScheduledExecutor();
 
@@ -94,8 +107,9 @@ final class Nemesis {
 			while (System.nanoTime() < end) {
 				Thread.sleep(300 + this.random.nextInt(500));
 				if (staleQuorumsDone < staleQuorums.length && System.nanoTime() > staleQuorums[staleQuorumsDone]) {
-					if (disturbed(System.nanoTime()) == 0) {
-						staleQuorum();
+					// retried until one went back over acquisitions made since its
+					// snapshots
+					if (disturbed(System.nanoTime()) == 0 && staleQuorum()) {
 						staleQuorumsDone++;
 					}
 					continue;
@@ -124,7 +138,7 @@ final class Nemesis {
 				int node = this.random.nextInt(this.fleet.size());
 				long now = System.nanoTime();
 				if (this.disturbedUntil[node] > now || disturbed(now) >= MAX_DISTURBED) {
-					count("skipped (quorum protected)");
+					skip("quorum protected");
 					continue;
 				}
 				RedisNode target = this.fleet.node(node);
@@ -143,7 +157,7 @@ final class Nemesis {
 					}
 					case 11 -> {
 						if (!target.hasSnapshot()) {
-							count("skipped (no snapshot)");
+							skip("no snapshot");
 							continue;
 						}
 						target.crashToSnapshot();
@@ -206,7 +220,12 @@ final class Nemesis {
 		RedisNode target = this.fleet.node(node);
 		if (target.isRunning() && !target.isPaused() && this.disturbedUntil[node] <= System.nanoTime()) {
 			try {
+				// a mark written before the snapshot and replaced after it tells a
+				// restore that really went back to it
+				target.call("SET", MARK, "before");
 				target.snapshot();
+				target.call("SET", MARK, "after");
+				this.snapshotCounters.put(node, counters(target));
 				System.out.println("NEMESIS " + System.nanoTime() + " node " + node + " snapshot taken");
 			}
 			catch (UncheckedIOException ex) {
@@ -232,11 +251,11 @@ final class Nemesis {
 	 * after it are the three with old counters: the case that handed out tokens below
 	 * earlier ones before nodes had a floor.
 	 */
-	private void staleQuorum() {
+	private boolean staleQuorum() {
 		long now = System.nanoTime();
 		if (disturbed(now) > 0) {
-			count("skipped (quorum protected)");
-			return;
+			skip("quorum protected");
+			return false;
 		}
 		List<Integer> nodes = new ArrayList<>();
 		for (int i = 0; i < this.fleet.size(); i++) {
@@ -246,8 +265,14 @@ final class Nemesis {
 		// the nodes with a snapshot first (a KeyDB node that crashed on SAVE has none)
 		nodes.sort(Comparator.comparing((Integer node) -> !this.fleet.node(node).hasSnapshot()));
 		if (!this.fleet.node(nodes.get(2)).hasSnapshot()) {
-			count("skipped (fewer than three snapshots)");
-			return;
+			skip("fewer than three snapshots");
+			return false;
+		}
+		for (int i = 0; i < 3; i++) {
+			if (!movedOn(nodes.get(i))) {
+				skip("no acquisition since a node's snapshot");
+				return false;
+			}
 		}
 		System.out
 			.println("NEMESIS " + now + " stale quorum " + nodes.subList(0, 3) + ", paused " + nodes.subList(3, 5));
@@ -259,12 +284,43 @@ final class Nemesis {
 			this.disturbedUntil[node] = now + TimeUnit.MILLISECONDS.toNanos(pauseMillis + 200);
 			this.endings.schedule(target::resume, pauseMillis, TimeUnit.MILLISECONDS);
 		}
+		boolean wentBack = true;
 		for (int i = 0; i < 3; i++) {
 			int node = nodes.get(i);
-			this.fleet.node(node).crashToSnapshot();
+			RedisNode target = this.fleet.node(node);
+			target.crashToSnapshot();
 			this.disturbedUntil[node] = System.nanoTime() + this.guard.toNanos();
+			wentBack &= "before".equals(target.call("GET", MARK));
 		}
-		count("crash back to older snapshots (a quorum, the others paused)");
+		if (!wentBack) {
+			throw new IllegalStateException(
+					"A node crashed back to its snapshot came back without the snapshot's data");
+		}
+		count(QUORUM_RESTORED);
+		return true;
+	}
+
+	/**
+	 * Returns whether some key's counter on the node moved past where the node's last
+	 * snapshot has it: a restore then loses an acquisition.
+	 */
+	private boolean movedOn(int node) {
+		Map<String, Long> then = this.snapshotCounters.getOrDefault(node, Map.of());
+		Map<String, Long> now = counters(this.fleet.node(node));
+		return now.entrySet()
+			.stream()
+			.anyMatch((key) -> key.getValue() > then.getOrDefault(key.getKey(), Long.MAX_VALUE));
+	}
+
+	private Map<String, Long> counters(RedisNode node) {
+		Map<String, Long> counters = new java.util.HashMap<>();
+		for (int k = 0; k < this.keys; k++) {
+			Object counter = node.call("GET", "redlock:fence:{k" + k + "}");
+			if (counter != null) {
+				counters.put("k" + k, Long.parseLong((String) counter));
+			}
+		}
+		return counters;
 	}
 
 	/**
@@ -276,12 +332,12 @@ final class Nemesis {
 		long now = System.nanoTime();
 		int node = this.random.nextInt(this.fleet.size());
 		if (this.disturbedUntil[node] > now || disturbed(now) >= MAX_DISTURBED) {
-			count("skipped (quorum protected)");
+			skip("quorum protected");
 			return;
 		}
 		for (long busy : this.networkBusyUntil) {
 			if (busy > now) {
-				count("skipped (client's network already disturbed)");
+				skip("client's network already disturbed");
 				return;
 			}
 		}
@@ -316,7 +372,7 @@ final class Nemesis {
 		Collections.shuffle(nodes, this.random);
 		long millis = 500 + this.random.nextInt(1500);
 		if (this.networkBusyUntil[a] > now || (kind == 5 && this.networkBusyUntil[b] > now)) {
-			count("skipped (client's network already disturbed)");
+			skip("client's network already disturbed");
 			return;
 		}
 		FleetProxy network = this.networks.get(a);
@@ -371,8 +427,23 @@ final class Nemesis {
 		this.faults.computeIfAbsent(fault, (name) -> new AtomicInteger()).incrementAndGet();
 	}
 
+	private void skip(String why) {
+		System.out.println("NEMESIS " + System.nanoTime() + " skipped: " + why);
+		this.skipped.computeIfAbsent(why, (name) -> new AtomicInteger()).incrementAndGet();
+	}
+
+	/**
+	 * Returns the faults injected, by kind.
+	 */
 	Map<String, AtomicInteger> faults() {
 		return this.faults;
+	}
+
+	/**
+	 * Returns the faults drawn but not injected, by why not.
+	 */
+	Map<String, AtomicInteger> skipped() {
+		return this.skipped;
 	}
 
 	static void signal(Process process, String signal) {
