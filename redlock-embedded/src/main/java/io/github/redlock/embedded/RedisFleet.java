@@ -1,5 +1,6 @@
 package io.github.redlock.embedded;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -52,17 +53,36 @@ public final class RedisFleet implements AutoCloseable {
 				new RedisNode.Tls(certificates, requireClientCertificate, RedisNode.ServerCertificate.LOCALHOST));
 	}
 
+	/**
+	 * Starts {@code size} nodes with a fake clock each, in parallel: each node's wall
+	 * clock can be moved while it runs
+	 * ({@link RedisNode#clockOffset(java.time.Duration)}). They run the binary
+	 * {@link FakeClocks#binary()} names, which may be the one inside the embedded-redis
+	 * jar rather than the usual one.
+	 * @param size how many nodes
+	 * @return the running fleet
+	 * @throws IllegalStateException if nodes cannot run with a fake clock here
+	 * ({@link FakeClocks#unavailableReason()})
+	 */
+	public static RedisFleet startWithFakeClocks(int size) {
+		return start(size, null, FakeClocks.binary(), true);
+	}
+
 	private static RedisFleet start(int size, RedisNode.Tls tls) {
+		return start(size, tls, RedisServerBinary.get(), false);
+	}
+
+	private static RedisFleet start(int size, RedisNode.Tls tls, RedisServerBinary binary, boolean fakeClocks) {
 		if (size < 1) {
 			throw new IllegalArgumentException("A fleet needs at least one node, not " + size);
 		}
-		RedisServerBinary binary = RedisServerBinary.get();
 		if (tls != null) {
 			binary.requireTls();
 		}
 		List<RedisNode> nodes = new ArrayList<>(size);
 		for (int i = 0; i < size; i++) {
-			nodes.add(new RedisNode("node" + i, binary, tls));
+			nodes
+				.add(new RedisNode("node" + i, binary, tls, (directory) -> List.of(), RedisNode::freePort, fakeClocks));
 		}
 		RedisFleet fleet = new RedisFleet(nodes, (tls != null) ? tls.certificates() : null);
 		try {
@@ -148,7 +168,8 @@ public final class RedisFleet implements AutoCloseable {
 
 	/**
 	 * Undoes every fault without touching data: heals every {@link #proxy(String) proxy},
-	 * thaws paused nodes, ends slowdowns and starts killed nodes again.
+	 * thaws paused nodes, ends slowdowns, starts killed nodes again and sets moved clocks
+	 * back to the machine's.
 	 */
 	public void undoFaults() {
 		this.proxies.forEach(FleetProxy::heal);
@@ -156,6 +177,9 @@ public final class RedisFleet implements AutoCloseable {
 			node.unslow();
 			node.resume();
 			node.start();
+			if (node.hasFakeClock()) {
+				node.clockOffset(Duration.ZERO);
+			}
 		}
 	}
 
