@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
+import org.junit.jupiter.api.Assumptions;
+
 /**
  * Clock faults for nodes, through libfaketime (Debian's {@code faketime} package): a node
  * started {@link RedisFleet#startWithFakeClocks(int) with a fake clock} runs with the
@@ -72,6 +74,24 @@ public final class FakeClocks {
 	 */
 	public static boolean required() {
 		return Boolean.parseBoolean(System.getenv(REQUIRED_VARIABLE));
+	}
+
+	/**
+	 * For a test of clock faults: returns if nodes can run with a fake clock here, else
+	 * skips the test (a JUnit assumption), printing why to its output, or fails it if
+	 * {@link #required()}.
+	 * @throws AssertionError if clock faults are required and not available
+	 */
+	public static void assumeAvailable() {
+		Optional<String> reason = unavailableReason();
+		if (reason.isPresent()) {
+			if (required()) {
+				throw new AssertionError(
+						REQUIRED_VARIABLE + " is set, but nodes cannot run with a fake clock: " + reason.get());
+			}
+			System.out.println("SKIPPED clock faults: " + reason.get());
+			Assumptions.abort("clock faults need libfaketime: " + reason.get());
+		}
 	}
 
 	/**

@@ -65,24 +65,45 @@ public final class RedisFleet implements AutoCloseable {
 	 * ({@link FakeClocks#unavailableReason()})
 	 */
 	public static RedisFleet startWithFakeClocks(int size) {
-		return start(size, null, FakeClocks.binary(), true);
+		return startWithFakeClocks(size, size);
+	}
+
+	/**
+	 * Starts {@code size} nodes, in parallel, the first {@code withFakeClock} of them
+	 * with a fake clock ({@link #startWithFakeClocks(int)}); the others run the usual
+	 * binary with the machine's clock, so that a fleet whose clocks are moved still has
+	 * nodes of the usual binary when that one does not start under libfaketime.
+	 * @param size how many nodes
+	 * @param withFakeClock how many of them, from the first, have a fake clock
+	 * @return the running fleet
+	 * @throws IllegalStateException if nodes cannot run with a fake clock here
+	 * ({@link FakeClocks#unavailableReason()})
+	 */
+	public static RedisFleet startWithFakeClocks(int size, int withFakeClock) {
+		if (withFakeClock < 0 || withFakeClock > size) {
+			throw new IllegalArgumentException(
+					"Between 0 and " + size + " nodes may have a fake clock, not " + withFakeClock);
+		}
+		return start(size, null, (withFakeClock > 0) ? FakeClocks.binary() : null, withFakeClock);
 	}
 
 	private static RedisFleet start(int size, RedisNode.Tls tls) {
-		return start(size, tls, RedisServerBinary.get(), false);
+		return start(size, tls, null, 0);
 	}
 
-	private static RedisFleet start(int size, RedisNode.Tls tls, RedisServerBinary binary, boolean fakeClocks) {
+	private static RedisFleet start(int size, RedisNode.Tls tls, RedisServerBinary fakeClockBinary, int withFakeClock) {
 		if (size < 1) {
 			throw new IllegalArgumentException("A fleet needs at least one node, not " + size);
 		}
+		RedisServerBinary binary = RedisServerBinary.get();
 		if (tls != null) {
 			binary.requireTls();
 		}
 		List<RedisNode> nodes = new ArrayList<>(size);
 		for (int i = 0; i < size; i++) {
-			nodes
-				.add(new RedisNode("node" + i, binary, tls, (directory) -> List.of(), RedisNode::freePort, fakeClocks));
+			boolean fakeClock = i < withFakeClock;
+			nodes.add(new RedisNode("node" + i, fakeClock ? fakeClockBinary : binary, tls, (directory) -> List.of(),
+					RedisNode::freePort, fakeClock));
 		}
 		RedisFleet fleet = new RedisFleet(nodes, (tls != null) ? tls.certificates() : null);
 		try {

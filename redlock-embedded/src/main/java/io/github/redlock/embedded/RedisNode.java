@@ -544,6 +544,14 @@ public final class RedisNode implements AutoCloseable {
 	}
 
 	/**
+	 * Returns the binary the node runs.
+	 * @return the binary
+	 */
+	public RedisServerBinary binary() {
+		return this.binary;
+	}
+
+	/**
 	 * Returns whether the node runs with a fake clock, which
 	 * {@link #clockOffset(Duration)} moves.
 	 * @return whether its clock can be moved

@@ -7,8 +7,6 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
-import static org.assertj.core.api.Assertions.fail;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * Nodes whose wall clock a test moves, through libfaketime. Skipped, saying why, where
@@ -19,7 +17,7 @@ class FakeClocksIntegrationTests {
 
 	@Test
 	void aMovedClockMovesTimeAndExpiresKeysByIt() {
-		requireFakeClocks();
+		FakeClocks.assumeAvailable();
 		try (RedisFleet fleet = RedisFleet.startWithFakeClocks(1)) {
 			RedisNode node = fleet.node(0);
 			assertThat(node.hasFakeClock()).isTrue();
@@ -41,6 +39,19 @@ class FakeClocksIntegrationTests {
 	}
 
 	@Test
+	void aFleetMayMixNodesWithAFakeClockAndNodesOfTheUsualBinary() {
+		FakeClocks.assumeAvailable();
+		try (RedisFleet fleet = RedisFleet.startWithFakeClocks(3, 2)) {
+			assertThat(fleet.nodes()).extracting(RedisNode::hasFakeClock).containsExactly(true, true, false);
+			assertThat(fleet.node(0).binary()).isEqualTo(FakeClocks.binary());
+			assertThat(fleet.node(2).binary()).isEqualTo(RedisServerBinary.get());
+			fleet.node(1).clockOffset(Duration.ofSeconds(30));
+			assertThat(offsetMillis(fleet.node(1))).isBetween(28000L, 32000L);
+			assertThat(Math.abs(offsetMillis(fleet.node(2)))).isLessThan(2000);
+		}
+	}
+
+	@Test
 	void aNodeWithTheMachinesClockRefusesToMoveIt() {
 		try (RedisFleet fleet = RedisFleet.start(1)) {
 			assertThat(fleet.node(0).hasFakeClock()).isFalse();
@@ -56,17 +67,6 @@ class FakeClocksIntegrationTests {
 		List<?> time = (List<?>) node.call("TIME");
 		long nodeMillis = Long.parseLong((String) time.get(0)) * 1000 + Long.parseLong((String) time.get(1)) / 1000;
 		return nodeMillis - System.currentTimeMillis();
-	}
-
-	static void requireFakeClocks() {
-		if (!FakeClocks.available()) {
-			String reason = FakeClocks.unavailableReason().orElseThrow();
-			if (FakeClocks.required()) {
-				fail(FakeClocks.REQUIRED_VARIABLE + " is set, but nodes cannot run with a fake clock: " + reason);
-			}
-			System.out.println("SKIPPED clock faults: " + reason);
-			assumeThat(false).as("clock faults need libfaketime: " + reason).isTrue();
-		}
 	}
 
 }
