@@ -86,6 +86,8 @@ public final class RedisNode implements AutoCloseable {
 
 	private volatile Duration clockOffset = Duration.ZERO;
 
+	private volatile Duration clockOffsetFromNextStart;
+
 	private volatile int port;
 
 	private volatile Process supervisor;
@@ -242,6 +244,16 @@ public final class RedisNode implements AutoCloseable {
 		command.addAll(this.options.apply(this.directory));
 		ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
 		builder.environment().put("REDLOCK_NODE_OUT", this.directory.resolve("stdout.log").toString());
+		Duration nextOffset = this.clockOffsetFromNextStart;
+		if (nextOffset != null) {
+			try {
+				writeClockOffset(nextOffset);
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException("Could not move the clock of node " + this.name, ex);
+			}
+			this.clockOffsetFromNextStart = null;
+		}
 		if (this.fakeClock) {
 			builder.environment().putAll(FakeClocks.environment(this.directory.resolve(CLOCK_OFFSET)));
 		}
@@ -532,6 +544,22 @@ public final class RedisNode implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not move the clock of node " + this.name, ex);
 		}
+	}
+
+	/**
+	 * Sets how far the server's wall clock will be from this machine's once it next
+	 * starts ({@link #start()}, {@link #restart(boolean)}, {@link #crashToSnapshot()}),
+	 * as a machine's clock set while it was down: the running server's clock does not
+	 * move.
+	 * @param offset how far ahead (positive) or behind (negative) its clock will be
+	 * @throws IllegalStateException unless the node was started with a fake clock
+	 */
+	public void clockOffsetFromNextStart(Duration offset) {
+		if (!this.fakeClock) {
+			throw new IllegalStateException("Node " + this.name
+					+ " runs with the machine's clock: start it with RedisFleet.startWithFakeClocks to move its clock");
+		}
+		this.clockOffsetFromNextStart = offset;
 	}
 
 	/**

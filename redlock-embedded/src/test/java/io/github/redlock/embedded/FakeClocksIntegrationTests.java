@@ -32,6 +32,11 @@ class FakeClocksIntegrationTests {
 			node.restart(true);
 			assertThat(node.clockOffset()).isEqualTo(Duration.ofMillis(-2500));
 			assertThat(offsetMillis(node)).as("offset kept across a restart").isBetween(-4500L, -500L);
+			node.clockOffsetFromNextStart(Duration.ofSeconds(20));
+			assertThat(offsetMillis(node)).as("offset until the next start").isBetween(-4500L, -500L);
+			node.restart(false);
+			assertThat(node.clockOffset()).isEqualTo(Duration.ofSeconds(20));
+			assertThat(offsetMillis(node)).as("offset from the next start").isBetween(18000L, 22000L);
 			fleet.undoFaults();
 			assertThat(node.clockOffset()).isZero();
 			assertThat(Math.abs(offsetMillis(node))).as("offset after the faults were undone").isLessThan(2000);
