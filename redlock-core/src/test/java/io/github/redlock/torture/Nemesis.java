@@ -36,7 +36,8 @@ import io.github.redlock.embedded.RedisServerBinary;
  * quorum out for the maximum TTL, as it must); network faults do not count, since they
  * lose no data, and at most one network fault touches a client at once. Each node's
  * snapshot is taken at the start and again now and then, so a restore goes back over
- * acquisitions made since.
+ * acquisitions made since. Nodes with a fake clock also have their clocks moved within
+ * the safety model's bounds ({@link ClockNemesis}), as they restart and while they run.
  */
 final class Nemesis {
 
@@ -77,8 +78,12 @@ final class Nemesis {
 
 	private final int keys;
 
+	private final ClockNemesis clocks;
+
 	Nemesis(RedisFleet fleet, List<Process> clients, List<FleetProxy> networks, long seed, int keys, Duration ttl,
-			Duration maxTtl) {
+			Duration maxTtl, ClockNemesis clocks) {
+		this.clocks = clocks;
+		clocks.reportTo(this::count, this::skip);
 		this.keys = keys;
 		this.fleet = fleet;
 		this.clients = clients;
@@ -104,8 +109,15 @@ final class Nemesis {
 			end = start + duration.toNanos();
 			long[] staleQuorums = { start + duration.toNanos() / 3, start + duration.toNanos() * 2 / 3 };
 			int staleQuorumsDone = 0;
+			// and a quorum's clocks set back at half time
+			long quorumSetBack = this.clocks.active() ? start + duration.toNanos() / 2 : Long.MAX_VALUE;
 			while (System.nanoTime() < end) {
 				Thread.sleep(300 + this.random.nextInt(500));
+				if (System.nanoTime() > quorumSetBack) {
+					this.clocks.setBackAll();
+					quorumSetBack = Long.MAX_VALUE;
+					continue;
+				}
 				if (staleQuorumsDone < staleQuorums.length && System.nanoTime() > staleQuorums[staleQuorumsDone]) {
 					// retried until one went back over acquisitions made since its
 					// snapshots
@@ -114,7 +126,15 @@ final class Nemesis {
 					}
 					continue;
 				}
-				int kind = this.random.nextInt(12);
+				int kind = this.random.nextInt(this.clocks.active() ? 14 : 12);
+				if (kind == 12) {
+					this.clocks.setBack();
+					continue;
+				}
+				if (kind == 13) {
+					this.clocks.stepForward();
+					continue;
+				}
 				if (kind == 8) {
 					snapshot(this.random.nextInt(this.fleet.size()));
 					continue;
@@ -144,6 +164,10 @@ final class Nemesis {
 				RedisNode target = this.fleet.node(node);
 				System.out
 					.println("NEMESIS " + System.nanoTime() + " node " + node + " " + target.uri() + " kind " + kind);
+				if ((kind == 0 || kind == 1 || (kind == 11 && target.hasSnapshot()))
+						&& this.clocks.beforeRestart(node)) {
+					count("restarted with its clock moved within the bound");
+				}
 				switch (kind) {
 					case 0 -> {
 						target.restart(true);
@@ -187,8 +211,14 @@ final class Nemesis {
 			for (Process client : this.clients) {
 				signal(client, "CONT");
 			}
-			// no flush: the clients are still running
-			this.fleet.undoFaults();
+			// no flush: the clients are still running; nor clocks set right, which would
+			// step forward those behind while they run: the run does it once they stopped
+			this.networks.forEach(FleetProxy::heal);
+			for (RedisNode node : this.fleet.nodes()) {
+				node.unslow();
+				node.resume();
+				node.start();
+			}
 		}
 	}
 
@@ -285,9 +315,11 @@ final class Nemesis {
 			this.endings.schedule(target::resume, pauseMillis, TimeUnit.MILLISECONDS);
 		}
 		boolean wentBack = true;
+		int clocksMoved = 0;
 		for (int i = 0; i < 3; i++) {
 			int node = nodes.get(i);
 			RedisNode target = this.fleet.node(node);
+			clocksMoved += this.clocks.beforeRestart(node) ? 1 : 0;
 			target.crashToSnapshot();
 			this.disturbedUntil[node] = System.nanoTime() + this.guard.toNanos();
 			wentBack &= "before".equals(target.call("GET", MARK));
@@ -297,6 +329,10 @@ final class Nemesis {
 					"A node crashed back to its snapshot came back without the snapshot's data");
 		}
 		count(QUORUM_RESTORED);
+		if (clocksMoved > 0) {
+			count("quorum back from old snapshots with " + clocksMoved + " clock" + ((clocksMoved > 1) ? "s" : "")
+					+ " moved within the bound");
+		}
 		return true;
 	}
 

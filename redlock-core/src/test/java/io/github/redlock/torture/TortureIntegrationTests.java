@@ -12,6 +12,7 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -19,6 +20,7 @@ import java.util.stream.Collectors;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.embedded.FakeClocks;
 import io.github.redlock.embedded.FleetProxy;
 import io.github.redlock.embedded.RedisFleet;
 import io.github.redlock.embedded.RedisNode;
@@ -68,20 +70,32 @@ class TortureIntegrationTests {
 	@Test
 	void mutualExclusionAndFencingHoldUnderFaults(@TempDir Path directory) throws Exception {
 		System.out.println("torture: seed " + SEED + ", " + DURATION.toSeconds() + "s of faults");
-		try (RedisFleet fleet = RedisFleet.start(5); RedisNode store = RedisNode.start("store")) {
+		try (RedisFleet fleet = fleetWithClockFaults(); RedisNode store = RedisNode.start("store")) {
+			ClockNemesis clocks = new ClockNemesis(fleet, new Random(SEED), TTL, MAX_TTL);
+			String skewed = clocks.active() ? clocks.skew() : "none";
 			Clients clients = Clients.start(directory, fleet, store, "mix");
-			Nemesis nemesis = new Nemesis(fleet, clients.processes, clients.networks, SEED, KEYS, TTL, MAX_TTL);
+			Nemesis nemesis = new Nemesis(fleet, clients.processes, clients.networks, SEED, KEYS, TTL, MAX_TTL, clocks);
 			nemesis.run(DURATION);
 			// the faults have stopped; let restarted nodes through their guard
 			Thread.sleep(MAX_TTL.plusSeconds(1).toMillis());
 			Report report = clients.stop(store);
+			String lastOffsets = clocks.active() ? clocks.offsets() : "none";
+			// the clocks behind true time step forward now, with no client to see it
+			fleet.undoFaults();
 			List<String> keys = new ArrayList<>(List.of(TortureStore.READ_WRITE_KEY, TortureStore.SEMAPHORE_KEY));
 			for (int k = 0; k < KEYS; k++) {
 				keys.add("k" + k);
 			}
 			checkLiveness(fleet, keys, Duration.ofSeconds(10), TTL.plusSeconds(5), report);
 			System.out.println("TORTURE SUMMARY seed=" + SEED + " clients=" + CLIENTS + "x" + THREADS + " keys=" + KEYS
-					+ " ttl=" + TTL.toMillis() + "ms\n  clients: " + clients.results + "\n  faults injected: "
+					+ " ttl=" + TTL.toMillis() + "ms\n  nodes: "
+					+ fleet.nodes()
+						.stream()
+						.map((node) -> node.name() + " " + node.binary().version().replaceAll(".*v=([0-9.]+).*", "$1")
+								+ (node.hasFakeClock() ? " (fake clock)" : ""))
+						.collect(Collectors.joining(", "))
+					+ "\n  clocks: bound +-" + clocks.bound().toMillis() + " ms; skewed at the start: " + skewed
+					+ "; at the end: " + lastOffsets + "\n  clients: " + clients.results + "\n  faults injected: "
 					+ listed(nemesis.faults()) + "\n  faults drawn but skipped: " + listed(nemesis.skipped()) + "\n"
 					+ report.summary());
 			if (report.violations() > 0) {
@@ -98,7 +112,27 @@ class TortureIntegrationTests {
 				.hasEntrySatisfying(Nemesis.QUORUM_RESTORED,
 						(count) -> assertThat(count.get()).isGreaterThanOrEqualTo(2))
 				.anySatisfy((fault, count) -> assertThat(fault).startsWith("partition"));
+			if (clocks.active()) {
+				assertThat(nemesis.faults()).as("faults injected")
+					.containsKey("clock set back on a running node, within the bound (a quorum)");
+			}
 		}
+	}
+
+	/**
+	 * Five nodes, the first three with a fake clock where libfaketime allows, the other
+	 * two on the usual binary (Debian's redis-server 7.0 does not start under it); else
+	 * five nodes with the machine's clock, saying that the clock faults are skipped (or
+	 * failing if they are required).
+	 */
+	private static RedisFleet fleetWithClockFaults() {
+		if (FakeClocks.available()) {
+			return RedisFleet.startWithFakeClocks(5, 3);
+		}
+		String reason = FakeClocks.unavailableReason().orElseThrow();
+		assertThat(FakeClocks.required()).as(FakeClocks.REQUIRED_VARIABLE + " is set, but: " + reason).isFalse();
+		System.out.println("SKIPPED clock faults: " + reason);
+		return RedisFleet.start(5);
 	}
 
 	/**
