@@ -19,7 +19,6 @@ import io.github.redlock.embedded.NodeProxy;
 import io.github.redlock.embedded.NodeProxy.Direction;
 import io.github.redlock.embedded.RedisFleet;
 import io.github.redlock.embedded.RedisNode;
-import io.github.redlock.embedded.RedisServerBinary;
 
 /**
  * Injects faults on a schedule drawn from a seed: kills and restarts nodes (keeping or
@@ -259,7 +258,7 @@ final class Nemesis {
 				System.out.println("NEMESIS " + System.nanoTime() + " node " + node + " snapshot taken");
 			}
 			catch (UncheckedIOException ex) {
-				if (!RedisServerBinary.get().path().getFileName().toString().contains("keydb")) {
+				if (!target.binary().path().getFileName().toString().contains("keydb")) {
 					throw ex;
 				}
 				// KeyDB 6.3.4 fails an assertion in SAVE now and then and dies
