@@ -1,10 +1,18 @@
 package io.github.redlock.engine;
 
 import java.lang.reflect.Field;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 
 import io.github.redlock.engine.kinds.LockKinds;
 import io.github.redlock.engine.kinds.ReadWriteLocks;
+import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.quorum.NodeFleet;
+import net.bytebuddy.agent.ByteBuddyAgent;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.matcher.ElementMatchers;
 
 /**
  * Deliberately broken engines, for showing that a checker can fail. Test code only: the
@@ -12,7 +20,51 @@ import io.github.redlock.engine.quorum.NodeFleet;
  */
 public final class BrokenEngines {
 
+	/**
+	 * The node clients whose floor {@link #floorRemoved} took out; public for the advice
+	 * that {@link NodeClient#floor()} runs.
+	 */
+	public static final Set<Object> FLOORLESS = Collections
+		.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+
+	private static boolean floorAdviceInstalled;
+
 	private BrokenEngines() {
+	}
+
+	/**
+	 * Takes the restart guard's floor out of every acquisition this registry sends: each
+	 * node's floor goes to the acquire scripts empty, as if they had none, so a node that
+	 * came back with old counters hands out tokens from them. Other registries of the JVM
+	 * keep theirs. Installs a Byte Buddy agent in the JVM on first use.
+	 * @param registry the registry to break
+	 */
+	public static synchronized void floorRemoved(RedlockRegistry registry) {
+		if (!floorAdviceInstalled) {
+			new AgentBuilder.Default().disableClassFormatChanges()
+				.with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+				.type(ElementMatchers.named(NodeClient.class.getName()))
+				.transform((builder, type, loader, module, domain) -> builder
+					.visit(Advice.to(NoFloor.class).on(ElementMatchers.named("floor"))))
+				.installOn(ByteBuddyAgent.install());
+			floorAdviceInstalled = true;
+		}
+		FLOORLESS.addAll(registry.parts().fleet.nodes());
+	}
+
+	/** Sends an empty floor (none) for the node clients in {@link #FLOORLESS}. */
+	public static final class NoFloor {
+
+		private NoFloor() {
+		}
+
+		@Advice.OnMethodExit
+		public static void exit(@Advice.This Object node, @Advice.Return(readOnly = false) String floor) {
+			if (FLOORLESS.contains(node)) {
+				floor = "";
+			}
+		}
+
 	}
 
 	/**

@@ -19,7 +19,6 @@ import io.github.redlock.embedded.NodeProxy;
 import io.github.redlock.embedded.NodeProxy.Direction;
 import io.github.redlock.embedded.RedisFleet;
 import io.github.redlock.embedded.RedisNode;
-import io.github.redlock.embedded.RedisServerBinary;
 
 /**
  * Injects faults on a schedule drawn from a seed: kills and restarts nodes (keeping or
@@ -36,11 +35,20 @@ import io.github.redlock.embedded.RedisServerBinary;
  * quorum out for the maximum TTL, as it must); network faults do not count, since they
  * lose no data, and at most one network fault touches a client at once. Each node's
  * snapshot is taken at the start and again now and then, so a restore goes back over
- * acquisitions made since.
+ * acquisitions made since. Nodes with a fake clock also have their clocks moved within
+ * the safety model's bounds ({@link ClockNemesis}), as they restart and while they run.
  */
 final class Nemesis {
 
+	/** The fault the run asserts happened, having gone back over acquisitions. */
+	static final String QUORUM_RESTORED = "crash back to older snapshots (a quorum, the others paused), losing acquisitions";
+
 	private static final int MAX_DISTURBED = 2;
+
+	/**
+	 * A key each snapshot saves as "before" and that is set to "after" once it is taken.
+	 */
+	private static final String MARK = "nemesis:snapshot-mark";
 
 	private final RedisFleet fleet;
 
@@ -60,12 +68,21 @@ final class Nemesis {
 
 	private final Map<String, AtomicInteger> faults = new ConcurrentHashMap<>();
 
+	private final Map<String, AtomicInteger> skipped = new ConcurrentHashMap<>();
+
+	/** Each node's fencing counters just after its last snapshot, by key. */
+	private final Map<Integer, Map<String, Long>> snapshotCounters = new ConcurrentHashMap<>();
+
 	private final ScheduledExecutorService endings = Executors.newSingleThreadScheduledExecutor();
 
 	private final int keys;
 
+	private final ClockNemesis clocks;
+
 	Nemesis(RedisFleet fleet, List<Process> clients, List<FleetProxy> networks, long seed, int keys, Duration ttl,
-			Duration maxTtl) {
+			Duration maxTtl, ClockNemesis clocks) {
+		this.clocks = clocks;
+		clocks.reportTo(this::count, this::skip);
 		this.keys = keys;
 		this.fleet = fleet;
 		this.clients = clients;
@@ -91,16 +108,32 @@ final class Nemesis {
 			end = start + duration.toNanos();
 			long[] staleQuorums = { start + duration.toNanos() / 3, start + duration.toNanos() * 2 / 3 };
 			int staleQuorumsDone = 0;
+			// and a quorum's clocks set back at half time
+			long quorumSetBack = this.clocks.active() ? start + duration.toNanos() / 2 : Long.MAX_VALUE;
 			while (System.nanoTime() < end) {
 				Thread.sleep(300 + this.random.nextInt(500));
+				if (System.nanoTime() > quorumSetBack) {
+					this.clocks.setBackAll();
+					quorumSetBack = Long.MAX_VALUE;
+					continue;
+				}
 				if (staleQuorumsDone < staleQuorums.length && System.nanoTime() > staleQuorums[staleQuorumsDone]) {
-					if (disturbed(System.nanoTime()) == 0) {
-						staleQuorum();
+					// retried until one went back over acquisitions made since its
+					// snapshots
+					if (disturbed(System.nanoTime()) == 0 && staleQuorum()) {
 						staleQuorumsDone++;
 					}
 					continue;
 				}
-				int kind = this.random.nextInt(12);
+				int kind = this.random.nextInt(this.clocks.active() ? 14 : 12);
+				if (kind == 12) {
+					this.clocks.setBack();
+					continue;
+				}
+				if (kind == 13) {
+					this.clocks.stepForward();
+					continue;
+				}
 				if (kind == 8) {
 					snapshot(this.random.nextInt(this.fleet.size()));
 					continue;
@@ -124,12 +157,16 @@ final class Nemesis {
 				int node = this.random.nextInt(this.fleet.size());
 				long now = System.nanoTime();
 				if (this.disturbedUntil[node] > now || disturbed(now) >= MAX_DISTURBED) {
-					count("skipped (quorum protected)");
+					skip("quorum protected");
 					continue;
 				}
 				RedisNode target = this.fleet.node(node);
 				System.out
 					.println("NEMESIS " + System.nanoTime() + " node " + node + " " + target.uri() + " kind " + kind);
+				if ((kind == 0 || kind == 1 || (kind == 11 && target.hasSnapshot()))
+						&& this.clocks.beforeRestart(node)) {
+					count("restarted with its clock moved within the bound");
+				}
 				switch (kind) {
 					case 0 -> {
 						target.restart(true);
@@ -143,7 +180,7 @@ final class Nemesis {
 					}
 					case 11 -> {
 						if (!target.hasSnapshot()) {
-							count("skipped (no snapshot)");
+							skip("no snapshot");
 							continue;
 						}
 						target.crashToSnapshot();
@@ -173,8 +210,14 @@ final class Nemesis {
 			for (Process client : this.clients) {
 				signal(client, "CONT");
 			}
-			// no flush: the clients are still running
-			this.fleet.undoFaults();
+			// no flush: the clients are still running; nor clocks set right, which would
+			// step forward those behind while they run: the run does it once they stopped
+			this.networks.forEach(FleetProxy::heal);
+			for (RedisNode node : this.fleet.nodes()) {
+				node.unslow();
+				node.resume();
+				node.start();
+			}
 		}
 	}
 
@@ -206,11 +249,16 @@ final class Nemesis {
 		RedisNode target = this.fleet.node(node);
 		if (target.isRunning() && !target.isPaused() && this.disturbedUntil[node] <= System.nanoTime()) {
 			try {
+				// a mark written before the snapshot and replaced after it tells a
+				// restore that really went back to it
+				target.call("SET", MARK, "before");
 				target.snapshot();
+				target.call("SET", MARK, "after");
+				this.snapshotCounters.put(node, counters(target));
 				System.out.println("NEMESIS " + System.nanoTime() + " node " + node + " snapshot taken");
 			}
 			catch (UncheckedIOException ex) {
-				if (!RedisServerBinary.get().path().getFileName().toString().contains("keydb")) {
+				if (!target.binary().path().getFileName().toString().contains("keydb")) {
 					throw ex;
 				}
 				// KeyDB 6.3.4 fails an assertion in SAVE now and then and dies
@@ -232,11 +280,11 @@ final class Nemesis {
 	 * after it are the three with old counters: the case that handed out tokens below
 	 * earlier ones before nodes had a floor.
 	 */
-	private void staleQuorum() {
+	private boolean staleQuorum() {
 		long now = System.nanoTime();
 		if (disturbed(now) > 0) {
-			count("skipped (quorum protected)");
-			return;
+			skip("quorum protected");
+			return false;
 		}
 		List<Integer> nodes = new ArrayList<>();
 		for (int i = 0; i < this.fleet.size(); i++) {
@@ -246,8 +294,14 @@ final class Nemesis {
 		// the nodes with a snapshot first (a KeyDB node that crashed on SAVE has none)
 		nodes.sort(Comparator.comparing((Integer node) -> !this.fleet.node(node).hasSnapshot()));
 		if (!this.fleet.node(nodes.get(2)).hasSnapshot()) {
-			count("skipped (fewer than three snapshots)");
-			return;
+			skip("fewer than three snapshots");
+			return false;
+		}
+		for (int i = 0; i < 3; i++) {
+			if (!movedOn(nodes.get(i))) {
+				skip("no acquisition since a node's snapshot");
+				return false;
+			}
 		}
 		System.out
 			.println("NEMESIS " + now + " stale quorum " + nodes.subList(0, 3) + ", paused " + nodes.subList(3, 5));
@@ -259,12 +313,49 @@ final class Nemesis {
 			this.disturbedUntil[node] = now + TimeUnit.MILLISECONDS.toNanos(pauseMillis + 200);
 			this.endings.schedule(target::resume, pauseMillis, TimeUnit.MILLISECONDS);
 		}
+		boolean wentBack = true;
+		int clocksMoved = 0;
 		for (int i = 0; i < 3; i++) {
 			int node = nodes.get(i);
-			this.fleet.node(node).crashToSnapshot();
+			RedisNode target = this.fleet.node(node);
+			clocksMoved += this.clocks.beforeRestart(node) ? 1 : 0;
+			target.crashToSnapshot();
 			this.disturbedUntil[node] = System.nanoTime() + this.guard.toNanos();
+			wentBack &= "before".equals(target.call("GET", MARK));
 		}
-		count("crash back to older snapshots (a quorum, the others paused)");
+		if (!wentBack) {
+			throw new IllegalStateException(
+					"A node crashed back to its snapshot came back without the snapshot's data");
+		}
+		count(QUORUM_RESTORED);
+		if (clocksMoved > 0) {
+			count("quorum back from old snapshots with " + clocksMoved + " clock" + ((clocksMoved > 1) ? "s" : "")
+					+ " moved within the bound");
+		}
+		return true;
+	}
+
+	/**
+	 * Returns whether some key's counter on the node moved past where the node's last
+	 * snapshot has it: a restore then loses an acquisition.
+	 */
+	private boolean movedOn(int node) {
+		Map<String, Long> then = this.snapshotCounters.getOrDefault(node, Map.of());
+		Map<String, Long> now = counters(this.fleet.node(node));
+		return now.entrySet()
+			.stream()
+			.anyMatch((key) -> key.getValue() > then.getOrDefault(key.getKey(), Long.MAX_VALUE));
+	}
+
+	private Map<String, Long> counters(RedisNode node) {
+		Map<String, Long> counters = new java.util.HashMap<>();
+		for (int k = 0; k < this.keys; k++) {
+			Object counter = node.call("GET", "redlock:fence:{k" + k + "}");
+			if (counter != null) {
+				counters.put("k" + k, Long.parseLong((String) counter));
+			}
+		}
+		return counters;
 	}
 
 	/**
@@ -276,12 +367,12 @@ final class Nemesis {
 		long now = System.nanoTime();
 		int node = this.random.nextInt(this.fleet.size());
 		if (this.disturbedUntil[node] > now || disturbed(now) >= MAX_DISTURBED) {
-			count("skipped (quorum protected)");
+			skip("quorum protected");
 			return;
 		}
 		for (long busy : this.networkBusyUntil) {
 			if (busy > now) {
-				count("skipped (client's network already disturbed)");
+				skip("client's network already disturbed");
 				return;
 			}
 		}
@@ -316,7 +407,7 @@ final class Nemesis {
 		Collections.shuffle(nodes, this.random);
 		long millis = 500 + this.random.nextInt(1500);
 		if (this.networkBusyUntil[a] > now || (kind == 5 && this.networkBusyUntil[b] > now)) {
-			count("skipped (client's network already disturbed)");
+			skip("client's network already disturbed");
 			return;
 		}
 		FleetProxy network = this.networks.get(a);
@@ -371,8 +462,23 @@ final class Nemesis {
 		this.faults.computeIfAbsent(fault, (name) -> new AtomicInteger()).incrementAndGet();
 	}
 
+	private void skip(String why) {
+		System.out.println("NEMESIS " + System.nanoTime() + " skipped: " + why);
+		this.skipped.computeIfAbsent(why, (name) -> new AtomicInteger()).incrementAndGet();
+	}
+
+	/**
+	 * Returns the faults injected, by kind.
+	 */
 	Map<String, AtomicInteger> faults() {
 		return this.faults;
+	}
+
+	/**
+	 * Returns the faults drawn but not injected, by why not.
+	 */
+	Map<String, AtomicInteger> skipped() {
+		return this.skipped;
 	}
 
 	static void signal(Process process, String signal) {

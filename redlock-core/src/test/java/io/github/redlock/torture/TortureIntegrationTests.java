@@ -2,56 +2,58 @@ package io.github.redlock.torture;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
-import java.util.Comparator;
-import java.util.HashMap;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 import io.github.redlock.Lease;
+import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.embedded.FakeClocks;
 import io.github.redlock.embedded.FleetProxy;
 import io.github.redlock.embedded.RedisFleet;
 import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.engine.RedlockRegistry;
+import io.github.redlock.torture.TortureChecker.History;
+import io.github.redlock.torture.TortureChecker.Report;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The torture run: client JVMs contend on a few keys while a nemesis kills, restarts,
  * pauses and slows nodes, crashes one node or a quorum back to older snapshots,
  * black-holes a node, pauses the clients themselves past their TTL, and partitions and
- * delays the network between each client and the nodes ({@link Nemesis}). A checker then
- * looks for two critical sections that overlapped while both leases were valid, two
- * sections that shared a token, a section whose token is not above one that held before
- * it began asking, a write the store accepted with a token not above an earlier
- * section's, deadlocks and leftover lock keys. The same run has clients take the read and
- * write locks of one key and permits of a semaphore: the checker also looks for a writer
- * that overlapped any other holder of its key, more permit holders at once than permits,
- * and a read, write or permit section whose token is not above every section of its key
- * that held before it began asking (readers that hold at once, and permits, may share a
- * token; a writer shares none). {@link #theCheckerFindsWhatABrokenEngineBreaks} shows
- * that each check fails when it should.
+ * delays the network between each client and the nodes ({@link Nemesis}). The
+ * {@link TortureChecker} then looks for sections that overlapped while both leases were
+ * valid (exclusive holders, or a writer and any holder of its key, the exclusive lock of
+ * a read-write key counting as its writer), more permit holders at once than permits,
+ * tokens shared or out of order, writes the store accepted out of order (in a lease, or
+ * sent after it), leases handed out spent, and workers that threw; the run itself looks
+ * for clients that failed, keys nobody can take again and lock keys left on the nodes.
+ * {@link #theCheckerFindsWhatABrokenEngineBreaks} shows each of those checks failing on
+ * an engine broken for it.
  * <p>
- * CI size by default (about a minute of faults). Long mode:
- * {@code -Dredlock.torture.duration=PT10M}; replay a schedule with
+ * 30 s of faults in {@code ./mvnw verify} (the {@code redlock.torture.duration} property
+ * of the build), 5 minutes with {@code -Dsoak}, longer with
+ * {@code -Dredlock.torture.duration=PT30M}; replay a schedule with
  * {@code -Dredlock.torture.seed=<seed>}.
  */
 class TortureIntegrationTests {
 
-	private static final Duration DURATION = Duration.parse(System.getProperty("redlock.torture.duration", "PT60S"));
+	private static final Duration DURATION = Duration.parse(System.getProperty("redlock.torture.duration", "PT30S"));
 
 	private static final long SEED = Long.getLong("redlock.torture.seed", System.nanoTime());
 
@@ -68,465 +70,359 @@ class TortureIntegrationTests {
 	@Test
 	void mutualExclusionAndFencingHoldUnderFaults(@TempDir Path directory) throws Exception {
 		System.out.println("torture: seed " + SEED + ", " + DURATION.toSeconds() + "s of faults");
-		Run run = run(directory, DURATION, true, TortureStore.FENCED, "none");
-		System.out.println(run.summary());
-		if (run.report.violations() > 0) {
-			// keep the clients' engine logs for the post-mortem
-			Path kept = Path.of("target", "torture-logs-" + SEED);
-			Files.createDirectories(kept);
-			try (var logs = Files.list(directory)) {
-				for (Path log : logs.filter((f) -> f.getFileName().toString().endsWith(".log")).toList()) {
-					Files.copy(log, kept.resolve(log.getFileName()));
-				}
+		try (RedisFleet fleet = fleetWithClockFaults(); RedisNode store = RedisNode.start("store")) {
+			ClockNemesis clocks = new ClockNemesis(fleet, new Random(SEED), TTL, MAX_TTL);
+			String skewed = clocks.active() ? clocks.skew() : "none";
+			Clients clients = Clients.start(directory, fleet, store, "mix");
+			Nemesis nemesis = new Nemesis(fleet, clients.processes, clients.networks, SEED, KEYS, TTL, MAX_TTL, clocks);
+			nemesis.run(DURATION);
+			// the faults have stopped; let restarted nodes through their guard
+			Thread.sleep(MAX_TTL.plusSeconds(1).toMillis());
+			Report report = clients.stop(store);
+			String lastOffsets = clocks.active() ? clocks.offsets() : "none";
+			// the clocks behind true time step forward now, with no client to see it
+			fleet.undoFaults();
+			List<String> keys = new ArrayList<>(List.of(TortureStore.READ_WRITE_KEY, TortureStore.SEMAPHORE_KEY));
+			for (int k = 0; k < KEYS; k++) {
+				keys.add("k" + k);
 			}
-			System.out.println("client logs kept in " + kept.toAbsolutePath());
+			checkLiveness(fleet, keys, Duration.ofSeconds(10), TTL.plusSeconds(5), report);
+			System.out.println("TORTURE SUMMARY seed=" + SEED + " clients=" + CLIENTS + "x" + THREADS + " keys=" + KEYS
+					+ " ttl=" + TTL.toMillis() + "ms\n  nodes: "
+					+ fleet.nodes()
+						.stream()
+						.map((node) -> node.name() + " " + node.binary().version().replaceAll(".*v=([0-9.]+).*", "$1")
+								+ (node.hasFakeClock() ? " (fake clock)" : ""))
+						.collect(Collectors.joining(", "))
+					+ "\n  clocks: bound +-" + clocks.bound().toMillis() + " ms; skewed at the start: " + skewed
+					+ "; at the end: " + lastOffsets + "\n  clients: " + clients.results + "\n  faults injected: "
+					+ listed(nemesis.faults()) + "\n  faults drawn but skipped: " + listed(nemesis.skipped()) + "\n"
+					+ report.summary());
+			if (report.violations() > 0) {
+				clients.keepLogs(Path.of("target", "torture-logs-" + SEED));
+			}
+			assertThat(report.byKind()).allSatisfy((kind, found) -> assertThat(found).as(kind).isEmpty());
+			// enough held while valid, of each kind, to have judged something
+			assertThat(report.validSections).isGreaterThan(100);
+			assertThat(report.readWriteSections).isGreaterThan(10);
+			assertThat(report.permitSections).isGreaterThan(10);
+			assertThat(nemesis.faults().values().stream().mapToInt(Number::intValue).sum()).as("faults injected")
+				.isGreaterThan(20);
+			assertThat(nemesis.faults()).as("faults injected")
+				.hasEntrySatisfying(Nemesis.QUORUM_RESTORED,
+						(count) -> assertThat(count.get()).isGreaterThanOrEqualTo(2))
+				.anySatisfy((fault, count) -> assertThat(fault).startsWith("partition"));
+			if (clocks.active()) {
+				assertThat(nemesis.faults()).as("faults injected")
+					.containsKey("clock set back on a running node, within the bound (a quorum)");
+			}
 		}
-		Report report = run.report;
-		assertThat(report.overlaps).as("overlapping critical sections").isEmpty();
-		assertThat(report.fencingViolations).as("writes accepted with a token not above an earlier section's")
-			.isEmpty();
-		assertThat(report.sharedTokens).as("tokens shared by two sections").isEmpty();
-		assertThat(report.tokenRegressions).as("sections whose token is not above a section that held before")
-			.isEmpty();
-		assertThat(report.writerOverlaps).as("writers overlapping another holder of their key").isEmpty();
-		assertThat(report.permitOverruns).as("more permit holders at once than permits").isEmpty();
-		assertThat(report.sections).isGreaterThan(100);
-		assertThat(report.readWriteSections).isGreaterThan(10);
-		assertThat(report.permitSections).isGreaterThan(10);
-		assertThat(run.faults.values().stream().mapToInt(Number::intValue).sum()).isGreaterThan(20);
-		assertThat(run.faults.keySet()).as("faults injected").anyMatch((fault) -> fault.startsWith("partition"));
 	}
 
 	/**
-	 * A checker that cannot fail proves nothing: with an engine broken on purpose (a
-	 * quorum of one, fencing counters reset before every acquisition, and clients that
-	 * ask the semaphore for one permit more than the checker allows) and a store that
-	 * trusts every write, each of the six checks must find violations. The clients run
-	 * until they have recorded 300 sections (at most a minute), so that a loaded machine
-	 * that starts them slowly still gives the checker something to judge.
-	 * <p>
-	 * The checker also finds the engine fault the stale-snapshot restores are there for:
-	 * with the node floor taken out of the acquire script, a run of
-	 * {@link #mutualExclusionAndFencingHoldUnderFaults} found 9 violations (8 token
-	 * regressions, 1 shared token) after its two quorum restores.
+	 * Five nodes, the first three with a fake clock where libfaketime allows, the other
+	 * two on the usual binary (Debian's redis-server 7.0 does not start under it); else
+	 * five nodes with the machine's clock, saying that the clock faults are skipped (or
+	 * failing if they are required).
+	 */
+	private static RedisFleet fleetWithClockFaults() {
+		if (FakeClocks.available()) {
+			return RedisFleet.startWithFakeClocks(5, 3);
+		}
+		String reason = FakeClocks.unavailableReason().orElseThrow();
+		assertThat(FakeClocks.required()).as(FakeClocks.REQUIRED_VARIABLE + " is set, but: " + reason).isFalse();
+		System.out.println("SKIPPED clock faults: " + reason);
+		return RedisFleet.start(5);
+	}
+
+	/**
+	 * A checker that cannot fail proves nothing. Each {@link BrokenVariant} breaks the
+	 * engine, the store or the client in one way on a key of its own, all at once in the
+	 * same client JVMs, and the check it is meant for must find it in that key's history:
+	 * a quorum of one (overlapping exclusive sections, and writers overlapping another
+	 * holder), a semaphore of one permit too many, fencing counters reset, the floor
+	 * removed while a quorum comes back from older snapshots, a store that accepts every
+	 * write (in leases, and from a holder that stood still past its lease), leases handed
+	 * out spent, an engine that throws, and lock keys left without expiry on every node
+	 * (nobody takes the key again) or on one (the key is left behind).
 	 */
 	@Test
 	void theCheckerFindsWhatABrokenEngineBreaks(@TempDir Path directory) throws Exception {
-		Run run = run(directory, Duration.ofSeconds(60), false, TortureStore.TRUSTING, "broken");
-		System.out.println("broken engine, trusting store: " + run.summary());
-		Report report = run.report;
-		assertThat(report.overlaps).as("overlapping critical sections").isNotEmpty();
-		assertThat(report.sharedTokens).as("tokens shared by two sections").isNotEmpty();
-		assertThat(report.tokenRegressions).as("sections whose token is not above a section that held before")
-			.isNotEmpty();
-		assertThat(report.fencingViolations).as("writes accepted with a token not above an earlier section's")
-			.isNotEmpty();
-		assertThat(report.writerOverlaps).as("writers overlapping another holder of their key").isNotEmpty();
-		assertThat(report.permitOverruns).as("more permit holders at once than permits").isNotEmpty();
-	}
-
-	private static Run run(Path directory, Duration duration, boolean faults, String storeMode, String engine)
-			throws Exception {
-		List<Process> clients = new ArrayList<>();
-		List<String> results = Collections.synchronizedList(new ArrayList<>());
 		try (RedisFleet fleet = RedisFleet.start(5); RedisNode store = RedisNode.start("store")) {
-			// an established fleet: up for longer than the maximum TTL
-			Thread.sleep(MAX_TTL.plusSeconds(1).toMillis());
-			Path stop = directory.resolve("stop");
-			CountDownLatch ready = new CountDownLatch(CLIENTS);
-			List<FleetProxy> networks = new ArrayList<>();
-			for (int i = 0; i < CLIENTS; i++) {
-				// each client reaches the nodes through proxies of its own, so that the
-				// nemesis can partition one client from nodes another still reaches
-				FleetProxy network = fleet.proxy("c" + i);
-				networks.add(network);
-				clients.add(startClient("c" + i, network.uris(), store, stop, ready, results, storeMode, engine));
+			Clients clients = Clients.start(directory, fleet, store, "broken");
+			restoreAQuorumUnderTheFloorlessVariant(fleet, store, directory);
+			// every variant has done its harm (the stuck key is taken once, the throwing
+			// engine may throw before it grants anything)
+			awaitUntil(Duration.ofSeconds(60), () -> {
+				List<String> recorded = new ArrayList<>(lines(store, TortureStore.SECTIONS));
+				lines(store, TortureStore.ERRORS)
+					.forEach((line) -> recorded.add(line.substring(line.indexOf(' ') + 1)));
+				return List.of(BrokenVariant.values())
+					.stream()
+					.allMatch((variant) -> recorded.stream().anyMatch((line) -> line.startsWith(variant.key() + " ")));
+			});
+			Report all = clients.stop(store);
+			List<String> keys = List.of(BrokenVariant.values()).stream().map(BrokenVariant::key).toList();
+			checkLiveness(fleet, keys, MAX_TTL.plusSeconds(1), TTL.plusSeconds(2), all);
+			History history = History.read(store);
+			StringBuilder figures = new StringBuilder("BROKEN ENGINE ROUND seed=" + SEED + "\n  clients: "
+					+ clients.results + "\n  client failures: " + all.clientFailures);
+			Map<BrokenVariant, Report> reports = new EnumMap<>(BrokenVariant.class);
+			for (BrokenVariant variant : BrokenVariant.values()) {
+				Report report = TortureChecker.check(history.forKey(variant.key()));
+				report.deadlocks.addAll(naming(all.deadlocks, variant.key()));
+				report.leftoverKeys.addAll(naming(all.leftoverKeys, variant.key()));
+				reports.put(variant, report);
+				figures.append("\n  ")
+					.append(variant)
+					.append(" (")
+					.append(report.sections)
+					.append(" sections): ")
+					.append(variant.check())
+					.append(" ")
+					.append(variant.found(report).size())
+					.append("; everything found: ")
+					.append(report.byKind()
+						.entrySet()
+						.stream()
+						.filter((kind) -> !kind.getValue().isEmpty())
+						.map((kind) -> kind.getKey() + " " + kind.getValue().size())
+						.collect(Collectors.joining(", ")));
 			}
-			assertThat(ready.await(2, TimeUnit.MINUTES)).as("clients ready").isTrue();
-			Nemesis nemesis = new Nemesis(fleet, clients, networks, SEED, KEYS, TTL, MAX_TTL);
-			if (faults) {
-				nemesis.run(duration);
-				// the faults have stopped; let restarted nodes through their guard
-				Thread.sleep(MAX_TTL.plusSeconds(1).toMillis());
-			}
-			else {
-				// until the clients have recorded enough sections to judge, however
-				// slowly
-				// a loaded machine lets them start
-				long deadline = System.nanoTime() + duration.toNanos();
-				while (System.nanoTime() < deadline && (Long) store.call("LLEN", TortureStore.SECTIONS) < 300) {
-					Thread.sleep(200);
-				}
-			}
-			Files.createFile(stop);
-			for (Process client : clients) {
-				assertThat(client.waitFor(2, TimeUnit.MINUTES)).as("client exits").isTrue();
-				assertThat(client.exitValue()).isZero();
-			}
-			if (faults) {
-				checkLiveness(fleet);
-			}
-			return new Run(check(store), nemesis.faults(), results);
-		}
-		finally {
-			clients.forEach(Process::destroyForcibly);
+			System.out.println(figures);
+			assertThat(reports).allSatisfy((variant, report) -> assertThat(variant.found(report))
+				.as(variant + " must be caught by the check for " + variant.check())
+				.isNotEmpty());
+			// the throwing engine's clients say so by their exit status too
+			assertThat(all.clientFailures).isNotEmpty()
+				.allSatisfy((failure) -> assertThat(failure).contains("exit " + TortureClient.WORKER_FAILED));
 		}
 	}
 
-	private static Process startClient(String id, List<String> nodes, RedisNode store, Path stop, CountDownLatch ready,
-			List<String> results, String storeMode, String engine) throws Exception {
-		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-		Process process = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
-				System.getProperty("java.class.path"), TortureClient.class.getName(), id, String.join(",", nodes),
-				store.uri(), String.valueOf(KEYS), String.valueOf(THREADS), String.valueOf(TTL.toMillis()),
-				String.valueOf(MAX_TTL.toMillis()), stop.toString(), String.valueOf(SEED + id.hashCode()), storeMode,
-				engine)
-			.redirectErrorStream(true)
-			.start();
-		Thread reader = new Thread(() -> {
-			try (BufferedReader lines = new BufferedReader(
-					new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-				String line;
-				while ((line = lines.readLine()) != null) {
-					if (line.startsWith("READY")) {
-						ready.countDown();
-					}
-					else if (line.startsWith("RESULT")) {
-						results.add(line.substring("RESULT ".length()));
-					}
-				}
-			}
-			catch (Exception ex) {
-				// the process ended
-			}
-		}, "torture-output-" + id);
-		reader.setDaemon(true);
-		reader.start();
-		return process;
+	/**
+	 * Brings three nodes back from snapshots older than some of the floorless variant's
+	 * acquisitions, the other two paused, as the nemesis's stale quorum does. The
+	 * variant's workers hold off from just before until the restarted nodes' guard has
+	 * ended: attempts refused meanwhile would raise the restored counters past the lost
+	 * acquisitions (each refused attempt may keep its increment), hiding what the floor
+	 * is there for.
+	 */
+	private static void restoreAQuorumUnderTheFloorlessVariant(RedisFleet fleet, RedisNode store, Path directory)
+			throws Exception {
+		String floorless = BrokenVariant.NO_FLOOR.key();
+		awaitUntil(Duration.ofSeconds(60),
+				() -> fleet.nodes()
+					.stream()
+					.allMatch((node) -> node.call("GET", "redlock:fence:{" + floorless + "}") != null));
+		fleet.nodes().forEach(RedisNode::snapshot);
+		int before = sectionsOf(store, floorless);
+		awaitUntil(Duration.ofSeconds(60), () -> sectionsOf(store, floorless) >= before + 4);
+		Path hold = directory.resolve(TortureClient.HOLD_NO_FLOOR);
+		Files.createFile(hold);
+		awaitUntil(Duration.ofSeconds(60), () -> lines(store, TortureClient.HOLDING).size() == CLIENTS);
+		fleet.node(3).pause();
+		fleet.node(4).pause();
+		for (int node = 0; node < 3; node++) {
+			fleet.node(node).crashToSnapshot();
+		}
+		// the guard counts from each node's start
+		Thread.sleep(MAX_TTL.plusMillis(500).toMillis());
+		int restored = sectionsOf(store, floorless);
+		Files.delete(hold);
+		awaitUntil(Duration.ofSeconds(60), () -> sectionsOf(store, floorless) >= restored + 3);
+		fleet.node(3).resume();
+		fleet.node(4).resume();
 	}
 
-	private static void checkLiveness(RedisFleet fleet) throws Exception {
-		// no deadlock: every key can be acquired again now that the faults have stopped
+	private static List<String> naming(List<String> found, String key) {
+		return found.stream().filter((line) -> line.contains("{" + key + "}")).toList();
+	}
+
+	/**
+	 * Looks for deadlocks and leftovers once every client stopped: each key must be taken
+	 * again within {@code wait} (its read-write lock's write lock, or every permit of its
+	 * semaphore), and no lock key may be left on any node after {@code linger} (a paused
+	 * client's lost leases expire within their TTL).
+	 */
+	private static void checkLiveness(RedisFleet fleet, List<String> keys, Duration wait, Duration linger,
+			Report report) throws Exception {
 		try (RedlockRegistry registry = RedlockRegistry.builder()
 			.nodes(fleet.uris())
 			.defaultTtl(TTL)
 			.maxTtl(MAX_TTL)
 			.build()
 			.start()) {
-			for (int k = 0; k < KEYS; k++) {
-				try (Lease lease = registry.acquire("k" + k, TTL, Duration.ofSeconds(10))) {
-					assertThat(lease.isHeld()).isTrue();
+			for (String key : keys) {
+				List<Lease> leases = new ArrayList<>();
+				try {
+					if (key.startsWith(TortureStore.SEMAPHORE_KEY.substring(0, 1))) {
+						for (int p = 0; p < TortureStore.PERMITS; p++) {
+							leases.add(registry.semaphore(key, TortureStore.PERMITS).acquire(TTL, wait));
+						}
+					}
+					else if (key.startsWith(TortureStore.READ_WRITE_KEY.substring(0, 1))) {
+						leases.add(registry.acquireWrite(key, TTL, wait));
+					}
+					else {
+						leases.add(registry.acquire(key, TTL, wait));
+					}
 				}
+				catch (LockAcquisitionException ex) {
+					report.deadlocks.add("{" + key + "} could not be taken within " + wait + ": " + ex.getMessage());
+				}
+				leases.forEach(Lease::release);
 			}
-			try (Lease lease = registry.acquireWrite(TortureStore.READ_WRITE_KEY, TTL, Duration.ofSeconds(10))) {
-				assertThat(lease.isHeld()).isTrue();
-			}
-			List<Lease> permits = new ArrayList<>();
-			for (int p = 0; p < TortureStore.PERMITS; p++) {
-				permits.add(registry.semaphore(TortureStore.SEMAPHORE_KEY, TortureStore.PERMITS)
-					.acquire(TTL, Duration.ofSeconds(10)));
-			}
-			permits.forEach(Lease::release);
 		}
-		// no lock key is left on any node once every client released (a paused client's
-		// lost leases expire within their TTL)
-		await().atMost(TTL.plusSeconds(5))
-			.untilAsserted(() -> assertThat(fleet.nodes())
-				.allSatisfy((node) -> assertThat(node.call("KEYS", "redlock:lock:*")).asList().isEmpty()));
+		long deadline = System.nanoTime() + linger.toNanos();
+		List<String> left = lockKeys(fleet);
+		while (!left.isEmpty() && System.nanoTime() < deadline) {
+			Thread.sleep(100);
+			left = lockKeys(fleet);
+		}
+		report.leftoverKeys.addAll(left);
+	}
+
+	private static List<String> lockKeys(RedisFleet fleet) {
+		List<String> keys = new ArrayList<>();
+		for (RedisNode node : fleet.nodes()) {
+			for (Object key : (List<?>) node.call("KEYS", "redlock:lock:*")) {
+				keys.add(node.name() + " " + key);
+			}
+		}
+		return keys;
+	}
+
+	private static void awaitUntil(Duration atMost, BooleanSupplier condition) throws InterruptedException {
+		long deadline = System.nanoTime() + atMost.toNanos();
+		while (!condition.getAsBoolean()) {
+			assertThat(System.nanoTime()).as("waited " + atMost + " for the run to get there").isLessThan(deadline);
+			Thread.sleep(100);
+		}
+	}
+
+	private static int sectionsOf(RedisNode store, String key) {
+		return (int) lines(store, TortureStore.SECTIONS).stream().filter((line) -> line.startsWith(key + " ")).count();
+	}
+
+	private static List<String> lines(RedisNode store, String list) {
+		return ((List<?>) store.call("LRANGE", list, "0", "-1")).stream().map(String.class::cast).toList();
+	}
+
+	private static String listed(Map<String, ? extends Number> counts) {
+		return counts.entrySet()
+			.stream()
+			.map((fault) -> fault.getKey() + "=" + fault.getValue())
+			.sorted()
+			.collect(Collectors.joining(", "));
 	}
 
 	/**
-	 * Reads what the clients and the store recorded and looks for violations. Nothing
-	 * here trusts the store's own rule: its decisions are checked like the engine's.
+	 * The client JVMs of one run, each reaching the nodes through proxies of its own, so
+	 * that the nemesis can partition one client from nodes another still reaches. Each
+	 * one's whole output is kept in a file beside its engine log.
 	 */
-	static Report check(RedisNode store) {
-		Report report = new Report();
-		Map<String, List<Section>> byKey = new TreeMap<>();
-		for (Object entry : (List<?>) store.call("LRANGE", TortureStore.SECTIONS, "0", "-1")) {
-			Section section = Section.parse((String) entry);
-			byKey.computeIfAbsent(section.key, (key) -> new ArrayList<>()).add(section);
-			if (section.safeEnd <= section.start) {
-				// the client froze between acquiring and starting, past its lease: it
-				// never
-				// held the lock while valid, and the fenced store rejects its writes
-				report.expiredBeforeStart++;
-			}
-			report.sections++;
-		}
-		for (Map.Entry<String, List<Section>> key : byKey.entrySet()) {
-			List<Section> sections = key.getValue();
-			sections.sort(Comparator.comparingLong((Section section) -> section.start));
-			if (key.getKey().equals(TortureStore.READ_WRITE_KEY)) {
-				report.readWriteSections += sections.size();
-				checkWriters(key.getKey(), sections, report);
-				checkTokens(key.getKey(), sections, report,
-						(one, other) -> one.mode.equals("R") && other.mode.equals("R"));
-			}
-			else if (key.getKey().equals(TortureStore.SEMAPHORE_KEY)) {
-				report.permitSections += sections.size();
-				checkPermits(key.getKey(), sections, report);
-				checkTokens(key.getKey(), sections, report, (one, other) -> true);
-			}
-			else {
-				checkOverlaps(key.getKey(), sections, report);
-				checkTokens(key.getKey(), sections, report, (one, other) -> false);
-			}
-		}
-		for (String key : byKey.keySet()) {
-			checkStore(store, key, report);
-		}
-		return report;
-	}
+	private static final class Clients {
 
-	// No two sections on a key overlap while both leases were valid.
-	private static void checkOverlaps(String key, List<Section> byStart, Report report) {
-		Section latest = null;
-		for (Section section : byStart) {
-			if (section.safeEnd <= section.start) {
-				continue;
-			}
-			if (latest != null && section.start < latest.safeEnd) {
-				report.overlaps.add(key + ": token " + section.token + " began "
-						+ (latest.safeEnd - section.start) / 1000 + "us before token " + latest.token
-						+ "'s lease ended {newer: " + section.line + " | older: " + latest.line + "}");
-			}
-			if (latest == null || section.safeEnd > latest.safeEnd) {
-				latest = section;
-			}
-		}
-	}
+		final List<Process> processes = new ArrayList<>();
 
-	// No write section overlaps another section of its key while both leases were valid.
-	private static void checkWriters(String key, List<Section> byStart, Report report) {
-		for (Section writer : byStart) {
-			if (!writer.mode.equals("W") || writer.safeEnd <= writer.start) {
-				continue;
+		final List<FleetProxy> networks = new ArrayList<>();
+
+		final List<String> results = Collections.synchronizedList(new ArrayList<>());
+
+		private final Path directory;
+
+		private final Path stop;
+
+		private Clients(Path directory) {
+			this.directory = directory;
+			this.stop = directory.resolve("stop");
+		}
+
+		static Clients start(Path directory, RedisFleet fleet, RedisNode store, String plan) throws Exception {
+			// an established fleet: up for longer than the maximum TTL
+			Thread.sleep(MAX_TTL.plusSeconds(1).toMillis());
+			Clients clients = new Clients(directory);
+			CountDownLatch ready = new CountDownLatch(CLIENTS);
+			for (int i = 0; i < CLIENTS; i++) {
+				FleetProxy network = fleet.proxy("c" + i);
+				clients.networks.add(network);
+				clients.processes.add(clients.startClient("c" + i, network.uris(), store, ready, plan));
 			}
-			for (Section other : byStart) {
-				if (other == writer || other.safeEnd <= other.start) {
-					continue;
+			assertThat(ready.await(2, TimeUnit.MINUTES)).as("clients ready").isTrue();
+			return clients;
+		}
+
+		private Process startClient(String id, List<String> nodes, RedisNode store, CountDownLatch ready, String plan)
+				throws Exception {
+			String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+			Process process = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
+					System.getProperty("java.class.path"), TortureClient.class.getName(), id, String.join(",", nodes),
+					store.uri(), String.valueOf(KEYS), String.valueOf(THREADS), String.valueOf(TTL.toMillis()),
+					String.valueOf(MAX_TTL.toMillis()), this.stop.toString(), String.valueOf(SEED + id.hashCode()),
+					plan)
+				.redirectErrorStream(true)
+				.start();
+			Path output = this.directory.resolve("client-" + id + ".out");
+			Thread reader = new Thread(() -> {
+				try (BufferedReader lines = new BufferedReader(
+						new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+						PrintWriter out = new PrintWriter(Files.newBufferedWriter(output), true)) {
+					String line;
+					while ((line = lines.readLine()) != null) {
+						out.println(line);
+						if (line.startsWith("READY")) {
+							ready.countDown();
+						}
+						else if (line.startsWith("RESULT")) {
+							this.results.add(line.substring("RESULT ".length()));
+						}
+					}
 				}
-				if (other.start >= writer.safeEnd) {
-					break;
+				catch (Exception ex) {
+					// the process ended
 				}
-				if (other.safeEnd > writer.start) {
-					report.writerOverlaps.add(key + ": writer token " + writer.token + " overlapped " + other.mode
-							+ " token " + other.token + " by "
-							+ (Math.min(writer.safeEnd, other.safeEnd) - Math.max(writer.start, other.start)) / 1000
-							+ "us {writer: " + writer.line + " | other: " + other.line + "}");
+			}, "torture-output-" + id);
+			reader.setDaemon(true);
+			reader.start();
+			return process;
+		}
+
+		/**
+		 * Stops the clients, and checks what they recorded; a client that did not exit
+		 * cleanly is a failure of the run.
+		 */
+		Report stop(RedisNode store) throws Exception {
+			Files.createFile(this.stop);
+			List<String> failures = new ArrayList<>();
+			try {
+				for (int i = 0; i < this.processes.size(); i++) {
+					Process client = this.processes.get(i);
+					if (!client.waitFor(2, TimeUnit.MINUTES)) {
+						failures.add("c" + i + " did not exit within 2 minutes of the stop");
+					}
+					else if (client.exitValue() != 0) {
+						failures.add("c" + i + " exit " + client.exitValue() + " (its output: "
+								+ this.directory.resolve("client-c" + i + ".out") + ")");
+					}
 				}
 			}
-		}
-	}
-
-	// Never more permit sections valid at once than permits.
-	private static void checkPermits(String key, List<Section> byStart, Report report) {
-		List<long[]> events = new ArrayList<>();
-		for (Section section : byStart) {
-			if (section.safeEnd > section.start) {
-				events.add(new long[] { section.start, 1 });
-				events.add(new long[] { section.safeEnd, -1 });
+			finally {
+				this.processes.forEach(Process::destroyForcibly);
 			}
-		}
-		// an end at the same moment as a start comes first
-		events.sort(Comparator.<long[]>comparingLong((event) -> event[0]).thenComparingLong((event) -> event[1]));
-		int holders = 0;
-		for (long[] event : events) {
-			holders += (int) event[1];
-			report.mostPermitHolders = Math.max(report.mostPermitHolders, holders);
-			if (holders > TortureStore.PERMITS) {
-				report.permitOverruns
-					.add(key + ": " + holders + " holders of " + TortureStore.PERMITS + " permits at " + event[0]);
-			}
-		}
-	}
-
-	// Tokens strictly increase for successive holders: no two sections share one (unless
-	// both may, as two readers or two permits that held at once), and a section that
-	// began asking after another held has a higher token.
-	private static void checkTokens(String key, List<Section> byStart, Report report,
-			java.util.function.BiPredicate<Section, Section> mayShare) {
-		Map<Long, Section> byToken = new HashMap<>();
-		long[] starts = new long[byStart.size()];
-		Section[] highestSoFar = new Section[byStart.size()];
-		for (int i = 0; i < byStart.size(); i++) {
-			Section section = byStart.get(i);
-			Section other = byToken.putIfAbsent(section.token, section);
-			if (other != null && !mayShare.test(other, section)) {
-				report.sharedTokens
-					.add(key + " token " + section.token + " {" + other.line + " | " + section.line + "}");
-			}
-			starts[i] = section.start;
-			highestSoFar[i] = (i > 0 && highestSoFar[i - 1].token >= section.token) ? highestSoFar[i - 1] : section;
-		}
-		for (Section section : byStart) {
-			// the sections that held before this one began asking
-			int before = Arrays.binarySearch(starts, section.askedAt);
-			before = (before >= 0) ? before : -before - 1;
-			while (before > 0 && starts[before - 1] >= section.askedAt) {
-				before--;
-			}
-			if (before > 0 && highestSoFar[before - 1].token >= section.token) {
-				Section earlier = highestSoFar[before - 1];
-				report.tokenRegressions.add(key + ": token " + section.token + " asked for "
-						+ (section.askedAt - earlier.start) / 1000 + "us after token " + earlier.token + " held {"
-						+ earlier.line + " | " + section.line + "}");
-			}
-		}
-	}
-
-	// The store's log, in arrival order: no write is accepted unless its token is above
-	// that of every other section the store saw before it; writes sent after their lease
-	// expired are rejected whenever a newer holder came first.
-	private static void checkStore(RedisNode store, String key, Report report) {
-		Map<String, long[]> opPosition = new HashMap<>();
-		Map<String, Long> highestBySection = new HashMap<>();
-		String first = null;
-		long firstToken = 0;
-		long secondToken = 0;
-		for (Object entry : (List<?>) store.call("LRANGE", TortureStore.logKey(key), "0", "-1")) {
-			String[] f = ((String) entry).split(" ");
-			long token = Long.parseLong(f[1]);
-			boolean accepted = f[2].equals("1");
-			String section = f[3];
-			long highestOther = section.equals(first) ? secondToken : firstToken;
-			report.operations++;
-			if (accepted && token <= highestOther) {
-				report.fencingViolations.add(key + ": accepted token " + token + " of section " + section
-						+ " after the store saw token " + highestOther);
-			}
-			if (!accepted) {
-				report.staleRejected++;
-			}
-			opPosition.put(f[0], new long[] { highestOther, accepted ? 1 : 0 });
-			long highest = highestBySection.merge(section, token, Math::max);
-			if (section.equals(first)) {
-				firstToken = highest;
-			}
-			else if (highest > firstToken) {
-				secondToken = firstToken;
-				first = section;
-				firstToken = highest;
-			}
-			else if (highest > secondToken) {
-				secondToken = highest;
-			}
-		}
-		for (Object entry : (List<?>) store.call("LRANGE", TortureStore.WRITES, "0", "-1")) {
-			String[] f = ((String) entry).split(" ");
-			if (!f[1].equals(key) || !f[4].equals("1")) {
-				continue;
-			}
-			report.lateWrites++;
-			long token = Long.parseLong(f[2]);
-			long[] position = opPosition.get(f[0]);
-			boolean newerHolderCame = position[0] > token;
-			boolean accepted = position[1] == 1;
-			if (newerHolderCame && accepted) {
-				report.fencingViolations
-					.add(key + ": late write with token " + token + " accepted after a newer holder");
-			}
-			else if (newerHolderCame) {
-				report.lateRejected++;
-			}
-			else {
-				report.lateUnopposed++;
-			}
-		}
-	}
-
-	/**
-	 * One critical section as its client recorded it.
-	 */
-	record Section(String key, long token, long start, long safeEnd, String id, long askedAt, String mode,
-			String line) {
-
-		static Section parse(String line) {
-			String[] f = line.split(" ");
-			return new Section(f[0], Long.parseLong(f[2]), Long.parseLong(f[3]),
-					Math.min(Long.parseLong(f[4]), Long.parseLong(f[5])), f[6], Long.parseLong(f[7]),
-					(f.length > 8) ? f[8] : "X", line);
+			Report report = TortureChecker.check(History.read(store));
+			report.clientFailures.addAll(failures);
+			return report;
 		}
 
-	}
-
-	record Run(Report report, Map<String, ? extends Number> faults, List<String> clients) {
-
-		String summary() {
-			return this.report.summary(this.faults, this.clients);
-		}
-
-	}
-
-	static final class Report {
-
-		final List<String> overlaps = new ArrayList<>();
-
-		final List<String> fencingViolations = new ArrayList<>();
-
-		final List<String> sharedTokens = new ArrayList<>();
-
-		final List<String> tokenRegressions = new ArrayList<>();
-
-		final List<String> writerOverlaps = new ArrayList<>();
-
-		final List<String> permitOverruns = new ArrayList<>();
-
-		int sections;
-
-		int readWriteSections;
-
-		int permitSections;
-
-		int mostPermitHolders;
-
-		int operations;
-
-		int staleRejected;
-
-		int lateWrites;
-
-		int lateRejected;
-
-		int lateUnopposed;
-
-		int expiredBeforeStart;
-
-		int violations() {
-			return this.overlaps.size() + this.fencingViolations.size() + this.sharedTokens.size()
-					+ this.tokenRegressions.size() + this.writerOverlaps.size() + this.permitOverruns.size();
-		}
-
-		String summary(Map<String, ? extends Number> faults, List<String> clients) {
-			int violations = violations();
-			return "TORTURE SUMMARY seed=" + SEED + " clients=" + CLIENTS + "x" + THREADS + " keys=" + KEYS + " ttl="
-					+ TTL.toMillis() + "ms\n  operations (fenced writes): " + this.operations
-					+ "\n  acquisitions (critical sections): " + this.sections + " (" + this.expiredBeforeStart
-					+ " found their lease already expired when they began)\n  clients: " + clients
-					+ "\n  faults injected: "
-					+ faults.entrySet()
-						.stream()
-						.map((fault) -> fault.getKey() + "=" + fault.getValue())
-						.sorted()
-						.collect(Collectors.joining(", "))
-					+ "\n  violations: " + violations + " (overlapping sections " + this.overlaps.size()
-					+ ", writes accepted with a token not above an earlier section's " + this.fencingViolations.size()
-					+ ", shared tokens " + this.sharedTokens.size() + ", token regressions "
-					+ this.tokenRegressions.size() + ", writers overlapping a holder " + this.writerOverlaps.size()
-					+ ", permit overruns " + this.permitOverruns.size() + ")"
-					+ (violations > 0 ? "\n    first of each: " + first(this.overlaps) + first(this.fencingViolations)
-							+ first(this.sharedTokens) + first(this.tokenRegressions) + first(this.writerOverlaps)
-							+ first(this.permitOverruns) : "")
-					+ "\n  read-write sections: " + this.readWriteSections + ", permit sections: " + this.permitSections
-					+ " (most holders at once: " + this.mostPermitHolders + " of " + TortureStore.PERMITS + ")"
-					+ "\n  stale writes rejected by the store: " + this.staleRejected
-					+ "\n  writes sent after their lease expired: " + this.lateWrites
-					+ " (rejected after a newer holder: " + this.lateRejected
-					+ ", accepted with no newer holder in between: " + this.lateUnopposed + ")";
-		}
-
-		private static String first(List<String> violations) {
-			return violations.isEmpty() ? "" : "\n    " + violations.get(0);
+		/** Keeps the clients' engine logs and output for the post-mortem. */
+		void keepLogs(Path kept) throws Exception {
+			Files.createDirectories(kept);
+			try (var logs = Files.list(this.directory)) {
+				for (Path log : logs.filter((f) -> f.getFileName().toString().startsWith("client-")).toList()) {
+					Files.copy(log, kept.resolve(log.getFileName()));
+				}
+			}
+			System.out.println("client logs kept in " + kept.toAbsolutePath());
 		}
 
 	}

@@ -66,6 +66,20 @@ final class TortureStore {
 	 */
 	static final String WRITES = "writes";
 
+	/**
+	 * List of what a worker threw that it should not have
+	 * ({@code client key description}): anything but a refusal ends the worker, and the
+	 * checker counts it.
+	 */
+	static final String ERRORS = "errors";
+
+	/**
+	 * List of the times a client JVM stood still ({@code client from to}, both
+	 * {@link System#nanoTime()}): a SIGSTOP, or a pause of the whole JVM, as its stall
+	 * watcher saw them.
+	 */
+	static final String STALLS = "stalls";
+
 	private TortureStore() {
 	}
 

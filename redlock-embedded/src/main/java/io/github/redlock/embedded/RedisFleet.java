@@ -1,5 +1,6 @@
 package io.github.redlock.embedded;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -52,7 +53,45 @@ public final class RedisFleet implements AutoCloseable {
 				new RedisNode.Tls(certificates, requireClientCertificate, RedisNode.ServerCertificate.LOCALHOST));
 	}
 
+	/**
+	 * Starts {@code size} nodes with a fake clock each, in parallel: each node's wall
+	 * clock can be moved while it runs
+	 * ({@link RedisNode#clockOffset(java.time.Duration)}). They run the binary
+	 * {@link FakeClocks#binary()} names, which may be the one inside the embedded-redis
+	 * jar rather than the usual one.
+	 * @param size how many nodes
+	 * @return the running fleet
+	 * @throws IllegalStateException if nodes cannot run with a fake clock here
+	 * ({@link FakeClocks#unavailableReason()})
+	 */
+	public static RedisFleet startWithFakeClocks(int size) {
+		return startWithFakeClocks(size, size);
+	}
+
+	/**
+	 * Starts {@code size} nodes, in parallel, the first {@code withFakeClock} of them
+	 * with a fake clock ({@link #startWithFakeClocks(int)}); the others run the usual
+	 * binary with the machine's clock, so that a fleet whose clocks are moved still has
+	 * nodes of the usual binary when that one does not start under libfaketime.
+	 * @param size how many nodes
+	 * @param withFakeClock how many of them, from the first, have a fake clock
+	 * @return the running fleet
+	 * @throws IllegalStateException if nodes cannot run with a fake clock here
+	 * ({@link FakeClocks#unavailableReason()})
+	 */
+	public static RedisFleet startWithFakeClocks(int size, int withFakeClock) {
+		if (withFakeClock < 0 || withFakeClock > size) {
+			throw new IllegalArgumentException(
+					"Between 0 and " + size + " nodes may have a fake clock, not " + withFakeClock);
+		}
+		return start(size, null, (withFakeClock > 0) ? FakeClocks.binary() : null, withFakeClock);
+	}
+
 	private static RedisFleet start(int size, RedisNode.Tls tls) {
+		return start(size, tls, null, 0);
+	}
+
+	private static RedisFleet start(int size, RedisNode.Tls tls, RedisServerBinary fakeClockBinary, int withFakeClock) {
 		if (size < 1) {
 			throw new IllegalArgumentException("A fleet needs at least one node, not " + size);
 		}
@@ -62,7 +101,9 @@ public final class RedisFleet implements AutoCloseable {
 		}
 		List<RedisNode> nodes = new ArrayList<>(size);
 		for (int i = 0; i < size; i++) {
-			nodes.add(new RedisNode("node" + i, binary, tls));
+			boolean fakeClock = i < withFakeClock;
+			nodes.add(new RedisNode("node" + i, fakeClock ? fakeClockBinary : binary, tls, (directory) -> List.of(),
+					RedisNode::freePort, fakeClock));
 		}
 		RedisFleet fleet = new RedisFleet(nodes, (tls != null) ? tls.certificates() : null);
 		try {
@@ -148,7 +189,8 @@ public final class RedisFleet implements AutoCloseable {
 
 	/**
 	 * Undoes every fault without touching data: heals every {@link #proxy(String) proxy},
-	 * thaws paused nodes, ends slowdowns and starts killed nodes again.
+	 * thaws paused nodes, ends slowdowns, starts killed nodes again and sets moved clocks
+	 * back to the machine's.
 	 */
 	public void undoFaults() {
 		this.proxies.forEach(FleetProxy::heal);
@@ -156,6 +198,9 @@ public final class RedisFleet implements AutoCloseable {
 			node.unslow();
 			node.resume();
 			node.start();
+			if (node.hasFakeClock()) {
+				node.clockOffset(Duration.ZERO);
+			}
 		}
 	}
 

@@ -27,8 +27,9 @@ import javax.net.ssl.SSLContext;
 /**
  * One real {@code redis-server} process on a free loopback port, with the faults a test
  * needs: {@link #kill() kill}, {@link #pause() pause} (SIGSTOP), {@link #resume() resume}
- * (SIGCONT), {@link #restart(boolean) restart} with or without its data, and
- * {@link #slow(Duration) slow}.
+ * (SIGCONT), {@link #restart(boolean) restart} with or without its data,
+ * {@link #slow(Duration) slow}, and, for a node started with a fake clock
+ * ({@link FakeClocks}), {@link #clockOffset(Duration) clock steps}.
  * <p>
  * The server runs under a small shell supervisor that holds a pipe from this JVM: when
  * the JVM dies, even by {@code kill -9}, the pipe closes and the supervisor kills the
@@ -54,6 +55,9 @@ public final class RedisNode implements AutoCloseable {
 	/** Where {@link #snapshot()} keeps its copy, beside the server's own dump. */
 	private static final String SNAPSHOT = "snapshot.rdb";
 
+	/** The wall clock offset libfaketime reads, for a node with a fake clock. */
+	private static final String CLOCK_OFFSET = "clock-offset";
+
 	// Starts the server in the background, prints its pid, and kills it when stdin
 	// closes.
 	private static final String SUPERVISOR = String.join("\n", "exec 3<&0",
@@ -77,6 +81,12 @@ public final class RedisNode implements AutoCloseable {
 	private final Function<Path, List<String>> options;
 
 	private final IntSupplier ports;
+
+	private final boolean fakeClock;
+
+	private volatile Duration clockOffset = Duration.ZERO;
+
+	private volatile Duration clockOffsetFromNextStart;
 
 	private volatile int port;
 
@@ -104,6 +114,16 @@ public final class RedisNode implements AutoCloseable {
 	 * @param ports finds the port of the first start, and of each retry of it
 	 */
 	RedisNode(String name, RedisServerBinary binary, Tls tls, Function<Path, List<String>> options, IntSupplier ports) {
+		this(name, binary, tls, options, ports, false);
+	}
+
+	/**
+	 * Creates a node that may run with a fake clock ({@link FakeClocks}).
+	 * @param fakeClock whether its server runs under libfaketime, its clock moved by
+	 * {@link #clockOffset(Duration)}
+	 */
+	RedisNode(String name, RedisServerBinary binary, Tls tls, Function<Path, List<String>> options, IntSupplier ports,
+			boolean fakeClock) {
 		if (tls != null) {
 			binary.requireTls();
 		}
@@ -113,8 +133,12 @@ public final class RedisNode implements AutoCloseable {
 		this.clientContext = (tls != null) ? tls.certificates().sslContext(true) : null;
 		this.options = options;
 		this.ports = ports;
+		this.fakeClock = fakeClock;
 		try {
 			this.directory = NodeDirectories.create(name);
+			if (fakeClock) {
+				writeClockOffset(Duration.ZERO);
+			}
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not create a directory for node " + name, ex);
@@ -232,6 +256,19 @@ public final class RedisNode implements AutoCloseable {
 		command.addAll(this.options.apply(this.directory));
 		ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
 		builder.environment().put("REDLOCK_NODE_OUT", this.directory.resolve("stdout.log").toString());
+		Duration nextOffset = this.clockOffsetFromNextStart;
+		if (nextOffset != null) {
+			try {
+				writeClockOffset(nextOffset);
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException("Could not move the clock of node " + this.name, ex);
+			}
+			this.clockOffsetFromNextStart = null;
+		}
+		if (this.fakeClock) {
+			builder.environment().putAll(FakeClocks.environment(this.directory.resolve(CLOCK_OFFSET)));
+		}
 		Process process;
 		long serverPid;
 		try {
@@ -497,6 +534,80 @@ public final class RedisNode implements AutoCloseable {
 			}
 			this.slowdown = null;
 		}
+	}
+
+	/**
+	 * Sets how far the server's wall clock is from this machine's: from now on it reads
+	 * the machine's clock plus {@code offset}, at once, as after a clock step; it keeps
+	 * the offset across restarts until set again. Keys expire by the moved clock, and
+	 * {@code TIME} reports it; the server's monotonic clock is not moved.
+	 * @param offset how far ahead (positive) or behind (negative) its clock is
+	 * @throws IllegalStateException unless the node was started with a fake clock
+	 * ({@link RedisFleet#startWithFakeClocks(int)})
+	 */
+	public void clockOffset(Duration offset) {
+		if (!this.fakeClock) {
+			throw new IllegalStateException("Node " + this.name
+					+ " runs with the machine's clock: start it with RedisFleet.startWithFakeClocks to move its clock");
+		}
+		try {
+			writeClockOffset(offset);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not move the clock of node " + this.name, ex);
+		}
+	}
+
+	/**
+	 * Sets how far the server's wall clock will be from this machine's once it next
+	 * starts ({@link #start()}, {@link #restart(boolean)}, {@link #crashToSnapshot()}),
+	 * as a machine's clock set while it was down: the running server's clock does not
+	 * move.
+	 * @param offset how far ahead (positive) or behind (negative) its clock will be
+	 * @throws IllegalStateException unless the node was started with a fake clock
+	 */
+	public void clockOffsetFromNextStart(Duration offset) {
+		if (!this.fakeClock) {
+			throw new IllegalStateException("Node " + this.name
+					+ " runs with the machine's clock: start it with RedisFleet.startWithFakeClocks to move its clock");
+		}
+		this.clockOffsetFromNextStart = offset;
+	}
+
+	/**
+	 * Returns how far the server's wall clock is from this machine's: zero unless moved
+	 * by {@link #clockOffset(Duration)}.
+	 * @return the offset
+	 */
+	public Duration clockOffset() {
+		return this.clockOffset;
+	}
+
+	/**
+	 * Returns the binary the node runs.
+	 * @return the binary
+	 */
+	public RedisServerBinary binary() {
+		return this.binary;
+	}
+
+	/**
+	 * Returns whether the node runs with a fake clock, which
+	 * {@link #clockOffset(Duration)} moves.
+	 * @return whether its clock can be moved
+	 */
+	public boolean hasFakeClock() {
+		return this.fakeClock;
+	}
+
+	private void writeClockOffset(Duration offset) throws IOException {
+		// libfaketime reads the file at every clock call: it must never see it half
+		// written
+		Path temp = this.directory.resolve(CLOCK_OFFSET + ".tmp");
+		Files.writeString(temp, String.format(Locale.ROOT, "%+.6f", offset.toNanos() / 1e9));
+		Files.move(temp, this.directory.resolve(CLOCK_OFFSET), StandardCopyOption.REPLACE_EXISTING,
+				StandardCopyOption.ATOMIC_MOVE);
+		this.clockOffset = offset;
 	}
 
 	/**
