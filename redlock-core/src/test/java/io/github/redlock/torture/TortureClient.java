@@ -53,6 +53,15 @@ public final class TortureClient {
 
 	private static final Duration WAIT = Duration.ofSeconds(2);
 
+	/**
+	 * How the nodes argument begins when the members are clusters
+	 * ({@code ClusterTortureIntegrationTests}).
+	 */
+	static final String CLUSTERS = "clusters=";
+
+	/** How long each section stays after its writes, in ms: see {@link #main}. */
+	private static volatile long lingerMillis;
+
 	/** The key a worker is taking, for the report of what it threw. */
 	private static final ThreadLocal<String> CURRENT_KEY = ThreadLocal.withInitial(() -> "-");
 
@@ -89,9 +98,11 @@ public final class TortureClient {
 	}
 
 	/**
-	 * Arguments: id, nodes (comma separated), store URI, keys, threads, ttl ms, max ttl
-	 * ms, stop file, seed, and the plan: {@code mix} for the torture's mix of locks, or
-	 * {@code broken} for one thread per {@link BrokenVariant}.
+	 * Arguments: id, nodes (comma separated, or cluster members as {@link #CLUSTERS}
+	 * says), store URI, keys, threads, ttl ms, max ttl ms, stop file, seed, and the plan:
+	 * {@code mix} for the torture's mix of locks, {@code broken} for one thread per
+	 * {@link BrokenVariant}, or {@code cluster-mix} for the mix with sections that stay 2
+	 * s.
 	 */
 	public static void main(String[] args) throws Exception {
 		String id = args[0];
@@ -103,6 +114,12 @@ public final class TortureClient {
 		Path stop = Path.of(args[7]);
 		long seed = Long.parseLong(args[8]);
 		boolean broken = args[9].equals("broken");
+		if (args[9].equals("cluster-mix")) {
+			// a member sees a failover within about a second and a half (its view's
+			// refresh, then the promoted master's check): sections that last longer are
+			// what a lock lost in it can be seen to let a second holder into
+			lingerMillis = 2000;
+		}
 		// the engine's debug log, for explaining a violation
 		java.util.logging.Logger engine = java.util.logging.Logger.getLogger("io.github.redlock.engine");
 		java.util.logging.FileHandler file = new java.util.logging.FileHandler(
@@ -171,12 +188,18 @@ public final class TortureClient {
 	}
 
 	private RedlockRegistry start(Duration maxTtl, List<RedlockRegistry> registries) {
-		RedlockRegistry registry = RedlockRegistry.builder()
-			.nodes(this.nodes)
-			.defaultTtl(this.ttl)
-			.maxTtl(maxTtl)
-			.build()
-			.start();
+		RedlockRegistry.Builder builder = RedlockRegistry.builder();
+		if (this.nodes.get(0).startsWith(CLUSTERS)) {
+			// "clusters=" then each member's seeds, "|" between seeds and ";" between
+			// members
+			for (String member : this.nodes.get(0).substring(CLUSTERS.length()).split(";")) {
+				builder.cluster(member.split("\\|"));
+			}
+		}
+		else {
+			builder.nodes(this.nodes);
+		}
+		RedlockRegistry registry = builder.defaultTtl(this.ttl).maxTtl(maxTtl).build().start();
 		registries.add(registry);
 		return registry;
 	}
@@ -321,6 +344,9 @@ public final class TortureClient {
 						opId + " " + key + " " + token + " " + send + " " + (late ? 1 : 0) + " " + accepted);
 				this.writes.incrementAndGet();
 				Thread.sleep(2 + random.nextInt(12));
+			}
+			if (lingerMillis > 0) {
+				Thread.sleep(lingerMillis);
 			}
 		}
 		finally {

@@ -55,17 +55,17 @@ class TortureIntegrationTests {
 
 	private static final Duration DURATION = Duration.parse(System.getProperty("redlock.torture.duration", "PT30S"));
 
-	private static final long SEED = Long.getLong("redlock.torture.seed", System.nanoTime());
+	static final long SEED = Long.getLong("redlock.torture.seed", System.nanoTime());
 
-	private static final int CLIENTS = 4;
+	static final int CLIENTS = 4;
 
 	private static final int THREADS = 3;
 
-	private static final int KEYS = 3;
+	static final int KEYS = 3;
 
-	private static final Duration TTL = Duration.ofSeconds(1);
+	static final Duration TTL = Duration.ofSeconds(1);
 
-	private static final Duration MAX_TTL = Duration.ofSeconds(2);
+	static final Duration MAX_TTL = Duration.ofSeconds(2);
 
 	@Test
 	void mutualExclusionAndFencingHoldUnderFaults(@TempDir Path directory) throws Exception {
@@ -321,7 +321,7 @@ class TortureIntegrationTests {
 	 * that the nemesis can partition one client from nodes another still reaches. Each
 	 * one's whole output is kept in a file beside its engine log.
 	 */
-	private static final class Clients {
+	static final class Clients {
 
 		final List<Process> processes = new ArrayList<>();
 
@@ -338,6 +338,22 @@ class TortureIntegrationTests {
 			this.stop = directory.resolve("stop");
 		}
 
+		/**
+		 * Starts the clients on cluster members, each client reaching them directly (the
+		 * cluster faults need no partition): {@code nodes} is the nodes argument of
+		 * {@link TortureClient}.
+		 */
+		static Clients startOnClusters(Path directory, String nodes, RedisNode store, String plan, Duration ttl,
+				Duration maxTtl) throws Exception {
+			Clients clients = new Clients(directory);
+			CountDownLatch ready = new CountDownLatch(CLIENTS);
+			for (int i = 0; i < CLIENTS; i++) {
+				clients.processes.add(clients.startClient("c" + i, List.of(nodes), store, ready, plan, ttl, maxTtl));
+			}
+			assertThat(ready.await(2, TimeUnit.MINUTES)).as("clients ready").isTrue();
+			return clients;
+		}
+
 		static Clients start(Path directory, RedisFleet fleet, RedisNode store, String plan) throws Exception {
 			// an established fleet: up for longer than the maximum TTL
 			Thread.sleep(MAX_TTL.plusSeconds(1).toMillis());
@@ -346,20 +362,19 @@ class TortureIntegrationTests {
 			for (int i = 0; i < CLIENTS; i++) {
 				FleetProxy network = fleet.proxy("c" + i);
 				clients.networks.add(network);
-				clients.processes.add(clients.startClient("c" + i, network.uris(), store, ready, plan));
+				clients.processes.add(clients.startClient("c" + i, network.uris(), store, ready, plan, TTL, MAX_TTL));
 			}
 			assertThat(ready.await(2, TimeUnit.MINUTES)).as("clients ready").isTrue();
 			return clients;
 		}
 
-		private Process startClient(String id, List<String> nodes, RedisNode store, CountDownLatch ready, String plan)
-				throws Exception {
+		private Process startClient(String id, List<String> nodes, RedisNode store, CountDownLatch ready, String plan,
+				Duration ttl, Duration maxTtl) throws Exception {
 			String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 			Process process = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
 					System.getProperty("java.class.path"), TortureClient.class.getName(), id, String.join(",", nodes),
-					store.uri(), String.valueOf(KEYS), String.valueOf(THREADS), String.valueOf(TTL.toMillis()),
-					String.valueOf(MAX_TTL.toMillis()), this.stop.toString(), String.valueOf(SEED + id.hashCode()),
-					plan)
+					store.uri(), String.valueOf(KEYS), String.valueOf(THREADS), String.valueOf(ttl.toMillis()),
+					String.valueOf(maxTtl.toMillis()), this.stop.toString(), String.valueOf(SEED + id.hashCode()), plan)
 				.redirectErrorStream(true)
 				.start();
 			Path output = this.directory.resolve("client-" + id + ".out");
