@@ -5,13 +5,20 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 
+import io.github.redlock.autoconfigure.metrics.RedlockMetricsAutoConfiguration;
 import io.github.redlock.engine.RedlockRegistry;
+import io.github.redlock.metrics.RedlockClusterMeterBinder;
+import io.github.redlock.metrics.RedlockRegistryMeterBinder;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.env.PropertiesPropertySourceLoader;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.env.PropertySourceLoader;
 import org.springframework.boot.env.YamlPropertySourceLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -190,6 +197,24 @@ class RedlockClustersPropertyTests {
 			.withPropertyValues("redlock.clusters[0]=redis://127.0.0.1:1", "redlock.clusters[1]=redis://127.0.0.1:2")
 			.run((context) -> assertThat(context).hasNotFailed());
 		assertThat(output).contains("redlock.clusters lists 2 clusters: a quorum of 2 tolerates 0 failed cluster(s)");
+	}
+
+	@Test
+	void gaugesOfTheMastersComeWithClustersOnly() {
+		ApplicationContextRunner withMetrics = this.contextRunner.withConfiguration(
+				AutoConfigurations.of(MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+						SimpleMetricsExportAutoConfiguration.class, RedlockMetricsAutoConfiguration.class));
+		withMetrics
+			.withPropertyValues("redlock.clusters[0]=redis://127.0.0.1:1", "redlock.clusters[1][0]=redis://127.0.0.1:2",
+					"redlock.clusters[2]=redis://127.0.0.1:3")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RedlockClusterMeterBinder.class);
+				assertThat(context.getBean(MeterRegistry.class).find("redlock.cluster.usable").gauges()).hasSize(3);
+			});
+		// they ask the masters: not for single nodes, whose gauges ask no node
+		withMetrics.withPropertyValues(RedlockAutoConfigurationTests.NODES)
+			.run((context) -> assertThat(context).hasSingleBean(RedlockRegistryMeterBinder.class)
+				.doesNotHaveBean(RedlockClusterMeterBinder.class));
 	}
 
 	@Test
