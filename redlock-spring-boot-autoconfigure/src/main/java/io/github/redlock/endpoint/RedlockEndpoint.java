@@ -100,8 +100,7 @@ public class RedlockEndpoint {
 	 * @param state {@code UP} if it counts toward a quorum now, else {@code DOWN}
 	 * @param latency how long the node took to answer the check, or {@code null}
 	 * @param reason why it does not count, or {@code null} when it does; for a cluster,
-	 * whether some slots have no master and, for each master that is out, its slots and
-	 * why
+	 * which slots have no master and, for each master that is out, its slots and why
 	 * @param warning what weakens its connection though it counts (such as TLS that does
 	 * not verify the host name), or {@code null}
 	 * @param masters for a cluster, each master the member routes to, in the same form;

@@ -22,8 +22,8 @@ import org.springframework.boot.health.contributor.Status;
  * A member of the quorum that is a Redis or Valkey Cluster is one entry of {@code nodes},
  * with its masters under {@code masters}, each with its own status, latency and problem;
  * the member is {@code DOWN}, and counts as one member down, when any master is, or when
- * some slots have no master (the member's problem names the slots of each master that is
- * out).
+ * some slots have no master (the member's problem names those slots, and the slots of
+ * each master that is out).
  *
  * @author redlock contributors
  * @see RedlockRegistry#checkNodes()
