@@ -41,7 +41,8 @@ class TroubleshootingTableIntegrationTests {
 	static final List<String> SPRING_ROWS = List.of("is not a valid URI", "is listed twice", "is not well below",
 			"No redlock nodes are configured", "locking on the single Spring Data Redis server",
 			"is not a valid SpEL expression", "is not a duration", "names #", "evaluated to null",
-			"more than redlock.max-keys", "names no SSL bundle", "every call would run unlocked");
+			"more than redlock.max-keys", "names no SSL bundle", "every call would run unlocked",
+			"Both redlock.nodes and redlock.clusters are set", "one comma-separated string of");
 
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(5);

@@ -24,6 +24,8 @@ public class InvalidRedlockConfigurationException extends RedlockException {
 
 	private static final Pattern NODE = Pattern.compile("\\bNode (\\d+)\\b");
 
+	private static final Pattern CLUSTER = Pattern.compile("\\bCluster (\\d+)\\b");
+
 	private final String description;
 
 	private final String action;
@@ -42,12 +44,14 @@ public class InvalidRedlockConfigurationException extends RedlockException {
 	/**
 	 * Restates a builder's complaint in terms of the {@code redlock.*} properties.
 	 * @param ex the builder's exception
+	 * @param clusters whether the quorum is of clusters, whose seeds the builder numbers
+	 * within each cluster
 	 * @return the exception to throw
 	 */
-	static InvalidRedlockConfigurationException from(InvalidOptionException ex) {
-		String problem = toProperties(ex.getProblem());
+	static InvalidRedlockConfigurationException from(InvalidOptionException ex, boolean clusters) {
+		String problem = toProperties(ex.getProblem(), clusters);
 		return new InvalidRedlockConfigurationException("Invalid redlock configuration: " + problem,
-				capitalize(toProperties(ex.getFix())) + "." + bareNumberHint(problem));
+				capitalize(toProperties(ex.getFix(), clusters)) + "." + bareNumberHint(problem));
 	}
 
 	/**
@@ -74,9 +78,11 @@ public class InvalidRedlockConfigurationException extends RedlockException {
 				: "") + ".";
 	}
 
-	static String toProperties(String text) {
-		Matcher node = NODE.matcher(text);
-		String result = node.replaceAll("redlock.nodes[$1]");
+	private static String toProperties(String text, boolean clusters) {
+		String result = CLUSTER.matcher(text).replaceAll("redlock.clusters[$1]");
+		// the builder numbers a cluster's seeds as nodes, from 0 within each cluster
+		result = NODE.matcher(result)
+			.replaceAll(clusters ? "seed $1 of a redlock.clusters entry" : "redlock.nodes[$1]");
 		Matcher option = OPTION.matcher(result);
 		StringBuilder out = new StringBuilder();
 		while (option.find()) {

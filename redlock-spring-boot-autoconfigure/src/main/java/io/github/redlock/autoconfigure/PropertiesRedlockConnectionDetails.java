@@ -11,11 +11,11 @@ import org.springframework.util.StringUtils;
  * {@link RedlockConnectionDetails} from the {@code redlock.*} properties, as Spring
  * Boot's {@code PropertiesDataRedisConnectionDetails} is from
  * {@code spring.data.redis.*}: the one place where {@code redlock.nodes},
- * {@code redlock.username}, {@code redlock.password} and {@code redlock.ssl.*} (or,
- * without nodes, the Spring Data Redis server) become connection settings. Backs off when
- * the application or a test defines its own {@code RedlockConnectionDetails}. Reads
- * everything when the registry is built, not before, so that a missing node is reported
- * with the registry.
+ * {@code redlock.clusters}, {@code redlock.username}, {@code redlock.password} and
+ * {@code redlock.ssl.*} (or, without nodes, the Spring Data Redis server) become
+ * connection settings. Backs off when the application or a test defines its own
+ * {@code RedlockConnectionDetails}. Reads everything when the registry is built, not
+ * before, so that a missing node is reported with the registry.
  *
  * @author redlock contributors
  */
@@ -42,10 +42,11 @@ final class PropertiesRedlockConnectionDetails implements RedlockConnectionDetai
 	}
 
 	/**
-	 * The Spring Data Redis server, looked for only when {@code redlock.nodes} is empty.
+	 * The Spring Data Redis server, looked for only when {@code redlock.nodes} and
+	 * {@code redlock.clusters} are empty.
 	 */
 	private DataRedisFallback fallback() {
-		if (!this.properties.getNodes().isEmpty()) {
+		if (!this.properties.getNodes().isEmpty() || !this.properties.getClusters().isEmpty()) {
 			return null;
 		}
 		if (!this.fallbackFound) {
@@ -57,7 +58,15 @@ final class PropertiesRedlockConnectionDetails implements RedlockConnectionDetai
 
 	@Override
 	public List<String> getNodes() {
+		if (!getClusters().isEmpty()) {
+			return List.of();
+		}
 		return RedlockNodes.resolve(this.properties, fallback(), this.whyNoDataRedis);
+	}
+
+	@Override
+	public List<List<String>> getClusters() {
+		return RedlockNodes.clusters(this.properties);
 	}
 
 	@Override

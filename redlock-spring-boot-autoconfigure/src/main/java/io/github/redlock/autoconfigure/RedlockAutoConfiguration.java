@@ -1,6 +1,8 @@
 package io.github.redlock.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.LockRegistry;
@@ -38,10 +40,11 @@ import org.springframework.transaction.ConfigurableTransactionManager;
 
 /**
  * Auto-configuration for distributed locks: a quorum {@link LockRegistry} over the nodes
- * of the {@link RedlockConnectionDetails} (the application's, else the
+ * Auto-configuration for distributed locks: a quorum {@link LockRegistry} over the nodes
+ * or clusters of the {@link RedlockConnectionDetails} (the application's, else the
  * {@link RedlockNodeConnectionDetails} of Docker Compose services or Testcontainers
- * containers, else those of the {@code redlock.*} properties, which fall back on the
- * Spring Data Redis server), on Lettuce client resources of its own.
+ * containers, else those of the {@code redlock.*} properties, whose nodes fall back on
+ * the Spring Data Redis server), on Lettuce client resources of its own.
  *
  * @author redlock contributors
  * @see RedlockProperties
@@ -88,6 +91,7 @@ public final class RedlockAutoConfiguration {
 	PropertiesRedlockConnectionDetails redlockConnectionDetails(RedlockProperties properties,
 			ObjectProvider<SslBundles> sslBundles, ObjectProvider<DataRedisFallback.Source> dataRedis,
 			ApplicationContext context) {
+		RedlockNodes.refuseClustersAsOneString(context.getEnvironment());
 		return new PropertiesRedlockConnectionDetails(properties, sslBundles::getIfAvailable, () -> {
 			DataRedisFallback.Source source = dataRedis.getIfAvailable();
 			return (source != null) ? source.find() : null;
@@ -100,10 +104,18 @@ public final class RedlockAutoConfiguration {
 			@Qualifier(CLIENT_RESOURCES) ClientResources clientResources,
 			ObjectProvider<RedlockClientOptionsCustomizer> clientOptionsCustomizers,
 			ObjectProvider<RedlockRegistryBuilderCustomizer> builderCustomizers, Environment environment) {
-		RedlockRegistry.Builder builder = RedlockRegistry.builder()
-			.nodes((connectionDetails instanceof PropertiesRedlockConnectionDetails) ? connectionDetails.getNodes()
-					: RedlockNodes.resolve(connectionDetails))
-			.keyPrefix(properties.getKeyPrefix())
+		RedlockRegistry.Builder builder = RedlockRegistry.builder();
+		List<List<String>> clusters = RedlockNodes.clusters(connectionDetails);
+		if (clusters.isEmpty()) {
+			builder.nodes((connectionDetails instanceof PropertiesRedlockConnectionDetails)
+					? connectionDetails.getNodes() : RedlockNodes.resolve(connectionDetails));
+		}
+		else {
+			// an empty YAML item is no seed; a cluster without any is refused by name
+			clusters.forEach((seeds) -> builder.cluster(
+					(seeds != null) ? seeds.stream().filter(Objects::nonNull).toArray(String[]::new) : new String[0]));
+		}
+		builder.keyPrefix(properties.getKeyPrefix())
 			.defaultTtl(properties.getDefaultTtl())
 			.defaultWaitTime(properties.getDefaultWaitTime())
 			.nodeTimeout(properties.getNodeTimeout())
@@ -136,7 +148,7 @@ public final class RedlockAutoConfiguration {
 			return builder.build();
 		}
 		catch (InvalidOptionException ex) {
-			throw InvalidRedlockConfigurationException.from(ex);
+			throw InvalidRedlockConfigurationException.from(ex, !clusters.isEmpty());
 		}
 	}
 
@@ -214,8 +226,8 @@ public final class RedlockAutoConfiguration {
 	}
 
 	/**
-	 * Masks {@code redlock.password} and the passwords in {@code redlock.nodes} where
-	 * Actuator shows configuration.
+	 * Masks {@code redlock.password} and the passwords in {@code redlock.nodes} and
+	 * {@code redlock.clusters} where Actuator shows configuration.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(SanitizingFunction.class)

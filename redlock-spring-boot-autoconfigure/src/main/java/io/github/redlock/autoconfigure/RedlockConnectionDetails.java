@@ -8,14 +8,15 @@ import org.springframework.boot.ssl.SslBundle;
 /**
  * Details for connecting to the nodes of the lock quorum. The auto-configuration reads
  * them from the {@code redlock.*} properties unless the application or a test defines a
- * bean of this type, which replaces {@code redlock.nodes}, {@code redlock.username},
- * {@code redlock.password} and {@code redlock.ssl.*} (and the Spring Data Redis
- * fallback), as Spring Boot's connection details beans replace their properties. A test's
- * {@code @RedlockServiceConnection} fleet of {@code redlock-embedded} supplies one (with
- * {@code redlock-embedded-boot} at test scope); so can an application's own bean, such as
- * one reading a service registry. The other {@code redlock.*} properties still apply.
- * Without one, the {@link RedlockNodeConnectionDetails} beans of Docker Compose services
- * and Testcontainers containers make the quorum.
+ * bean of this type, which replaces {@code redlock.nodes}, {@code redlock.clusters},
+ * {@code redlock.username}, {@code redlock.password} and {@code redlock.ssl.*} (and the
+ * Spring Data Redis fallback), as Spring Boot's connection details beans replace their
+ * properties. A test's {@code @RedlockServiceConnection} fleet of
+ * {@code redlock-embedded} supplies one (with {@code redlock-embedded-boot} at test
+ * scope); so can an application's own bean, such as one reading a service registry. The
+ * other {@code redlock.*} properties still apply. Without one, the
+ * {@link RedlockNodeConnectionDetails} beans of Docker Compose services and
+ * Testcontainers containers make the quorum.
  *
  * @author redlock contributors
  */
@@ -23,10 +24,22 @@ public interface RedlockConnectionDetails extends ConnectionDetails {
 
 	/**
 	 * Returns the URIs of the independent masters that make the quorum, such as
-	 * {@code redis://10.0.0.1:6379}; 3 or 5 of them.
+	 * {@code redis://10.0.0.1:6379}; 3 or 5 of them, or none when the quorum is of
+	 * {@link #getClusters() clusters}.
 	 * @return the URIs
 	 */
 	List<String> getNodes();
+
+	/**
+	 * Returns the members of the quorum that are Redis or Valkey Clusters, each given by
+	 * the URIs of some of its servers (seeds), such as
+	 * {@code [[redis://10.0.1.1:6379, redis://10.0.1.2:6379], ...]}; 3 or 5 of them. A
+	 * quorum is of {@link #getNodes() nodes} or of clusters, not both.
+	 * @return the seed URIs of each cluster, or an empty list for a quorum of nodes
+	 */
+	default List<List<String>> getClusters() {
+		return List.of();
+	}
 
 	/**
 	 * Returns the login user name for every node whose URI has no credentials.

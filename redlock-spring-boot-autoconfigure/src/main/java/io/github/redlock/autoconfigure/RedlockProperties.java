@@ -37,6 +37,14 @@ public class RedlockProperties {
 	private List<String> nodes = new ArrayList<>();
 
 	/**
+	 * Members of the quorum that are Redis or Valkey Clusters, one entry per cluster with
+	 * the URIs of some of its servers (seeds) as a list or one comma-separated string,
+	 * such as redis://10.0.1.1:6379,redis://10.0.1.2:6379; use 3 or 5, instead of
+	 * redlock.nodes.
+	 */
+	private List<List<String>> clusters = new ArrayList<>();
+
+	/**
 	 * Login user name for every node whose URI has no credentials; needs the password.
 	 */
 	private String username;
@@ -183,6 +191,14 @@ public class RedlockProperties {
 
 	public void setNodes(List<String> nodes) {
 		this.nodes = nodes;
+	}
+
+	public List<List<String>> getClusters() {
+		return this.clusters;
+	}
+
+	public void setClusters(List<List<String>> clusters) {
+		this.clusters = clusters;
 	}
 
 	public String getUsername() {

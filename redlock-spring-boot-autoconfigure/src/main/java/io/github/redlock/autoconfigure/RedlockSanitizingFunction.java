@@ -9,10 +9,10 @@ import org.springframework.boot.actuate.endpoint.SanitizingFunction;
  * Masks the secrets of the {@code redlock.*} properties wherever Actuator shows
  * configuration ({@code /actuator/env}, {@code /actuator/configprops}), even with
  * {@code show-values=always}, whether set as properties or as environment variables
- * ({@code REDLOCK_PASSWORD}, {@code REDLOCK_NODES_0}): {@code redlock.password} whole,
- * and the password part of every {@code redlock.nodes} URI
- * ({@code redis://app:******@host:6379}; a lone userinfo is a password to Lettuce, so
- * {@code redis://******@host:6379}).
+ * ({@code REDLOCK_PASSWORD}, {@code REDLOCK_NODES_0}, {@code REDLOCK_CLUSTERS_0}):
+ * {@code redlock.password} whole, and the password part of every {@code redlock.nodes}
+ * and {@code redlock.clusters} URI ({@code redis://app:******@host:6379}; a lone userinfo
+ * is a password to Lettuce, so {@code redis://******@host:6379}).
  *
  * @author redlock contributors
  */
@@ -20,6 +20,10 @@ final class RedlockSanitizingFunction implements SanitizingFunction {
 
 	// redlock.nodes[0] as a property, REDLOCK_NODES_0 as an environment variable
 	private static final Pattern NODES = Pattern.compile("^(redlock[._])?nodes(\\[\\d+]|_\\d+)?$");
+
+	// redlock.clusters[0][1] (a YAML list per cluster), redlock.clusters[0] (seeds
+	// comma-separated), REDLOCK_CLUSTERS_0_1
+	private static final Pattern CLUSTERS = Pattern.compile("^(redlock[._])?clusters(\\[\\d+]|_\\d+){0,2}$");
 
 	private static final Pattern PASSWORD = Pattern.compile("^(redlock[._])?password$");
 
@@ -36,7 +40,7 @@ final class RedlockSanitizingFunction implements SanitizingFunction {
 		if (PASSWORD.matcher(key).matches()) {
 			return data.withSanitizedValue();
 		}
-		if (NODES.matcher(key).matches() && value instanceof CharSequence uris) {
+		if ((NODES.matcher(key).matches() || CLUSTERS.matcher(key).matches()) && value instanceof CharSequence uris) {
 			return data.withValue(maskAll(uris.toString()));
 		}
 		return data;
@@ -45,8 +49,9 @@ final class RedlockSanitizingFunction implements SanitizingFunction {
 	private static boolean isRedlock(SanitizableData data, String key) {
 		// /actuator/env names properties in full; /actuator/configprops relative to the
 		// bean's prefix, with no property source and no word of which bean: there a
-		// top-level "password" or "nodes" of any bean is masked, which only hides more
-		// an environment variable (REDLOCK_PASSWORD) is listed under its own name
+		// top-level "password", "nodes" or "clusters" of any bean is masked, which only
+		// hides more; an environment variable (REDLOCK_PASSWORD) is listed under its own
+		// name
 		return key.startsWith("redlock.") || key.startsWith("redlock_")
 				|| (data.getPropertySource() == null && !key.contains("."));
 	}

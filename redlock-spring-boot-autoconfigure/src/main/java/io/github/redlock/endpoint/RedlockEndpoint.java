@@ -21,7 +21,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * who holds one lock on which node ({@link RedlockRegistry#inspect(String)}). Each call
  * asks the nodes and answers within about one node timeout. Node addresses never show
  * credentials, and a lock's secret value is never shown (only a fingerprint that tells
- * holders apart).
+ * holders apart). A member of the quorum that is a Redis or Valkey Cluster is one node
+ * whose {@code masters} list each of its masters' state.
  *
  * @author redlock contributors
  */
@@ -93,20 +94,37 @@ public class RedlockEndpoint {
 	}
 
 	/**
-	 * One node.
+	 * One node, or one member of the quorum that is a cluster.
 	 *
-	 * @param address the node's URI, without credentials
+	 * @param address the node's URI, without credentials; for a cluster, its name
 	 * @param state {@code UP} if it counts toward a quorum now, else {@code DOWN}
 	 * @param latency how long the node took to answer the check, or {@code null}
-	 * @param reason why it does not count, or {@code null} when it does
+	 * @param reason why it does not count, or {@code null} when it does; for a cluster,
+	 * which slots have no master and, for each master that is out, its slots and why
 	 * @param warning what weakens its connection though it counts (such as TLS that does
 	 * not verify the host name), or {@code null}
+	 * @param masters for a cluster, each master the member routes to, in the same form;
+	 * {@code null} for a single node
 	 */
-	public record NodeDescriptor(String address, String state, String latency, String reason, String warning) {
+	public record NodeDescriptor(String address, String state, String latency, String reason, String warning,
+			List<NodeDescriptor> masters) {
+
+		/**
+		 * Creates the descriptor of a single node.
+		 * @param address the node's URI, without credentials
+		 * @param state {@code UP} or {@code DOWN}
+		 * @param latency how long the node took to answer, or {@code null}
+		 * @param reason why it does not count, or {@code null}
+		 * @param warning what weakens its connection, or {@code null}
+		 */
+		public NodeDescriptor(String address, String state, String latency, String reason, String warning) {
+			this(address, state, latency, reason, warning, null);
+		}
 
 		static NodeDescriptor of(NodeStatus status) {
 			return new NodeDescriptor(status.node(), status.usable() ? "UP" : "DOWN", millis(status.latency()),
-					status.problem(), status.warning());
+					status.problem(), status.warning(),
+					status.masters().isEmpty() ? null : status.masters().stream().map(NodeDescriptor::of).toList());
 		}
 
 	}

@@ -18,6 +18,12 @@ import org.springframework.boot.health.contributor.Status;
  * take locks, {@code DOWN} when too few can. The details say how many more nodes may
  * fail, and, for each node, its latency or why it does not count (unreachable, timed out,
  * or kept out by the restart guard). Node URIs appear without credentials.
+ * <p>
+ * A member of the quorum that is a Redis or Valkey Cluster is one entry of {@code nodes},
+ * with its masters under {@code masters}, each with its own status, latency and problem;
+ * the member is {@code DOWN}, and counts as one member down, when any master is, or when
+ * some slots have no master (the member's problem names those slots, and the slots of
+ * each master that is out).
  *
  * @author redlock contributors
  * @see RedlockRegistry#checkNodes()
@@ -40,18 +46,24 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 		List<NodeStatus> nodes = this.registry.checkNodes();
 		int quorum = this.registry.quorum();
 		long usable = nodes.stream().filter(NodeStatus::usable).count();
-		Map<String, Object> details = new LinkedHashMap<>();
-		for (NodeStatus node : nodes) {
-			details.put(node.node(), describe(node));
-		}
+		// a cluster's master that fails takes its whole member out: members are counted
+		String unit = nodes.stream().anyMatch((node) -> !node.masters().isEmpty()) ? "member" : "node";
 		builder.status((usable >= quorum) ? Status.UP : Status.DOWN)
 			.withDetail("quorum", quorum)
 			.withDetail("usable", usable + " of " + nodes.size())
 			.withDetail("tolerates",
-					(usable >= quorum) ? (usable - quorum) + " more node failure(s)"
-							: "nothing: no lock can be acquired or extended until " + (quorum - usable)
-									+ " more node(s) count")
-			.withDetail("nodes", details);
+					(usable >= quorum) ? (usable - quorum) + " more " + unit + " failure(s)"
+							: "nothing: no lock can be acquired or extended until " + (quorum - usable) + " more "
+									+ unit + "(s) count")
+			.withDetail("nodes", describeAll(nodes));
+	}
+
+	private static Map<String, Object> describeAll(List<NodeStatus> nodes) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		for (NodeStatus node : nodes) {
+			details.put(node.node(), describe(node));
+		}
+		return details;
 	}
 
 	private static Map<String, Object> describe(NodeStatus node) {
@@ -65,6 +77,9 @@ public class RedlockHealthIndicator extends AbstractHealthIndicator {
 		}
 		if (node.warning() != null) {
 			description.put("warning", node.warning());
+		}
+		if (!node.masters().isEmpty()) {
+			description.put("masters", describeAll(node.masters()));
 		}
 		return description;
 	}

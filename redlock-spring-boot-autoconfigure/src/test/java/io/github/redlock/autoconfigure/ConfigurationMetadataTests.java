@@ -34,20 +34,21 @@ class ConfigurationMetadataTests {
 			if (property.get("type").asText().equals("java.lang.Boolean")) {
 				assertThat(property.path("description").asText()).as("description of %s", name).startsWith("Whether");
 			}
-			// no default by nature: secrets, a bundle name, and TLS implied by a bundle
+			// no default by nature: the members, secrets, a bundle name, and TLS implied
+			// by a bundle
 			if (!List
-				.of("redlock.nodes", "redlock.username", "redlock.password", "redlock.ssl.bundle",
+				.of("redlock.nodes", "redlock.clusters", "redlock.username", "redlock.password", "redlock.ssl.bundle",
 						"redlock.ssl.enabled")
 				.contains(name)) {
 				assertThat(property.has("defaultValue")).as("default of %s", name).isTrue();
 			}
 		}
-		assertThat(names).contains("redlock.enabled", "redlock.nodes", "redlock.key-prefix", "redlock.default-ttl",
-				"redlock.default-wait-time", "redlock.node-timeout", "redlock.connect-timeout", "redlock.drift-factor",
-				"redlock.retry-delay", "redlock.retry-jitter", "redlock.max-ttl", "redlock.max-hold",
-				"redlock.fencing-retention", "redlock.restart-guard", "redlock.accept-eviction", "redlock.order",
-				"redlock.max-keys", "redlock.username", "redlock.password", "redlock.ssl.enabled", "redlock.ssl.bundle",
-				"management.health.redlock.enabled");
+		assertThat(names).contains("redlock.enabled", "redlock.nodes", "redlock.clusters", "redlock.key-prefix",
+				"redlock.default-ttl", "redlock.default-wait-time", "redlock.node-timeout", "redlock.connect-timeout",
+				"redlock.drift-factor", "redlock.retry-delay", "redlock.retry-jitter", "redlock.max-ttl",
+				"redlock.max-hold", "redlock.fencing-retention", "redlock.restart-guard", "redlock.accept-eviction",
+				"redlock.order", "redlock.max-keys", "redlock.username", "redlock.password", "redlock.ssl.enabled",
+				"redlock.ssl.bundle", "management.health.redlock.enabled");
 	}
 
 }

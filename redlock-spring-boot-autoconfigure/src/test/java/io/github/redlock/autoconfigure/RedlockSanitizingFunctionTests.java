@@ -56,6 +56,21 @@ class RedlockSanitizingFunctionTests {
 	}
 
 	@Test
+	void clusterSeedPasswordsAreMaskedInEveryForm() {
+		assertThat(shown("REDLOCK_CLUSTERS_0", "redis://app:a-pw@10.0.1.1:6379,redis://b-pw@10.0.1.2:6379"))
+			.isEqualTo("redis://app:******@10.0.1.1:6379,redis://******@10.0.1.2:6379");
+		assertThat(shown("REDLOCK_CLUSTERS_1_0", "rediss://:c-pw@10.0.2.1:6380"))
+			.isEqualTo("rediss://:******@10.0.2.1:6380");
+		// /actuator/env names a YAML item in full, /actuator/configprops relative to the
+		// prefix and without a property source
+		assertThat(this.function
+			.apply(new SanitizableData(this.environment, "redlock.clusters[2][1]", "redis://:d-pw@h:1"))
+			.getValue()).isEqualTo("redis://:******@h:1");
+		assertThat(this.function.apply(new SanitizableData(null, "clusters[0][0]", "redis://:e-pw@h:1")).getValue())
+			.isEqualTo("redis://:******@h:1");
+	}
+
+	@Test
 	void otherVariablesAreLeftAlone() {
 		assertThat(shown("REDLOCK_USERNAME", "app")).isEqualTo("app");
 		assertThat(shown("REDLOCK_DEFAULT_TTL", "10s")).isEqualTo("10s");

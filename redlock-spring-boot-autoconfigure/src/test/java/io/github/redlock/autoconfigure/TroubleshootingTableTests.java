@@ -50,6 +50,16 @@ class TroubleshootingTableTests {
 		cases.put("is listed twice", () -> startupFailure("redlock.nodes[2]=redis://127.0.0.1:1"));
 		cases.put("is not well below", () -> startupFailure("redlock.node-timeout=2s", "redlock.default-ttl=10s"));
 		cases.put("No redlock nodes are configured", this::noNodes);
+		cases.put("Both redlock.nodes and redlock.clusters are set",
+				() -> startupFailure("redlock.clusters[0]=redis://127.0.0.1:4"));
+		cases.put("one comma-separated string of", () -> {
+			String[] description = new String[1];
+			this.contextRunner.withPropertyValues("redlock.clusters=redis://127.0.0.1:4,redis://127.0.0.1:5")
+				.run((context) -> description[0] = new RedlockConfigurationFailureAnalyzer()
+					.analyze(context.getStartupFailure())
+					.getDescription());
+			return description[0];
+		});
 		cases.put("locking on the single Spring Data Redis server", () -> {
 			this.contextRunner
 				.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, SslAutoConfiguration.class))

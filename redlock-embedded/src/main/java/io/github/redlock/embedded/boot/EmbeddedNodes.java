@@ -15,6 +15,7 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.util.ClassUtils;
@@ -35,6 +36,10 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 
 	static final String PROPERTIES_DETAILS = "io.github.redlock.autoconfigure.PropertiesRedlockConnectionDetails";
 
+	/** Clusters are never started here: the development mode stays on single nodes. */
+	private static final Bindable<List<List<String>>> CLUSTERS = Bindable.of(ResolvableType
+		.forClassWithGenerics(List.class, ResolvableType.forClassWithGenerics(List.class, String.class)));
+
 	private static final Log logger = LogFactory.getLog(EmbeddedNodesEnvironmentPostProcessor.class);
 
 	private final ConfigurableEnvironment environment;
@@ -51,6 +56,7 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 		Boolean enabled = binder.bind("redlock.embedded.enabled", Boolean.class).orElse(null);
 		if (!binder.bind("redlock.enabled", Boolean.class).orElse(true) || Boolean.FALSE.equals(enabled)
 				|| !binder.bind("redlock.nodes", Bindable.listOf(String.class)).orElse(List.of()).isEmpty()
+				|| !binder.bind("redlock.clusters", CLUSTERS).orElse(List.of()).isEmpty()
 				|| hasConnectionDetails(beanFactory)) {
 			return;
 		}
@@ -94,7 +100,8 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 			return false;
 		}
 		Class<?> type = ClassUtils.resolveClassName(CONNECTION_DETAILS, classLoader);
-		// the auto-configuration's own details read redlock.nodes, which is unset here
+		// the auto-configuration's own details read redlock.nodes and redlock.clusters,
+		// which are unset here
 		for (String name : BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, type, true, false)) {
 			Class<?> details = beanFactory.getType(name, false);
 			if (details == null || !details.getName().equals(PROPERTIES_DETAILS)) {

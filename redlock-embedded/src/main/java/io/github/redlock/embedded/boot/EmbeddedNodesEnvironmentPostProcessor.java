@@ -14,16 +14,16 @@ import org.springframework.core.env.ConfigurableEnvironment;
 
 /**
  * The development mode: in an application that has {@code redlock-embedded} on its
- * classpath and no {@code redlock.nodes}, starts {@code redlock.embedded.nodes} (5) local
- * {@code redis-server} nodes, points {@code redlock.nodes} at them, and stops them after
- * the application context closes. Meant for development and tests only: the nodes share
- * one machine and keep nothing. It starts by itself only in a test (a JUnit, TestNG or
- * Spring Boot test class on the stack of the thread that refreshes the context); anywhere
- * else it needs {@code redlock.embedded.enabled=true} (as {@code spring-boot:test-run}'s
- * main class sets), and without it start-up fails with an
- * {@link EmbeddedNodesRefusedException}, since in production (an unset
- * {@code REDLOCK_NODES_0}, a test-scoped dependency packaged by mistake) every instance
- * would lock on nodes of its own.
+ * classpath and no {@code redlock.nodes} (nor {@code redlock.clusters}: it never starts
+ * clusters), starts {@code redlock.embedded.nodes} (5) local {@code redis-server} nodes,
+ * points {@code redlock.nodes} at them, and stops them after the application context
+ * closes. Meant for development and tests only: the nodes share one machine and keep
+ * nothing. It starts by itself only in a test (a JUnit, TestNG or Spring Boot test class
+ * on the stack of the thread that refreshes the context); anywhere else it needs
+ * {@code redlock.embedded.enabled=true} (as {@code spring-boot:test-run}'s main class
+ * sets), and without it start-up fails with an {@link EmbeddedNodesRefusedException},
+ * since in production (an unset {@code REDLOCK_NODES_0}, a test-scoped dependency
+ * packaged by mistake) every instance would lock on nodes of its own.
  * <p>
  * The decision waits for the refresh of the application context, just before its
  * singletons are created: by then every way of setting {@code redlock.nodes} has had its

@@ -103,6 +103,22 @@ class EmbeddedNodesEnvironmentPostProcessorTests {
 	}
 
 	@Test
+	void configuredClustersAreNeverJoinedByLocalNodes(CapturedOutput output) {
+		// issue 36; failed before the fix: the development mode looked at redlock.nodes
+		// alone, started 5 nodes beside the clusters and set redlock.nodes, which the
+		// auto-configuration then refuses beside redlock.clusters
+		try (ConfigurableApplicationContext context = run(
+				"--redlock.clusters[0]=redis://10.0.1.1:6379,redis://10.0.1.2:6379",
+				"--redlock.clusters[1][0]=redis://10.0.2.1:6379")) {
+			assertThat(context.getEnvironment().getProperty("redlock.nodes")).isNull();
+			assertThat(context.getEnvironment()
+				.getPropertySources()
+				.contains(EmbeddedNodesEnvironmentPostProcessor.PROPERTY_SOURCE_NAME)).isFalse();
+		}
+		assertThat(output).doesNotContain("embedded redis-server nodes");
+	}
+
+	@Test
 	void canBeSwitchedOff() {
 		try (ConfigurableApplicationContext context = run("--redlock.embedded.enabled=false")) {
 			assertThat(context.getEnvironment().getProperty("redlock.nodes")).isNull();
