@@ -221,7 +221,9 @@ class ClusterFailoverIntegrationTests {
 		}
 		assertThat(overlaps).hasValue(0);
 		assertThat(backwards).hasValue(0);
-		assertThat(sections.get()).isGreaterThan(40);
+		// a few per key: on a loaded machine (load average 40) the 4 threads got 34 in
+		// all
+		assertThat(sections.get()).isGreaterThan(16);
 		for (int c = 0; c < 2; c++) {
 			ClusterMember member = (ClusterMember) first.parts().fleet.node(c);
 			RedisNode target = clusters.cluster(c).masters().get(1);
