@@ -221,8 +221,8 @@ class ClusterFailoverIntegrationTests {
 		}
 		assertThat(overlaps).hasValue(0);
 		assertThat(backwards).hasValue(0);
-		// a few per key: on a loaded machine (load average 40) the 4 threads got 34 in
-		// all
+		// more than one per key: how many the threads get while the slots move depends
+		// on how loaded the machine is
 		assertThat(sections.get()).isGreaterThan(16);
 		for (int c = 0; c < 2; c++) {
 			ClusterMember member = (ClusterMember) first.parts().fleet.node(c);
