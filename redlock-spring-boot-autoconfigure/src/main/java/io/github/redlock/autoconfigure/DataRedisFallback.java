@@ -42,7 +42,7 @@ final class DataRedisFallback {
 	 * Returns the fallback node of the given connection details, or {@code null} when
 	 * they are only Spring Boot's defaults (no {@code spring.data.redis.*} connection
 	 * property is set): a lock service on an assumed {@code localhost:6379} would
-	 * surprise.
+	 * surprise; or when they name no server at all.
 	 * @throws InvalidRedlockConfigurationException if the details describe Sentinel or a
 	 * cluster
 	 */
@@ -60,6 +60,9 @@ final class DataRedisFallback {
 					"List 3 or 5 independent masters (no replicas, no cluster) in redlock.nodes");
 		}
 		DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+		if (standalone == null) {
+			return null; // details of the application's own that name no server
+		}
 		SslBundle bundle = details.getSslBundle();
 		String url = environment.getProperty("spring.data.redis.url", "");
 		boolean ssl = bundle != null || (fromProperties && url.trim().startsWith("rediss://"));
