@@ -55,6 +55,9 @@ final class LockOperationSource {
 	 */
 	private static final Pattern BARE_NUMBER = Pattern.compile("\"(\\d+)\"");
 
+	/** What a duration attribute must be, for the action of a problem with one. */
+	private static final String WRITE_A_DURATION = "Write it as 10s, 500ms, PT10S, or a ${placeholder:default} that resolves to one";
+
 	private final Map<AnnotatedElementKey, Optional<LockOperation>> cache = new ConcurrentHashMap<>(256);
 
 	private final Map<Class<?>, List<LockOperation>> classes = new ConcurrentHashMap<>(64);
@@ -354,15 +357,19 @@ final class LockOperationSource {
 		String resolved = text;
 		try {
 			if (this.beanFactory instanceof ConfigurableBeanFactory factory) {
-				resolved = factory.resolveEmbeddedValue(text);
+				String value = factory.resolveEmbeddedValue(text);
+				if (value == null) {
+					// a placeholder configurer's null value
+					throw invalid(description, attribute, "\"" + text + "\" resolved to null", WRITE_A_DURATION);
+				}
+				resolved = value;
 			}
 			return DurationStyle.detectAndParse(resolved.trim());
 		}
 		catch (IllegalArgumentException ex) {
-			throw invalid(description, attribute,
-					"\"" + text + "\"" + (resolved.equals(text) ? "" : " (resolved to \"" + resolved + "\")")
-							+ " is not a duration",
-					"Write it as 10s, 500ms, PT10S, or a ${placeholder:default} that resolves to one");
+			throw invalid(description, attribute, "\"" + text + "\""
+					+ (resolved.equals(text) ? "" : " (resolved to \"" + resolved + "\")") + " is not a duration",
+					WRITE_A_DURATION);
 		}
 	}
 
