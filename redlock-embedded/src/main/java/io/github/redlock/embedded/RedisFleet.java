@@ -7,6 +7,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A fleet of independent {@code redis-server} nodes on loopback ports: the quorum a lock
  * registry runs against in tests and in development.
@@ -19,9 +21,9 @@ public final class RedisFleet implements AutoCloseable {
 
 	private final List<FleetProxy> proxies = new CopyOnWriteArrayList<>();
 
-	private final TestCertificates certificates;
+	private final @Nullable TestCertificates certificates;
 
-	private RedisFleet(List<RedisNode> nodes, TestCertificates certificates) {
+	private RedisFleet(List<RedisNode> nodes, @Nullable TestCertificates certificates) {
 		this.nodes = Collections.unmodifiableList(nodes);
 		this.certificates = certificates;
 	}
@@ -52,7 +54,7 @@ public final class RedisFleet implements AutoCloseable {
 				new RedisNode.Tls(certificates, requireClientCertificate, RedisNode.ServerCertificate.LOCALHOST));
 	}
 
-	private static RedisFleet start(int size, RedisNode.Tls tls) {
+	private static RedisFleet start(int size, RedisNode.@Nullable Tls tls) {
 		if (size < 1) {
 			throw new IllegalArgumentException("A fleet needs at least one node, not " + size);
 		}
