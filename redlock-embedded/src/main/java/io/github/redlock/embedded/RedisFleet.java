@@ -8,6 +8,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A fleet of independent {@code redis-server} nodes on loopback ports: the quorum a lock
  * registry runs against in tests and in development.
@@ -20,9 +22,9 @@ public final class RedisFleet implements AutoCloseable {
 
 	private final List<FleetProxy> proxies = new CopyOnWriteArrayList<>();
 
-	private final TestCertificates certificates;
+	private final @Nullable TestCertificates certificates;
 
-	private RedisFleet(List<RedisNode> nodes, TestCertificates certificates) {
+	private RedisFleet(List<RedisNode> nodes, @Nullable TestCertificates certificates) {
 		this.nodes = Collections.unmodifiableList(nodes);
 		this.certificates = certificates;
 	}
@@ -87,11 +89,12 @@ public final class RedisFleet implements AutoCloseable {
 		return start(size, null, (withFakeClock > 0) ? FakeClocks.binary() : null, withFakeClock);
 	}
 
-	private static RedisFleet start(int size, RedisNode.Tls tls) {
+	private static RedisFleet start(int size, RedisNode.@Nullable Tls tls) {
 		return start(size, tls, null, 0);
 	}
 
-	private static RedisFleet start(int size, RedisNode.Tls tls, RedisServerBinary fakeClockBinary, int withFakeClock) {
+	private static RedisFleet start(int size, RedisNode.@Nullable Tls tls, @Nullable RedisServerBinary fakeClockBinary,
+			int withFakeClock) {
 		if (size < 1) {
 			throw new IllegalArgumentException("A fleet needs at least one node, not " + size);
 		}
