@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -105,8 +106,10 @@ public final class RedisFleet implements AutoCloseable {
 		List<RedisNode> nodes = new ArrayList<>(size);
 		for (int i = 0; i < size; i++) {
 			boolean fakeClock = i < withFakeClock;
-			nodes.add(new RedisNode("node" + i, fakeClock ? fakeClockBinary : binary, tls, (directory) -> List.of(),
-					RedisNode::freePort, fakeClock));
+			nodes.add(new RedisNode(
+					"node" + i, fakeClock
+							? Objects.requireNonNull(fakeClockBinary, "withFakeClock > 0 without its binary") : binary,
+					tls, (directory) -> List.of(), RedisNode::freePort, fakeClock));
 		}
 		RedisFleet fleet = new RedisFleet(nodes, (tls != null) ? tls.certificates() : null);
 		try {

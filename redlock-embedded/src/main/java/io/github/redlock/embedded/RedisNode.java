@@ -88,7 +88,7 @@ public final class RedisNode implements AutoCloseable {
 
 	private volatile Duration clockOffset = Duration.ZERO;
 
-	private volatile Duration clockOffsetFromNextStart;
+	private volatile @Nullable Duration clockOffsetFromNextStart;
 
 	private volatile int port;
 
