@@ -221,7 +221,9 @@ class ClusterFailoverIntegrationTests {
 		}
 		assertThat(overlaps).hasValue(0);
 		assertThat(backwards).hasValue(0);
-		assertThat(sections.get()).isGreaterThan(40);
+		// more than one per key: how many the threads get while the slots move depends
+		// on how loaded the machine is
+		assertThat(sections.get()).isGreaterThan(16);
 		for (int c = 0; c < 2; c++) {
 			ClusterMember member = (ClusterMember) first.parts().fleet.node(c);
 			RedisNode target = clusters.cluster(c).masters().get(1);

@@ -24,6 +24,7 @@ import io.github.redlock.autoconfigure.metrics.RedlockMetricsAutoConfiguration;
 import io.github.redlock.embedded.RedisCluster;
 import io.github.redlock.embedded.RedisClusterExtension;
 import io.github.redlock.embedded.RedisNode;
+import io.github.redlock.embedded.SlotRange;
 import io.github.redlock.endpoint.RedlockEndpoint.NodeDescriptor;
 import io.github.redlock.endpoint.RedlockEndpoint;
 import io.github.redlock.engine.RedlockRegistry;
@@ -60,9 +61,10 @@ import static org.awaitility.Awaitility.await;
 /**
  * An application configured only with {@code redlock.clusters}: three Redis Clusters of
  * three masters each, one member of the quorum each (issue 36). A
- * {@code @DistributedLock} method excludes across them; health, the endpoint and the
- * metrics list every master; a master killed takes its member out, and locking goes on
- * with the other two. No password of a seed URI shows anywhere.
+ * {@code @DistributedLock} method excludes across them while its key's slot moves to
+ * another master of one cluster; health, the endpoint and the metrics list every master;
+ * a master killed takes its member out, and locking goes on with the other two. No
+ * password of a seed URI shows anywhere.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class ClusterMembersIntegrationTests {
@@ -127,7 +129,20 @@ class ClusterMembersIntegrationTests {
 						.allSatisfy((address, master) -> assertThat(master).containsEntry("status", "UP"));
 				}
 			});
+			// the lock key's slot moves to another master of the first cluster while the
+			// callers lock: that member gives no vote while it moves, the others do
+			RedisCluster first = clusters.cluster(0);
+			int slot = RedisCluster.slot("{nightly}");
+			RedisNode target = first.masters()
+				.stream()
+				.filter((master) -> master != first.ownerOf(slot))
+				.findFirst()
+				.orElseThrow();
+			Thread move = new Thread(() -> first.migrate(SlotRange.of(slot), target));
+			move.start();
 			runConcurrently(job, 2, 15);
+			move.join();
+			assertThat(first.ownerOf(slot)).isEqualTo(target);
 			assertThat(job.overlaps()).isZero();
 			assertThat(job.tokens()).hasSize(30).isSorted().doesNotHaveDuplicates();
 			await().atMost(AWAIT)
