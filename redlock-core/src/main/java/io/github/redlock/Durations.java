@@ -2,6 +2,8 @@ package io.github.redlock;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Durations in messages, in the style users write them in properties: {@code 500ms},
  * {@code 10s}, {@code 2m}, {@code 1h}, {@code 1d}, never {@code PT2M}.
@@ -18,7 +20,7 @@ public final class Durations {
 	 * @param duration the duration, or {@code null}
 	 * @return such as {@code 2m} or {@code 1500ms}
 	 */
-	public static String format(Duration duration) {
+	public static String format(@Nullable Duration duration) {
 		if (duration == null) {
 			return "null";
 		}

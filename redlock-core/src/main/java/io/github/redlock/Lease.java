@@ -3,6 +3,8 @@ package io.github.redlock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A held distributed lock. Close it, typically with try-with-resources, to release it.
  * <p>
@@ -125,7 +127,7 @@ public interface Lease extends AutoCloseable {
 	 * @return a future that completes when a quorum of nodes is free of the lock, as
 	 * {@link #release()} returns, or when the nodes have answered or timed out
 	 */
-	default CompletableFuture<Void> releaseAsync() {
+	default CompletableFuture<@Nullable Void> releaseAsync() {
 		release();
 		return CompletableFuture.completedFuture(null);
 	}

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown when a lock could not be acquired within its wait time. {@link #getReason()}
  * says why, for a program to switch on: another owner holds it ({@link Reason#HELD},
@@ -99,7 +101,7 @@ public class LockAcquisitionException extends RedlockException {
 	 * @param note extra explanation, or {@code null}
 	 */
 	public LockAcquisitionException(String key, Duration waitTime, int attempts, int agreed, int required, int nodes,
-			List<NodeFailure> failures, String note) {
+			List<NodeFailure> failures, @Nullable String note) {
 		this(null, key, waitTime, attempts, agreed, required, nodes, failures, note);
 	}
 
@@ -117,8 +119,8 @@ public class LockAcquisitionException extends RedlockException {
 	 * @param failures why each other node did not agree in the last attempt
 	 * @param note extra explanation, or {@code null}
 	 */
-	public LockAcquisitionException(Reason reason, String key, Duration waitTime, int attempts, int agreed,
-			int required, int nodes, List<NodeFailure> failures, String note) {
+	public LockAcquisitionException(@Nullable Reason reason, String key, Duration waitTime, int attempts, int agreed,
+			int required, int nodes, List<NodeFailure> failures, @Nullable String note) {
 		super(message(reasonOf(reason, agreed, required, failures), key, waitTime, attempts, agreed, required, nodes,
 				failures, note));
 		this.reason = reasonOf(reason, agreed, required, failures);
@@ -183,7 +185,7 @@ public class LockAcquisitionException extends RedlockException {
 		this.failures = List.of();
 	}
 
-	private static Reason reasonOf(Reason given, int agreed, int required, List<NodeFailure> failures) {
+	private static Reason reasonOf(@Nullable Reason given, int agreed, int required, List<NodeFailure> failures) {
 		if (given != null) {
 			return given;
 		}
@@ -195,7 +197,7 @@ public class LockAcquisitionException extends RedlockException {
 	}
 
 	private static String message(Reason reason, String key, Duration waitTime, int attempts, int agreed, int required,
-			int nodes, List<NodeFailure> failures, String note) {
+			int nodes, List<NodeFailure> failures, @Nullable String note) {
 		StringBuilder message = new StringBuilder("Could not acquire lock '").append(LockKeys.printable(key))
 			.append("'");
 		message.append(waitTime.isZero() ? " in one attempt" : " within " + Durations.format(waitTime) + " (" + attempts

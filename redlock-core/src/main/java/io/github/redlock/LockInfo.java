@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What the nodes say about one lock, for operators: who holds it on which node and for
  * how long. The owner is the holder's identity ({@code host:pid:thread}); the secret part
@@ -39,6 +41,7 @@ public record LockInfo(String key, int quorum, List<NodeState> nodes) {
 	 * whose lease is in force.
 	 * @return the owner identity
 	 */
+	@SuppressWarnings("NullAway") // a node's owner is set whenever its holding is
 	public Optional<String> holder() {
 		Map<String, Integer> counts = new HashMap<>();
 		for (NodeState node : this.nodes) {
@@ -70,10 +73,11 @@ public record LockInfo(String key, int quorum, List<NodeState> nodes) {
 	 * @param fencingCounter the key's fencing counter there, or 0 if it has none
 	 * @param error why the node did not answer, or {@code null}
 	 */
-	public record NodeState(String node, String owner, String holding, Duration remaining, long fencingCounter,
-			String error) {
+	public record NodeState(String node, @Nullable String owner, @Nullable String holding, @Nullable Duration remaining,
+			long fencingCounter, @Nullable String error) {
 
 		@Override
+		@SuppressWarnings("NullAway") // remaining is set whenever the owner is
 		public String toString() {
 			if (this.error != null) {
 				return this.node + ": " + this.error;

@@ -1,5 +1,7 @@
 package io.github.redlock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How a lock key is shown in logs, exceptions and endpoints: control characters (carriage
  * returns, line feeds, tabs, escape sequences, Unicode line separators) are escaped, so
@@ -19,7 +21,7 @@ public final class LockKeys {
 	 * @param key the key, or {@code null}
 	 * @return the key as it may be shown
 	 */
-	public static String printable(String key) {
+	public static String printable(@Nullable String key) {
 		if (key == null) {
 			return "null";
 		}

@@ -7,6 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Distributed locks over a quorum of independent Redis-protocol nodes.
  * <p>
@@ -127,7 +129,8 @@ public interface LockRegistry {
 	 * the action returns: its result may rest on data that another holder changed)
 	 * @throws Exception whatever the action throws
 	 */
-	<T> T executeLocked(String key, Duration ttl, Duration waitTime, Callable<T> action) throws Exception;
+	<T extends @Nullable Object> T executeLocked(String key, Duration ttl, Duration waitTime, Callable<T> action)
+			throws Exception;
 
 	/**
 	 * Returns a {@link Lock} view of a key, for code written against {@code Lock}, which

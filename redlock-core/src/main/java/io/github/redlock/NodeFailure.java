@@ -1,14 +1,16 @@
 package io.github.redlock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Why one node did not agree to a lock operation.
  *
  * @param node the node, as a URI without credentials
  * @param kind the kind of failure
- * @param detail a short explanation
+ * @param detail a short explanation, or {@code null}
  * @author redlock contributors
  */
-public record NodeFailure(String node, Kind kind, String detail) {
+public record NodeFailure(String node, Kind kind, @Nullable String detail) {
 
 	/**
 	 * Kinds of node failure.

@@ -1,5 +1,7 @@
 package io.github.redlock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Base of the exceptions this library throws about locks.
  *
@@ -20,9 +22,9 @@ public class RedlockException extends RuntimeException {
 	/**
 	 * Creates an exception with a cause.
 	 * @param message what happened and what to do
-	 * @param cause the cause
+	 * @param cause the cause, or {@code null}
 	 */
-	public RedlockException(String message, Throwable cause) {
+	public RedlockException(String message, @Nullable Throwable cause) {
 		super(message, cause);
 	}
 

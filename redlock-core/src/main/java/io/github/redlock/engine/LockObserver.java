@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockLostException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Instrumentation of a {@link RedlockRegistry} for tracing: hears of each acquisition as
@@ -148,7 +149,7 @@ public interface LockObserver {
 		 * @param lease the new lease
 		 * @return what hears how the hold ends, or {@code null} not to hear it
 		 */
-		Holding hold(Lease lease);
+		@Nullable Holding hold(Lease lease);
 
 	}
 

@@ -3,6 +3,8 @@ package io.github.redlock.engine;
 import java.time.Duration;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One node as a registry sees it now, for health checks and operators.
  *
@@ -19,8 +21,8 @@ import java.util.List;
  * @author redlock contributors
  * @see RedlockRegistry#checkNodes()
  */
-public record NodeStatus(String node, boolean usable, Duration latency, String problem, String warning,
-		List<NodeStatus> masters) {
+public record NodeStatus(String node, boolean usable, @Nullable Duration latency, @Nullable String problem,
+		@Nullable String warning, List<NodeStatus> masters) {
 
 	public NodeStatus {
 		masters = (masters != null) ? List.copyOf(masters) : List.of();
@@ -34,7 +36,8 @@ public record NodeStatus(String node, boolean usable, Duration latency, String p
 	 * @param problem why it does not count, or {@code null} when it does
 	 * @param warning what weakens its connection though it counts, or {@code null}
 	 */
-	public NodeStatus(String node, boolean usable, Duration latency, String problem, String warning) {
+	public NodeStatus(String node, boolean usable, @Nullable Duration latency, @Nullable String problem,
+			@Nullable String warning) {
 		this(node, usable, latency, problem, warning, List.of());
 	}
 
@@ -45,11 +48,12 @@ public record NodeStatus(String node, boolean usable, Duration latency, String p
 	 * @param latency how long it took to answer, or {@code null}
 	 * @param problem why it does not count, or {@code null} when it does
 	 */
-	public NodeStatus(String node, boolean usable, Duration latency, String problem) {
+	public NodeStatus(String node, boolean usable, @Nullable Duration latency, @Nullable String problem) {
 		this(node, usable, latency, problem, null);
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // a usable node answered: its latency is set
 	public String toString() {
 		return this.node + ": " + (this.usable ? "up, " + this.latency.toMillis() + "ms" : this.problem);
 	}

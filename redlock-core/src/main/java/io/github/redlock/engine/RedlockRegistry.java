@@ -20,6 +20,7 @@ import io.github.redlock.engine.node.KeyLayout;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LockRegistry} over N independent Redis-protocol masters, following the Redlock
@@ -157,7 +158,8 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	}
 
 	@Override
-	public <T> T executeLocked(String key, Duration ttl, Duration waitTime, Callable<T> action) throws Exception {
+	public <T extends @Nullable Object> T executeLocked(String key, Duration ttl, Duration waitTime, Callable<T> action)
+			throws Exception {
 		Objects.requireNonNull(action, "action must not be null");
 		return ((ReentrantLease) acquire(key, ttl, waitTime, true)).callHeld(action);
 	}
@@ -598,7 +600,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @param username the ACL user name, or {@code null}
 		 * @return this builder
 		 */
-		public Builder username(String username) {
+		public Builder username(@Nullable String username) {
 			this.options.username(username);
 			return this;
 		}
@@ -610,7 +612,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @param password the password, or {@code null}
 		 * @return this builder
 		 */
-		public Builder password(CharSequence password) {
+		public Builder password(@Nullable CharSequence password) {
 			this.options.password(password);
 			return this;
 		}
@@ -687,7 +689,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 		 * @param observer the observer, or {@code null} for none
 		 * @return this builder
 		 */
-		public Builder observer(LockObserver observer) {
+		public Builder observer(@Nullable LockObserver observer) {
 			this.options.observer = observer;
 			return this;
 		}

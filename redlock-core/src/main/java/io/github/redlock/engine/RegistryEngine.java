@@ -24,6 +24,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.resource.ClientResources;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The parts of one registry, built and wired once, and their lifecycle: the façade,
@@ -51,7 +52,7 @@ final class RegistryEngine {
 	final Waiting permitLines;
 
 	/** Wake-ups when other processes release, or {@code null} if turned off. */
-	final ReleaseHints hints;
+	final @Nullable ReleaseHints hints;
 
 	/** Every kind of lock, with the checks, the threads' holds and the observer. */
 	final LockKinds kinds;
@@ -158,9 +159,9 @@ final class RegistryEngine {
 	/**
 	 * What the builder gives the engine beside the checked settings and node addresses.
 	 */
-	record Options(ClientResources resources, boolean acceptEviction, Consumer<ClientOptions.Builder> clientOptions,
-			boolean coalesceWrites, MonotonicClock clock, List<RegistryListener> listeners, LockObserver observer,
-			boolean releaseHints) {
+	record Options(@Nullable ClientResources resources, boolean acceptEviction,
+			Consumer<ClientOptions.Builder> clientOptions, boolean coalesceWrites, MonotonicClock clock,
+			List<RegistryListener> listeners, @Nullable LockObserver observer, boolean releaseHints) {
 	}
 
 }

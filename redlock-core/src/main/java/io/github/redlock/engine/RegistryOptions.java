@@ -15,6 +15,7 @@ import io.github.redlock.engine.quorum.MonotonicClock;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The options a {@link RedlockRegistry.Builder} collects, with their defaults, and the
@@ -65,24 +66,24 @@ final class RegistryOptions {
 
 	Duration fencingRetention = Duration.ofDays(1);
 
-	ClientResources clientResources;
+	@Nullable ClientResources clientResources;
 
 	MonotonicClock clock = MonotonicClock.SYSTEM;
 
 	Consumer<ClientOptions.Builder> clientOptions = (options) -> {
 	};
 
-	String username;
+	@Nullable String username;
 
-	char[] password;
+	char @Nullable [] password;
 
 	boolean ssl;
 
-	SslOptions sslOptions;
+	@Nullable SslOptions sslOptions;
 
 	final List<RegistryListener> listeners = new ArrayList<>();
 
-	LockObserver observer;
+	@Nullable LockObserver observer;
 
 	/**
 	 * Whether concurrent commands to one node go out in one write: off only to measure
@@ -95,12 +96,12 @@ final class RegistryOptions {
 	Duration silentNodeProbeInterval = SilentNodes.DEFAULT_PROBE_INTERVAL;
 
 	/** Sets the user name; an empty one is none. */
-	void username(String username) {
+	void username(@Nullable String username) {
 		this.username = (username != null && !username.isEmpty()) ? username : null;
 	}
 
 	/** Sets the password, copied; an empty one is none. */
-	void password(CharSequence password) {
+	void password(@Nullable CharSequence password) {
 		this.password = (password != null && password.length() > 0) ? password.toString().toCharArray() : null;
 	}
 

@@ -53,4 +53,7 @@
  * {@code Waiting} for the next attempt, until the wait time is spent and a
  * {@code LockAcquisitionException} says what each node answered.
  */
+@NullMarked
 package io.github.redlock.engine;
+
+import org.jspecify.annotations.NullMarked;

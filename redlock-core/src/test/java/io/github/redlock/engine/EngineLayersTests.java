@@ -51,7 +51,7 @@ class EngineLayersTests {
 	static final List<String> LAYERS = List.of("node", "quorum", "waiting", "lease", "kinds");
 
 	private static final String[] LIBRARIES = { "java..", "javax..", "io.lettuce..", "io.netty..", "reactor..",
-			"org.apache.commons.logging.." };
+			"org.apache.commons.logging..", "org.jspecify.." };
 
 	@Test
 	void eachLayerKnowsNothingOfTheLayersAboveIt() {

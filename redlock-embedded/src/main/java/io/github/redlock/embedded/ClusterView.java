@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One server's view of its cluster, read from its {@code CLUSTER NODES} and
  * {@code CLUSTER INFO}: who is in it, who is a master or a replica of whom, who owns
@@ -91,7 +93,7 @@ record ClusterView(RedisNode observer, boolean ok, List<Member> members, Map<Int
 	/**
 	 * Returns the id of the master that owns a slot, or {@code null} if none does.
 	 */
-	String owner(int slot) {
+	@Nullable String owner(int slot) {
 		return this.members.stream()
 			.filter((member) -> member.isMaster() && member.slots().get(slot))
 			.map(Member::id)

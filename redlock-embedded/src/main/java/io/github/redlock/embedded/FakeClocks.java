@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assumptions;
 
 /**
@@ -44,7 +45,7 @@ public final class FakeClocks {
 			"/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1",
 			"/usr/local/lib/faketime/libfaketime.so.1");
 
-	private static volatile Support support;
+	private static volatile @Nullable Support support;
 
 	private FakeClocks() {
 	}
@@ -101,17 +102,25 @@ public final class FakeClocks {
 	 */
 	public static RedisServerBinary binary() {
 		Support found = support();
-		if (found.binary() == null) {
+		RedisServerBinary binary = found.binary();
+		if (binary == null) {
 			throw new IllegalStateException("Nodes cannot run with a fake clock here: " + found.reason());
 		}
-		return found.binary();
+		return binary;
 	}
 
 	/**
 	 * Returns the libfaketime library nodes run with.
+	 * @throws IllegalStateException if it is not installed: see
+	 * {@link #unavailableReason()}
 	 */
 	static Path library() {
-		return support().library();
+		Support found = support();
+		Path library = found.library();
+		if (library == null) {
+			throw new IllegalStateException("Nodes cannot run with a fake clock here: " + found.reason());
+		}
+		return library;
 	}
 
 	/**
@@ -165,7 +174,7 @@ public final class FakeClocks {
 				+ bundledSaid + ") starts under " + library);
 	}
 
-	private static Path findLibrary() {
+	private static @Nullable Path findLibrary() {
 		String named = System.getenv(LIBRARY_VARIABLE);
 		if (named != null && !named.isBlank()) {
 			Path path = Path.of(named);
@@ -180,7 +189,7 @@ public final class FakeClocks {
 	 * anywhere"); returns {@code null} if it did, else what went wrong. A server the
 	 * library breaks says so and hangs: the probe stops at its first words.
 	 */
-	private static String probe(RedisServerBinary binary, Path library) {
+	private static @Nullable String probe(RedisServerBinary binary, Path library) {
 		Process process = null;
 		Path offset = null;
 		Path output = null;
@@ -229,7 +238,7 @@ public final class FakeClocks {
 		}
 	}
 
-	private record Support(Path library, RedisServerBinary binary, String reason) {
+	private record Support(@Nullable Path library, @Nullable RedisServerBinary binary, @Nullable String reason) {
 
 	}
 

@@ -19,6 +19,8 @@ final class NodeLinks implements AutoCloseable {
 	 * Runs one command on a node and returns its reply.
 	 * @throws UncheckedIOException if the node cannot be reached or answers with an error
 	 */
+	// the commands sent here (CLUSTER, INFO, FLUSHALL, WAIT) never answer nil
+	@SuppressWarnings("NullAway")
 	Object call(RedisNode node, String... args) {
 		RespConnection connection = this.open.get(node);
 		try {

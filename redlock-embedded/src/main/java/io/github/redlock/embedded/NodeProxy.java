@@ -17,6 +17,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A TCP proxy on its own loopback port in front of one {@link RedisNode}: the network
  * link between one client and one node, with the faults of a network rather than of a
@@ -156,6 +158,7 @@ public final class NodeProxy implements AutoCloseable {
 	 * @param direction the direction
 	 * @return whether it is cut
 	 */
+	@SuppressWarnings("NullAway") // the constructor puts every direction in the map
 	public synchronized boolean isCut(Direction direction) {
 		return this.cut.get(direction);
 	}
@@ -267,6 +270,7 @@ public final class NodeProxy implements AutoCloseable {
 	 * Waits until a chunk read at {@code readAt} may go {@code direction}: not cut, and
 	 * its delay spent. Returns {@code false} if the proxy closed meanwhile.
 	 */
+	@SuppressWarnings("NullAway") // the constructor puts every direction in the maps
 	private synchronized boolean awaitPassage(Link link, Direction direction, long readAt) throws InterruptedException {
 		while (!this.closed && !link.closed) {
 			if (!this.cut.get(direction)) {
@@ -393,7 +397,7 @@ public final class NodeProxy implements AutoCloseable {
 
 	}
 
-	private record Chunk(byte[] bytes, long readAt) {
+	private record Chunk(byte @Nullable [] bytes, long readAt) {
 
 	}
 

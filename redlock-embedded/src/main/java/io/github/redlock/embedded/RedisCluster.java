@@ -21,6 +21,8 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A Redis Cluster of real {@code redis-server} processes on loopback ports: a number of
  * masters that split the {@value ClusterSlots#COUNT} hash slots evenly, each with the
@@ -446,7 +448,7 @@ public final class RedisCluster implements AutoCloseable {
 		promote(replica, null);
 	}
 
-	private void promote(RedisNode replica, String option) {
+	private void promote(RedisNode replica, @Nullable String option) {
 		String masterId = view().member(nodeId(replica))
 			.filter((member) -> !member.isMaster())
 			.map(ClusterView.Member::masterId)
@@ -558,7 +560,7 @@ public final class RedisCluster implements AutoCloseable {
 	/**
 	 * Returns what keeps the cluster from being whole, or {@code null} if nothing does.
 	 */
-	private String unhealthy(NodeLinks links, Predicate<ClusterView> condition) {
+	private @Nullable String unhealthy(NodeLinks links, Predicate<ClusterView> condition) {
 		List<RedisNode> live = this.nodes.stream().filter(this::isLive).toList();
 		Set<String> liveIds = live.stream().map(this::nodeId).collect(Collectors.toSet());
 		List<ClusterView> views = new ArrayList<>();

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -40,7 +41,7 @@ public final class RedisClusterExtension
 
 	private final Duration nodeTimeout;
 
-	private volatile List<RedisCluster> clusters;
+	private volatile @Nullable List<RedisCluster> clusters;
 
 	private volatile boolean perTest;
 
@@ -149,6 +150,8 @@ public final class RedisClusterExtension
 	 * one, so that the next test starts clean, and the failure is reported for the test
 	 * that left it so.
 	 */
+	// called after each test of a class whose clusters were started
+	@SuppressWarnings("NullAway")
 	private void healOrReplace() {
 		List<RedisCluster> running = this.clusters;
 		List<CompletableFuture<Void>> healing = running.stream()

@@ -4,9 +4,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A fleet of independent {@code redis-server} nodes on loopback ports: the quorum a lock
@@ -20,9 +23,9 @@ public final class RedisFleet implements AutoCloseable {
 
 	private final List<FleetProxy> proxies = new CopyOnWriteArrayList<>();
 
-	private final TestCertificates certificates;
+	private final @Nullable TestCertificates certificates;
 
-	private RedisFleet(List<RedisNode> nodes, TestCertificates certificates) {
+	private RedisFleet(List<RedisNode> nodes, @Nullable TestCertificates certificates) {
 		this.nodes = Collections.unmodifiableList(nodes);
 		this.certificates = certificates;
 	}
@@ -87,11 +90,12 @@ public final class RedisFleet implements AutoCloseable {
 		return start(size, null, (withFakeClock > 0) ? FakeClocks.binary() : null, withFakeClock);
 	}
 
-	private static RedisFleet start(int size, RedisNode.Tls tls) {
+	private static RedisFleet start(int size, RedisNode.@Nullable Tls tls) {
 		return start(size, tls, null, 0);
 	}
 
-	private static RedisFleet start(int size, RedisNode.Tls tls, RedisServerBinary fakeClockBinary, int withFakeClock) {
+	private static RedisFleet start(int size, RedisNode.@Nullable Tls tls, @Nullable RedisServerBinary fakeClockBinary,
+			int withFakeClock) {
 		if (size < 1) {
 			throw new IllegalArgumentException("A fleet needs at least one node, not " + size);
 		}
@@ -102,8 +106,10 @@ public final class RedisFleet implements AutoCloseable {
 		List<RedisNode> nodes = new ArrayList<>(size);
 		for (int i = 0; i < size; i++) {
 			boolean fakeClock = i < withFakeClock;
-			nodes.add(new RedisNode("node" + i, fakeClock ? fakeClockBinary : binary, tls, (directory) -> List.of(),
-					RedisNode::freePort, fakeClock));
+			nodes.add(new RedisNode(
+					"node" + i, fakeClock
+							? Objects.requireNonNull(fakeClockBinary, "withFakeClock > 0 without its binary") : binary,
+					tls, (directory) -> List.of(), RedisNode::freePort, fakeClock));
 		}
 		RedisFleet fleet = new RedisFleet(nodes, (tls != null) ? tls.certificates() : null);
 		try {

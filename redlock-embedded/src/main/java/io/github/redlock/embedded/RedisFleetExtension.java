@@ -2,6 +2,7 @@ package io.github.redlock.embedded;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -41,9 +42,9 @@ public final class RedisFleetExtension
 
 	private final boolean requireClientCertificate;
 
-	private volatile RedisFleet fleet;
+	private volatile @Nullable RedisFleet fleet;
 
-	private volatile TestCertificates certificates;
+	private volatile @Nullable TestCertificates certificates;
 
 	private volatile boolean perTest;
 

@@ -22,6 +22,8 @@ import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
+
 import javax.net.ssl.SSLContext;
 
 /**
@@ -74,9 +76,9 @@ public final class RedisNode implements AutoCloseable {
 
 	private final Path directory;
 
-	private final Tls tls;
+	private final @Nullable Tls tls;
 
-	private final SSLContext clientContext;
+	private final @Nullable SSLContext clientContext;
 
 	private final Function<Path, List<String>> options;
 
@@ -86,17 +88,17 @@ public final class RedisNode implements AutoCloseable {
 
 	private volatile Duration clockOffset = Duration.ZERO;
 
-	private volatile Duration clockOffsetFromNextStart;
+	private volatile @Nullable Duration clockOffsetFromNextStart;
 
 	private volatile int port;
 
-	private volatile Process supervisor;
+	private volatile @Nullable Process supervisor;
 
 	private volatile long pid;
 
 	private volatile boolean paused;
 
-	private volatile Thread slowdown;
+	private volatile @Nullable Thread slowdown;
 
 	private volatile boolean closed;
 
@@ -104,7 +106,7 @@ public final class RedisNode implements AutoCloseable {
 		this(name, binary, null);
 	}
 
-	RedisNode(String name, RedisServerBinary binary, Tls tls) {
+	RedisNode(String name, RedisServerBinary binary, @Nullable Tls tls) {
 		this(name, binary, tls, (directory) -> List.of(), RedisNode::freePort);
 	}
 
@@ -113,7 +115,8 @@ public final class RedisNode implements AutoCloseable {
 	 * @param options the extra command-line options, given the node's directory
 	 * @param ports finds the port of the first start, and of each retry of it
 	 */
-	RedisNode(String name, RedisServerBinary binary, Tls tls, Function<Path, List<String>> options, IntSupplier ports) {
+	RedisNode(String name, RedisServerBinary binary, @Nullable Tls tls, Function<Path, List<String>> options,
+			IntSupplier ports) {
 		this(name, binary, tls, options, ports, false);
 	}
 
@@ -122,8 +125,8 @@ public final class RedisNode implements AutoCloseable {
 	 * @param fakeClock whether its server runs under libfaketime, its clock moved by
 	 * {@link #clockOffset(Duration)}
 	 */
-	RedisNode(String name, RedisServerBinary binary, Tls tls, Function<Path, List<String>> options, IntSupplier ports,
-			boolean fakeClock) {
+	RedisNode(String name, RedisServerBinary binary, @Nullable Tls tls, Function<Path, List<String>> options,
+			IntSupplier ports, boolean fakeClock) {
 		if (tls != null) {
 			binary.requireTls();
 		}
@@ -233,6 +236,7 @@ public final class RedisNode implements AutoCloseable {
 		throw failure;
 	}
 
+	@SuppressWarnings("NullAway") // INFO always answers with a bulk string
 	private void launch(int port) {
 		List<String> command = new ArrayList<>(
 				List.of("/bin/sh", "-c", SUPERVISOR, this.binary.path().toString(), "--bind", "127.0.0.1",
@@ -617,7 +621,7 @@ public final class RedisNode implements AutoCloseable {
 	 * @return the reply
 	 * @throws UncheckedIOException if the node cannot be reached or answers with an error
 	 */
-	public Object call(String... args) {
+	public @Nullable Object call(String... args) {
 		try (RespConnection connection = connect(10_000)) {
 			return connection.call(args);
 		}

@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Finds the {@code redis-server} binary that node processes run: the one named by the
  * {@code REDLOCK_REDIS_SERVER} environment variable (or the {@code redlock.redis-server}
@@ -31,7 +33,7 @@ public final class RedisServerBinary {
 
 	private static final Pattern VERSION = Pattern.compile("v=(\\d+)\\.(\\d+)\\.(\\d+)");
 
-	private static volatile RedisServerBinary resolved;
+	private static volatile @Nullable RedisServerBinary resolved;
 
 	private final Path path;
 
@@ -41,9 +43,9 @@ public final class RedisServerBinary {
 
 	private final int majorVersion;
 
-	private volatile Boolean tls;
+	private volatile @Nullable Boolean tls;
 
-	private volatile String tlsProbeOutput;
+	private volatile @Nullable String tlsProbeOutput;
 
 	private RedisServerBinary(Path path, String origin) {
 		this.path = path;
@@ -108,7 +110,7 @@ public final class RedisServerBinary {
 		return new RedisServerBinary(extractBundled(), "embedded-redis jar");
 	}
 
-	private static Path findOnPath(String name) {
+	private static @Nullable Path findOnPath(String name) {
 		String path = System.getenv("PATH");
 		if (path == null) {
 			return null;
@@ -237,6 +239,8 @@ public final class RedisServerBinary {
 	 * Throws unless the binary {@link #supportsTls() supports TLS}, saying how to get one
 	 * that does.
 	 */
+	// supportsTls() answered no, so its probe kept what the server said
+	@SuppressWarnings("NullAway")
 	void requireTls() {
 		if (!supportsTls()) {
 			String said = this.tlsProbeOutput;

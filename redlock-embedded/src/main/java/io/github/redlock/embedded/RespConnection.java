@@ -12,6 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 
@@ -36,7 +38,7 @@ final class RespConnection implements Closeable {
 	 * Connects to a port on {@code 127.0.0.1}, over TLS if a context is given (the
 	 * handshake is over when the constructor returns).
 	 */
-	RespConnection(int port, int timeoutMillis, SSLContext tls) throws IOException {
+	RespConnection(int port, int timeoutMillis, @Nullable SSLContext tls) throws IOException {
 		Socket plain = new Socket();
 		Socket socket = plain;
 		try {
@@ -60,7 +62,7 @@ final class RespConnection implements Closeable {
 		}
 	}
 
-	Object call(String... args) throws IOException {
+	@Nullable Object call(String... args) throws IOException {
 		send(args);
 		return read();
 	}
@@ -85,7 +87,7 @@ final class RespConnection implements Closeable {
 		out.writeBytes(text.getBytes(StandardCharsets.US_ASCII));
 	}
 
-	Object read() throws IOException {
+	@Nullable Object read() throws IOException {
 		int type = this.in.read();
 		if (type == -1) {
 			throw new IOException("Connection closed by the server");

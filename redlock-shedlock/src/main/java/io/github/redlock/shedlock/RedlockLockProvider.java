@@ -24,6 +24,7 @@ import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A ShedLock {@link ExtensibleLockProvider} over a redlock {@link LockRegistry}: a
@@ -76,16 +77,16 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 
 	private final LockRegistry registry;
 
-	private final Duration maxTtl;
+	private final @Nullable Duration maxTtl;
 
 	/** Shortest TTL a quorum can grant, or {@code null} if the registry does not say. */
-	private final Duration minTtl;
+	private final @Nullable Duration minTtl;
 
 	/** Longest a lock may be held, or {@code null} if the registry does not say. */
-	private final Duration maxHold;
+	private final @Nullable Duration maxHold;
 
 	/** Room left below the maximum hold for the acquisition's own round trip. */
-	private final Duration holdMargin;
+	private final @Nullable Duration holdMargin;
 
 	/** Lock names already warned about, so that each is named once. */
 	private final Set<String> roundedUp = ConcurrentHashMap.newKeySet();
@@ -204,7 +205,7 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 	 * a held name gets nothing, from the holding thread too.
 	 * @return the lease, or {@code null} if another holder has the lock
 	 */
-	private Lease acquire(String name, Duration ttl, LockConfiguration lockConfiguration) {
+	private @Nullable Lease acquire(String name, Duration ttl, LockConfiguration lockConfiguration) {
 		CompletableFuture<Lease> pending;
 		try {
 			pending = this.registry.acquireAsync(name, ttl, Duration.ZERO, false);

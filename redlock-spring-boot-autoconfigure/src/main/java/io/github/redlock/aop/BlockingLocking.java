@@ -8,6 +8,7 @@ import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockLostException;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ClassUtils;
 
@@ -33,7 +34,7 @@ final class BlockingLocking {
 		this.locks = locks;
 	}
 
-	Object lock(MethodInvocation invocation, LockOperation operation, List<String> keys, Duration ttl,
+	@Nullable Object lock(MethodInvocation invocation, LockOperation operation, List<String> keys, Duration ttl,
 			Duration waitTime) throws Throwable {
 		List<Lease> leases;
 		try {

@@ -12,6 +12,7 @@ import io.github.redlock.LockLostException;
 import org.aopalliance.intercept.MethodInvocation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.ResolvableType;
 
@@ -39,7 +40,7 @@ final class CompletionStageLocking {
 		this.locks = locks;
 	}
 
-	Object lock(MethodInvocation invocation, LockOperation operation, List<String> keys, Duration ttl,
+	@Nullable Object lock(MethodInvocation invocation, LockOperation operation, List<String> keys, Duration ttl,
 			Duration waitTime) throws Throwable {
 		List<Lease> leases;
 		try {

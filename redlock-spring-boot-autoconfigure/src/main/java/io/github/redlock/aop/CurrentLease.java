@@ -57,6 +57,8 @@ public final class CurrentLease {
 	 * @return a {@code Mono} of the lease, which fails with an
 	 * {@link IllegalStateException} outside such a pipeline
 	 */
+	// getOrDefault answers the default it is given, never null
+	@SuppressWarnings("NullAway")
 	public static Mono<Lease> mono() {
 		return Mono.deferContextual((context) -> {
 			List<Lease> leases = context.getOrDefault(CONTEXT_KEY, List.of());

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -43,7 +44,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 	}
 
 	@Override
-	public Object invoke(MethodInvocation invocation) throws Throwable {
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target)
 				: invocation.getMethod().getDeclaringClass();
@@ -74,7 +75,7 @@ final class DistributedLockInterceptor implements MethodInterceptor {
 		return this.completionStages.lock(invocation, operation, keys, ttl, waitTime);
 	}
 
-	private List<String> keys(LockOperation operation, MethodInvocation invocation, Object target,
+	private List<String> keys(LockOperation operation, MethodInvocation invocation, @Nullable Object target,
 			Class<?> targetClass) {
 		return this.evaluator.keys(operation, invocation.getArguments(), target, targetClass, this.locks.beanFactory());
 	}

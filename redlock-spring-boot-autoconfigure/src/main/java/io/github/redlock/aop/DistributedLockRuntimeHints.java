@@ -1,5 +1,7 @@
 package io.github.redlock.aop;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
@@ -16,7 +18,7 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 final class DistributedLockRuntimeHints implements RuntimeHintsRegistrar {
 
 	@Override
-	public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		LockKeyEvaluator.INITIALIZED_AT_START.forEach(hints.reflection()::registerType);
 		hints.reflection().registerType(LockExpressionRootObject.class, MemberCategory.INVOKE_PUBLIC_METHODS);
 	}

@@ -2,6 +2,8 @@ package io.github.redlock.aop;
 
 import java.lang.reflect.Method;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The {@code #root} object of a lock key expression.
  *
@@ -11,7 +13,7 @@ import java.lang.reflect.Method;
  * @param targetClass the target class
  * @author redlock contributors
  */
-record LockExpressionRootObject(Method method, Object[] args, Object target, Class<?> targetClass) {
+record LockExpressionRootObject(Method method, @Nullable Object[] args, @Nullable Object target, Class<?> targetClass) {
 
 	public Method getMethod() {
 		return this.method;
@@ -21,11 +23,11 @@ record LockExpressionRootObject(Method method, Object[] args, Object target, Cla
 		return this.method.getName();
 	}
 
-	public Object[] getArgs() {
+	public @Nullable Object[] getArgs() {
 		return this.args;
 	}
 
-	public Object getTarget() {
+	public @Nullable Object getTarget() {
 		return this.target;
 	}
 

@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.BeanFactoryResolver;
@@ -85,12 +87,12 @@ class LockKeyEvaluator extends CachedExpressionEvaluator {
 	 * Returns the names of a method's parameters, or {@code null} if the class was
 	 * compiled without {@code -parameters}.
 	 */
-	String[] parameterNames(Method method) {
+	String @Nullable [] parameterNames(Method method) {
 		return getParameterNameDiscoverer().getParameterNames(method);
 	}
 
-	Object evaluate(LockOperation operation, Object[] args, Object target, Class<?> targetClass,
-			BeanFactory beanFactory) {
+	@Nullable Object evaluate(LockOperation operation, @Nullable Object[] args, @Nullable Object target, Class<?> targetClass,
+			@Nullable BeanFactory beanFactory) {
 		Method method = operation.method();
 		LockExpressionRootObject root = new LockExpressionRootObject(method, args, target, targetClass);
 		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, args,
@@ -122,8 +124,8 @@ class LockKeyEvaluator extends CachedExpressionEvaluator {
 	 * another.
 	 * @throws IllegalArgumentException naming the method if no usable key results
 	 */
-	List<String> keys(LockOperation operation, Object[] args, Object target, Class<?> targetClass,
-			BeanFactory beanFactory) {
+	List<String> keys(LockOperation operation, @Nullable Object[] args, @Nullable Object target, Class<?> targetClass,
+			@Nullable BeanFactory beanFactory) {
 		Object value = evaluate(operation, args, target, targetClass, beanFactory);
 		if (value == null) {
 			throw badKey(operation, "evaluated to null");

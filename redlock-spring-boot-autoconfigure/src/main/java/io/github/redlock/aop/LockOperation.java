@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 
 import io.github.redlock.annotation.LockMode;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.expression.AnnotatedElementKey;
 
@@ -27,6 +28,6 @@ import org.springframework.context.expression.AnnotatedElementKey;
  * @author redlock contributors
  */
 record LockOperation(String description, Method method, AnnotatedElementKey elementKey, String keyExpression,
-		Duration ttl, Duration waitTime, boolean autoExtend, KeyParts parts, boolean skipIfLocked, Duration holdAtLeast,
-		LockedReturnType returnType, LockMode mode, int permits) {
+		@Nullable Duration ttl, @Nullable Duration waitTime, boolean autoExtend, @Nullable KeyParts parts,
+		boolean skipIfLocked, @Nullable Duration holdAtLeast, LockedReturnType returnType, LockMode mode, int permits) {
 }

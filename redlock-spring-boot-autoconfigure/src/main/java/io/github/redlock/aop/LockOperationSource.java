@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
 import io.github.redlock.Durations;
 import io.github.redlock.annotation.DistributedLock;
 import io.github.redlock.annotation.LockMode;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
@@ -55,13 +56,16 @@ final class LockOperationSource {
 	 */
 	private static final Pattern BARE_NUMBER = Pattern.compile("\"(\\d+)\"");
 
+	/** What a duration attribute must be, for the action of a problem with one. */
+	private static final String WRITE_A_DURATION = "Write it as 10s, 500ms, PT10S, or a ${placeholder:default} that resolves to one";
+
 	private final Map<AnnotatedElementKey, Optional<LockOperation>> cache = new ConcurrentHashMap<>(256);
 
 	private final Map<Class<?>, List<LockOperation>> classes = new ConcurrentHashMap<>(64);
 
 	private final LockKeyEvaluator evaluator;
 
-	private volatile BeanFactory beanFactory;
+	private volatile @Nullable BeanFactory beanFactory;
 
 	LockOperationSource(LockKeyEvaluator evaluator) {
 		this.evaluator = evaluator;
@@ -75,7 +79,7 @@ final class LockOperationSource {
 	 * Returns the lock of a method, or {@code null} if it has none.
 	 * @throws InvalidDistributedLockException if its annotation cannot work
 	 */
-	LockOperation find(Method method, Class<?> targetClass) {
+	@Nullable LockOperation find(Method method, Class<?> targetClass) {
 		AnnotatedElementKey key = new AnnotatedElementKey(method, targetClass);
 		Optional<LockOperation> operation = this.cache.get(key);
 		if (operation == null) {
@@ -107,7 +111,7 @@ final class LockOperationSource {
 		return operations;
 	}
 
-	private LockOperation parse(Method method, Class<?> targetClass) {
+	private @Nullable LockOperation parse(Method method, Class<?> targetClass) {
 		Method specific = (targetClass != null) ? AopUtils.getMostSpecificMethod(method, targetClass) : method;
 		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
 		if (annotation == null && specific != method) {
@@ -244,7 +248,8 @@ final class LockOperationSource {
 						+ " LockAcquisitionException");
 	}
 
-	private Duration holdAtLeast(String description, Method method, String text, LockedReturnType returnType) {
+	private @Nullable Duration holdAtLeast(String description, Method method, String text,
+			LockedReturnType returnType) {
 		Duration holdAtLeast = duration(description, "holdAtLeast", text);
 		if (holdAtLeast == null) {
 			return null;
@@ -321,7 +326,7 @@ final class LockOperationSource {
 	 * call evaluates each once and refuses a {@code null} part, or {@code null} for any
 	 * other key.
 	 */
-	private KeyParts parts(SpelNode ast) {
+	private @Nullable KeyParts parts(SpelNode ast) {
 		if (!(ast instanceof OpPlus) || ast.getChildCount() != 2) {
 			return null;
 		}
@@ -347,36 +352,40 @@ final class LockOperationSource {
 		return "#" + KeyParts.VARIABLE + (operands.size() - 1);
 	}
 
-	private Duration duration(String description, String attribute, String text) {
+	private @Nullable Duration duration(String description, String attribute, String text) {
 		if (text.isBlank()) {
 			return null;
 		}
 		String resolved = text;
 		try {
 			if (this.beanFactory instanceof ConfigurableBeanFactory factory) {
-				resolved = factory.resolveEmbeddedValue(text);
+				String value = factory.resolveEmbeddedValue(text);
+				if (value == null) {
+					// a placeholder configurer's null value
+					throw invalid(description, attribute, "\"" + text + "\" resolved to null", WRITE_A_DURATION);
+				}
+				resolved = value;
 			}
 			return DurationStyle.detectAndParse(resolved.trim());
 		}
 		catch (IllegalArgumentException ex) {
-			throw invalid(description, attribute,
-					"\"" + text + "\"" + (resolved.equals(text) ? "" : " (resolved to \"" + resolved + "\")")
-							+ " is not a duration",
-					"Write it as 10s, 500ms, PT10S, or a ${placeholder:default} that resolves to one");
+			throw invalid(description, attribute, "\"" + text + "\""
+					+ (resolved.equals(text) ? "" : " (resolved to \"" + resolved + "\")") + " is not a duration",
+					WRITE_A_DURATION);
 		}
 	}
 
-	private Duration nodeTimeout() {
+	private @Nullable Duration nodeTimeout() {
 		DistributedLockSettings settings = settings();
 		return (settings != null) ? settings.getNodeTimeout() : null;
 	}
 
-	private Duration maxTtl() {
+	private @Nullable Duration maxTtl() {
 		DistributedLockSettings settings = settings();
 		return (settings != null) ? settings.getMaxTtl() : null;
 	}
 
-	private DistributedLockSettings settings() {
+	private @Nullable DistributedLockSettings settings() {
 		BeanFactory factory = this.beanFactory;
 		return (factory != null) ? factory.getBeanProvider(DistributedLockSettings.class).getIfAvailable() : null;
 	}

@@ -6,6 +6,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodParameter;
 import org.springframework.core.ReactiveAdapter;
@@ -36,7 +38,7 @@ import org.springframework.util.ClassUtils;
  * declared return type is the coroutine's result, not the {@code Object} of its bytecode
  * @author redlock contributors
  */
-record LockedReturnType(Style style, ReactiveAdapter adapter, boolean suspending) {
+record LockedReturnType(Style style, @Nullable ReactiveAdapter adapter, boolean suspending) {
 
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			LockedReturnType.class.getClassLoader());
@@ -62,7 +64,7 @@ record LockedReturnType(Style style, ReactiveAdapter adapter, boolean suspending
 
 	static final LockedReturnType COMPLETION_STAGE = new LockedReturnType(Style.COMPLETION_STAGE, null);
 
-	LockedReturnType(Style style, ReactiveAdapter adapter) {
+	LockedReturnType(Style style, @Nullable ReactiveAdapter adapter) {
 		this(style, adapter, false);
 	}
 
@@ -177,7 +179,7 @@ record LockedReturnType(Style style, ReactiveAdapter adapter, boolean suspending
 		return new Refused(problem, action);
 	}
 
-	private static Class<?> resolve(String name) {
+	private static @Nullable Class<?> resolve(String name) {
 		ClassLoader classLoader = LockedReturnType.class.getClassLoader();
 		return ClassUtils.isPresent(name, classLoader) ? ClassUtils.resolveClassName(name, classLoader) : null;
 	}
@@ -207,7 +209,7 @@ record LockedReturnType(Style style, ReactiveAdapter adapter, boolean suspending
 	 */
 	private static final class Reactor {
 
-		static LockedReturnType of(Class<?> type) {
+		static @Nullable LockedReturnType of(Class<?> type) {
 			if (ReactiveLocking.isMono(type)) {
 				return new LockedReturnType(Style.MONO, null);
 			}

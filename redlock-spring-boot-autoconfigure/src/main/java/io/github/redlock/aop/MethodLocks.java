@@ -17,6 +17,7 @@ import io.github.redlock.LockRegistry;
 import io.github.redlock.RedlockException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 
@@ -33,11 +34,13 @@ final class MethodLocks {
 
 	private static final Log logger = LogFactory.getLog(MethodLocks.class);
 
+	// set through the advisor, which is BeanFactoryAware, before any call
+	@SuppressWarnings("NullAway.Init")
 	private volatile BeanFactory beanFactory;
 
-	private volatile LockRegistry registry;
+	private volatile @Nullable LockRegistry registry;
 
-	private volatile DistributedLockSettings settings;
+	private volatile @Nullable DistributedLockSettings settings;
 
 	void setBeanFactory(BeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
@@ -173,7 +176,7 @@ final class MethodLocks {
 	 * Returns an exception that says a lock was lost while the method ran, or
 	 * {@code null} if every lease is still held.
 	 */
-	LockLostException lost(LockOperation operation, List<Lease> leases) {
+	@Nullable LockLostException lost(LockOperation operation, List<Lease> leases) {
 		for (Lease lease : leases) {
 			if (!lease.isHeld()) {
 				return new LockLostException(lease.key(), "it was lost while " + operation.description()
@@ -217,7 +220,7 @@ final class MethodLocks {
 	 * Returns when the operation's minimum hold of leases acquired now ends, on
 	 * {@link System#nanoTime()}, or {@code null} if it has none.
 	 */
-	static Long holdUntil(LockOperation operation) {
+	static @Nullable Long holdUntil(LockOperation operation) {
 		Duration holdAtLeast = operation.holdAtLeast();
 		return (holdAtLeast != null) ? System.nanoTime() + holdAtLeast.toNanos() : null;
 	}
@@ -227,7 +230,7 @@ final class MethodLocks {
 	 * hold, leaves each lock on the nodes until {@code holdUntil} (a
 	 * {@link System#nanoTime()}), when that is still ahead.
 	 */
-	static void releaseAll(List<Lease> leases, Long holdUntil) {
+	static void releaseAll(List<Lease> leases, @Nullable Long holdUntil) {
 		if (holdUntil == null) {
 			releaseAll(leases);
 			return;

@@ -11,6 +11,7 @@ import io.github.redlock.LockLostException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -93,7 +94,7 @@ final class ReactiveLocking {
 	}
 
 	@SuppressWarnings("unchecked")
-	private static Publisher<Object> call(MethodInvocation template, ReactiveAdapter adapter) {
+	private static Publisher<Object> call(MethodInvocation template, @Nullable ReactiveAdapter adapter) {
 		MethodInvocation invocation = (template instanceof ProxyMethodInvocation proxied) ? proxied.invocableClone()
 				: template;
 		try {

@@ -3,6 +3,8 @@ package io.github.redlock.aop;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.transaction.ConfigurableTransactionManager;
 import org.springframework.transaction.TransactionExecution;
 import org.springframework.transaction.TransactionExecutionListener;
@@ -38,7 +40,7 @@ final class TransactionAwareRelease {
 	private static final TransactionExecutionListener LISTENER = new TransactionExecutionListener() {
 
 		@Override
-		public void afterBegin(TransactionExecution transaction, Throwable beginFailure) {
+		public void afterBegin(TransactionExecution transaction, @Nullable Throwable beginFailure) {
 			Deque<Runnable> checks = CHECKS.get();
 			if (checks == null) {
 				return;

@@ -11,4 +11,7 @@
  * release through {@code MethodLocks}; {@code TransactionAwareRelease} defers a release
  * to the end of the surrounding transaction.
  */
+@NullMarked
 package io.github.redlock.aop;
+
+import org.jspecify.annotations.NullMarked;

@@ -25,6 +25,8 @@ final class CacheAdvisorOrdering implements BeanFactoryPostProcessor, Environmen
 	/** The bean name {@code @EnableCaching} registers its advisor under. */
 	static final String CACHE_ADVISOR = "org.springframework.cache.config.internalCacheAdvisor";
 
+	// set by the container (EnvironmentAware) before the post-processing
+	@SuppressWarnings("NullAway.Init")
 	private Environment environment;
 
 	@Override

@@ -1,5 +1,7 @@
 package io.github.redlock.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.core.env.Environment;
@@ -25,13 +27,14 @@ final class DataRedisFallback {
 
 	private final String uri;
 
-	private final String username;
+	private final @Nullable String username;
 
-	private final String password;
+	private final @Nullable String password;
 
-	private final SslBundle sslBundle;
+	private final @Nullable SslBundle sslBundle;
 
-	private DataRedisFallback(String uri, String username, String password, SslBundle sslBundle) {
+	private DataRedisFallback(String uri, @Nullable String username, @Nullable String password,
+			@Nullable SslBundle sslBundle) {
 		this.uri = uri;
 		this.username = username;
 		this.password = password;
@@ -42,11 +45,11 @@ final class DataRedisFallback {
 	 * Returns the fallback node of the given connection details, or {@code null} when
 	 * they are only Spring Boot's defaults (no {@code spring.data.redis.*} connection
 	 * property is set): a lock service on an assumed {@code localhost:6379} would
-	 * surprise.
+	 * surprise; or when they name no server at all.
 	 * @throws InvalidRedlockConfigurationException if the details describe Sentinel or a
 	 * cluster
 	 */
-	static DataRedisFallback of(DataRedisConnectionDetails details, Environment environment) {
+	static @Nullable DataRedisFallback of(DataRedisConnectionDetails details, Environment environment) {
 		boolean fromProperties = details.getClass().getSimpleName().equals(PROPERTIES_DETAILS);
 		if (fromProperties && !hasAny(environment, CONNECTION_PROPERTIES)) {
 			return null;
@@ -60,6 +63,9 @@ final class DataRedisFallback {
 					"List 3 or 5 independent masters (no replicas, no cluster) in redlock.nodes");
 		}
 		DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+		if (standalone == null) {
+			return null; // details of the application's own that name no server
+		}
 		SslBundle bundle = details.getSslBundle();
 		String url = environment.getProperty("spring.data.redis.url", "");
 		boolean ssl = bundle != null || (fromProperties && url.trim().startsWith("rediss://"));
@@ -81,7 +87,7 @@ final class DataRedisFallback {
 	 * @param classLoader the application's class loader
 	 * @return the reason, or {@code null} when no such property is set
 	 */
-	static String missing(Environment environment, ClassLoader classLoader) {
+	static @Nullable String missing(Environment environment, @Nullable ClassLoader classLoader) {
 		String set = null;
 		for (String name : CONNECTION_PROPERTIES) {
 			String value = environment.getProperty(name);
@@ -116,7 +122,7 @@ final class DataRedisFallback {
 		return false;
 	}
 
-	private static String emptyToNull(String text) {
+	private static @Nullable String emptyToNull(@Nullable String text) {
 		return (text != null && !text.isEmpty()) ? text : null;
 	}
 
@@ -135,7 +141,7 @@ final class DataRedisFallback {
 			this.environment = environment;
 		}
 
-		DataRedisFallback find() {
+		@Nullable DataRedisFallback find() {
 			return of(this.details, this.environment);
 		}
 
@@ -148,11 +154,11 @@ final class DataRedisFallback {
 		return this.uri;
 	}
 
-	String username() {
+	@Nullable String username() {
 		return this.username;
 	}
 
-	String password() {
+	@Nullable String password() {
 		return this.password;
 	}
 
@@ -160,7 +166,7 @@ final class DataRedisFallback {
 	 * Returns the SSL bundle of the connection details, or {@code null} without TLS (or
 	 * TLS by a {@code rediss://} URL with the JVM's default trust).
 	 */
-	SslBundle sslBundle() {
+	@Nullable SslBundle sslBundle() {
 		return this.sslBundle;
 	}
 

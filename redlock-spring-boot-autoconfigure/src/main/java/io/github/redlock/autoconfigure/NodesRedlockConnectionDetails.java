@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.ssl.SslBundle;
 
 /**
@@ -79,7 +81,7 @@ final class NodesRedlockConnectionDetails implements RedlockConnectionDetails {
 	 * as with {@code redlock.ssl.bundle}.
 	 */
 	@Override
-	public SslBundle getSslBundle() {
+	public @Nullable SslBundle getSslBundle() {
 		SslBundle first = this.nodes.get(0).getSslBundle();
 		for (RedlockNodeConnectionDetails node : this.nodes) {
 			if ((node.getSslBundle() == null) != (first == null)) {

@@ -3,6 +3,8 @@ package io.github.redlock.autoconfigure;
 import java.util.List;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.util.StringUtils;
@@ -23,18 +25,18 @@ final class PropertiesRedlockConnectionDetails implements RedlockConnectionDetai
 
 	private final RedlockProperties properties;
 
-	private final Supplier<SslBundles> sslBundles;
+	private final Supplier<@Nullable SslBundles> sslBundles;
 
-	private final Supplier<DataRedisFallback> dataRedis;
+	private final Supplier<@Nullable DataRedisFallback> dataRedis;
 
-	private final Supplier<String> whyNoDataRedis;
+	private final Supplier<@Nullable String> whyNoDataRedis;
 
-	private volatile DataRedisFallback fallback;
+	private volatile @Nullable DataRedisFallback fallback;
 
 	private volatile boolean fallbackFound;
 
-	PropertiesRedlockConnectionDetails(RedlockProperties properties, Supplier<SslBundles> sslBundles,
-			Supplier<DataRedisFallback> dataRedis, Supplier<String> whyNoDataRedis) {
+	PropertiesRedlockConnectionDetails(RedlockProperties properties, Supplier<@Nullable SslBundles> sslBundles,
+			Supplier<@Nullable DataRedisFallback> dataRedis, Supplier<@Nullable String> whyNoDataRedis) {
 		this.properties = properties;
 		this.sslBundles = sslBundles;
 		this.dataRedis = dataRedis;
@@ -45,7 +47,7 @@ final class PropertiesRedlockConnectionDetails implements RedlockConnectionDetai
 	 * The Spring Data Redis server, looked for only when {@code redlock.nodes} and
 	 * {@code redlock.clusters} are empty.
 	 */
-	private DataRedisFallback fallback() {
+	private @Nullable DataRedisFallback fallback() {
 		if (!this.properties.getNodes().isEmpty() || !this.properties.getClusters().isEmpty()) {
 			return null;
 		}
@@ -70,7 +72,7 @@ final class PropertiesRedlockConnectionDetails implements RedlockConnectionDetai
 	}
 
 	@Override
-	public String getUsername() {
+	public @Nullable String getUsername() {
 		checkCredentials();
 		if (StringUtils.hasLength(this.properties.getPassword())) {
 			return this.properties.getUsername();
@@ -80,7 +82,7 @@ final class PropertiesRedlockConnectionDetails implements RedlockConnectionDetai
 	}
 
 	@Override
-	public String getPassword() {
+	public @Nullable String getPassword() {
 		checkCredentials();
 		if (StringUtils.hasLength(this.properties.getPassword())) {
 			return this.properties.getPassword();
@@ -98,7 +100,7 @@ final class PropertiesRedlockConnectionDetails implements RedlockConnectionDetai
 	}
 
 	@Override
-	public SslBundle getSslBundle() {
+	public @Nullable SslBundle getSslBundle() {
 		RedlockProperties.Ssl ssl = this.properties.getSsl();
 		if (ssl.getBundle() != null && ssl.isEnabled()) {
 			return bundle(ssl.getBundle(), this.sslBundles.get());
@@ -115,7 +117,7 @@ final class PropertiesRedlockConnectionDetails implements RedlockConnectionDetai
 		return this.properties.getSsl().isEnabled() || getSslBundle() != null;
 	}
 
-	private static SslBundle bundle(String name, SslBundles sslBundles) {
+	private static SslBundle bundle(String name, @Nullable SslBundles sslBundles) {
 		List<String> names = (sslBundles != null) ? sslBundles.getBundleNames() : List.of();
 		if (sslBundles == null || !names.contains(name)) {
 			throw new InvalidRedlockConfigurationException("redlock.ssl.bundle '" + name + "' names no SSL bundle",

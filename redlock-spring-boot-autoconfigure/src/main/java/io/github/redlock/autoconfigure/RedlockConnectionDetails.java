@@ -2,6 +2,8 @@ package io.github.redlock.autoconfigure;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 
@@ -45,7 +47,7 @@ public interface RedlockConnectionDetails extends ConnectionDetails {
 	 * Returns the login user name for every node whose URI has no credentials.
 	 * @return the user name, or {@code null} for the default user
 	 */
-	default String getUsername() {
+	default @Nullable String getUsername() {
 		return null;
 	}
 
@@ -53,7 +55,7 @@ public interface RedlockConnectionDetails extends ConnectionDetails {
 	 * Returns the login password for every node whose URI has no credentials.
 	 * @return the password, or {@code null} for none
 	 */
-	default String getPassword() {
+	default @Nullable String getPassword() {
 		return null;
 	}
 
@@ -63,7 +65,7 @@ public interface RedlockConnectionDetails extends ConnectionDetails {
 	 * @return the bundle, or {@code null} for plain connections or the JVM's default
 	 * trust with {@code rediss://} URIs
 	 */
-	default SslBundle getSslBundle() {
+	default @Nullable SslBundle getSslBundle() {
 		return null;
 	}
 

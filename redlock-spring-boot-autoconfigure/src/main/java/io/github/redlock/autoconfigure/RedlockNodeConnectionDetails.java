@@ -1,5 +1,7 @@
 package io.github.redlock.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 
@@ -62,7 +64,7 @@ public interface RedlockNodeConnectionDetails extends ConnectionDetails {
 	 * Returns the login user name.
 	 * @return the user name, or {@code null} for the default user
 	 */
-	default String getUsername() {
+	default @Nullable String getUsername() {
 		return null;
 	}
 
@@ -70,7 +72,7 @@ public interface RedlockNodeConnectionDetails extends ConnectionDetails {
 	 * Returns the login password.
 	 * @return the password, or {@code null} for none
 	 */
-	default String getPassword() {
+	default @Nullable String getPassword() {
 		return null;
 	}
 
@@ -78,7 +80,7 @@ public interface RedlockNodeConnectionDetails extends ConnectionDetails {
 	 * Returns the SSL bundle to connect with over TLS.
 	 * @return the bundle, or {@code null} for a plain connection
 	 */
-	default SslBundle getSslBundle() {
+	default @Nullable SslBundle getSslBundle() {
 		return null;
 	}
 

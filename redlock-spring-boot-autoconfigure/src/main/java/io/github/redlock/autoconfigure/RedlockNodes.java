@@ -5,6 +5,7 @@ import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -35,8 +36,8 @@ final class RedlockNodes {
 	 * {@code spring.data.redis.*} is set, or {@code null} when it is not
 	 * @return the URIs
 	 */
-	static List<String> resolve(RedlockProperties properties, DataRedisFallback fallback,
-			Supplier<String> whyNoFallback) {
+	static List<String> resolve(RedlockProperties properties, @Nullable DataRedisFallback fallback,
+			Supplier<@Nullable String> whyNoFallback) {
 		List<String> nodes = properties.getNodes();
 		if (!nodes.isEmpty()) {
 			warnIfEven("redlock.nodes", nodes.size(), "nodes");

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redlock.aop.LostLockPolicy;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
@@ -47,12 +48,12 @@ public class RedlockProperties {
 	/**
 	 * Login user name for every node whose URI has no credentials; needs the password.
 	 */
-	private String username;
+	private @Nullable String username;
 
 	/**
 	 * Login password for every node whose URI has no credentials.
 	 */
-	private String password;
+	private @Nullable String password;
 
 	/**
 	 * TLS for every node.
@@ -201,19 +202,19 @@ public class RedlockProperties {
 		this.clusters = clusters;
 	}
 
-	public String getUsername() {
+	public @Nullable String getUsername() {
 		return this.username;
 	}
 
-	public void setUsername(String username) {
+	public void setUsername(@Nullable String username) {
 		this.username = username;
 	}
 
-	public String getPassword() {
+	public @Nullable String getPassword() {
 		return this.password;
 	}
 
-	public void setPassword(String password) {
+	public void setPassword(@Nullable String password) {
 		this.password = password;
 	}
 
@@ -412,13 +413,13 @@ public class RedlockProperties {
 		 * Whether to connect to every node over TLS; implied by a bundle. Without a
 		 * bundle, the JVM's default trust store applies.
 		 */
-		private Boolean enabled;
+		private @Nullable Boolean enabled;
 
 		/**
 		 * Name of the SSL bundle (spring.ssl.bundle.*) with the trust material, the
 		 * client key and certificate for mutual TLS, and the protocols and ciphers.
 		 */
-		private String bundle;
+		private @Nullable String bundle;
 
 		public boolean isEnabled() {
 			return (this.enabled != null) ? this.enabled : this.bundle != null;
@@ -428,11 +429,11 @@ public class RedlockProperties {
 			this.enabled = enabled;
 		}
 
-		public String getBundle() {
+		public @Nullable String getBundle() {
 			return this.bundle;
 		}
 
-		public void setBundle(String bundle) {
+		public void setBundle(@Nullable String bundle) {
 			this.bundle = (bundle != null && !bundle.isBlank()) ? bundle : null;
 		}
 

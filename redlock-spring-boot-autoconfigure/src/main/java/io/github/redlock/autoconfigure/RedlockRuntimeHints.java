@@ -1,5 +1,7 @@
 package io.github.redlock.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
 
@@ -14,7 +16,7 @@ import org.springframework.aot.hint.RuntimeHintsRegistrar;
 final class RedlockRuntimeHints implements RuntimeHintsRegistrar {
 
 	@Override
-	public void registerHints(RuntimeHints hints, ClassLoader classLoader) {
+	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		hints.resources().registerPattern("io/github/redlock/engine/node/*.lua");
 	}
 

@@ -7,6 +7,7 @@ import java.util.Locale;
 import io.github.redlock.LockInfo;
 import io.github.redlock.engine.NodeStatus;
 import io.github.redlock.engine.RedlockRegistry;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -60,6 +61,8 @@ public class RedlockEndpoint {
 	 * @return the lock
 	 */
 	@ReadOperation
+	// an invalid key's IllegalArgumentException says what is wrong with it
+	@SuppressWarnings("NullAway")
 	public LockDescriptor lock(@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
 		String joined = String.join("/", key);
 		LockInfo info;
@@ -73,7 +76,7 @@ public class RedlockEndpoint {
 				info.nodes().stream().map(LockNodeDescriptor::of).toList());
 	}
 
-	private static String millis(Duration duration) {
+	private static @Nullable String millis(@Nullable Duration duration) {
 		return (duration != null) ? String.format(Locale.ROOT, "%.2fms", duration.toNanos() / 1e6) : null;
 	}
 
@@ -106,8 +109,8 @@ public class RedlockEndpoint {
 	 * @param masters for a cluster, each master the member routes to, in the same form;
 	 * {@code null} for a single node
 	 */
-	public record NodeDescriptor(String address, String state, String latency, String reason, String warning,
-			List<NodeDescriptor> masters) {
+	public record NodeDescriptor(String address, String state, @Nullable String latency, @Nullable String reason,
+			@Nullable String warning, @Nullable List<NodeDescriptor> masters) {
 
 		/**
 		 * Creates the descriptor of a single node.
@@ -117,7 +120,8 @@ public class RedlockEndpoint {
 		 * @param reason why it does not count, or {@code null}
 		 * @param warning what weakens its connection, or {@code null}
 		 */
-		public NodeDescriptor(String address, String state, String latency, String reason, String warning) {
+		public NodeDescriptor(String address, String state, @Nullable String latency, @Nullable String reason,
+				@Nullable String warning) {
 			this(address, state, latency, reason, warning, null);
 		}
 
@@ -139,7 +143,7 @@ public class RedlockEndpoint {
 	 * @param heldAnywhere whether any node holds it
 	 * @param nodes the lock on each node, in configuration order
 	 */
-	public record LockDescriptor(String key, int quorum, String holder, boolean heldAnywhere,
+	public record LockDescriptor(String key, int quorum, @Nullable String holder, boolean heldAnywhere,
 			List<LockNodeDescriptor> nodes) implements OperationResponseBody {
 
 	}
@@ -155,8 +159,8 @@ public class RedlockEndpoint {
 	 * @param fencingCounter the key's fencing counter there, or 0 if it has none
 	 * @param error why the node did not answer, or {@code null}
 	 */
-	public record LockNodeDescriptor(String address, String owner, String holding, String remaining,
-			long fencingCounter, String error) {
+	public record LockNodeDescriptor(String address, @Nullable String owner, @Nullable String holding,
+			@Nullable String remaining, long fencingCounter, @Nullable String error) {
 
 		static LockNodeDescriptor of(LockInfo.NodeState state) {
 			String remaining = (state.remaining() != null) ? state.remaining().toMillis() + "ms" : null;

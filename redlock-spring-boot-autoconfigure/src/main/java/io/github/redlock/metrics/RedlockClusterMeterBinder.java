@@ -10,6 +10,7 @@ import io.github.redlock.engine.RedlockRegistry;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Binds the masters of a {@link RedlockRegistry} whose members are Redis or Valkey
@@ -43,7 +44,7 @@ public class RedlockClusterMeterBinder implements MeterBinder {
 
 	private final ReentrantLock checking = new ReentrantLock();
 
-	private volatile Check last;
+	private volatile @Nullable Check last;
 
 	/**
 	 * Creates a binder for the given registry.
@@ -83,7 +84,7 @@ public class RedlockClusterMeterBinder implements MeterBinder {
 	 * The members' states of a check at most {@link #MAX_AGE} old; a reader that finds it
 	 * older checks, and the others wait for that check rather than asking again.
 	 */
-	private List<NodeStatus> statuses() {
+	private @Nullable List<NodeStatus> statuses() {
 		Check check = this.last;
 		if (check != null && check.isFresh()) {
 			return check.members();
@@ -102,7 +103,7 @@ public class RedlockClusterMeterBinder implements MeterBinder {
 		}
 	}
 
-	private List<NodeStatus> checkNodes() {
+	private @Nullable List<NodeStatus> checkNodes() {
 		try {
 			return this.registry.checkNodes();
 		}
@@ -112,7 +113,7 @@ public class RedlockClusterMeterBinder implements MeterBinder {
 		}
 	}
 
-	private record Check(long nanos, List<NodeStatus> members) {
+	private record Check(long nanos, @Nullable List<NodeStatus> members) {
 
 		boolean isFresh() {
 			return System.nanoTime() - this.nanos < MAX_AGE.toNanos();

@@ -77,6 +77,7 @@ public class RedlockMetrics implements RegistryListener {
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // the constructor made a timer for every reason
 	public void notAcquired(String key, Duration took, LockAcquisitionException cause) {
 		this.notAcquired.get(cause.getReason()).record(took);
 	}

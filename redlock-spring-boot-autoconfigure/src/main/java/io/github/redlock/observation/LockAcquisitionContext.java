@@ -7,6 +7,7 @@ import java.util.concurrent.CancellationException;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.engine.LockObserver;
 import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Context of a {@link RedlockObservationDocumentation#LOCK_ACQUISITION lock acquisition}
@@ -28,7 +29,7 @@ public class LockAcquisitionContext extends Observation.Context {
 
 	private final LockObserver.Kind kind;
 
-	private Outcome outcome;
+	private @Nullable Outcome outcome;
 
 	private long fencingToken;
 
@@ -116,7 +117,7 @@ public class LockAcquisitionContext extends Observation.Context {
 	 * Returns how the acquisition ended, or {@code null} while it runs.
 	 * @return the outcome
 	 */
-	public Outcome getOutcome() {
+	public @Nullable Outcome getOutcome() {
 		return this.outcome;
 	}
 

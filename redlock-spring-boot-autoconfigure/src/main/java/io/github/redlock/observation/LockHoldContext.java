@@ -5,6 +5,7 @@ import java.util.Locale;
 
 import io.github.redlock.engine.LockObserver;
 import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Context of a {@link RedlockObservationDocumentation#LOCK_HOLD lock hold} observation:
@@ -22,7 +23,7 @@ public class LockHoldContext extends Observation.Context {
 
 	private final LockObserver.Kind kind;
 
-	private Outcome outcome;
+	private @Nullable Outcome outcome;
 
 	/**
 	 * Creates a context.
@@ -84,7 +85,7 @@ public class LockHoldContext extends Observation.Context {
 	 * Returns how the hold ended, or {@code null} while the lease is held.
 	 * @return the outcome
 	 */
-	public Outcome getOutcome() {
+	public @Nullable Outcome getOutcome() {
 		return this.outcome;
 	}
 

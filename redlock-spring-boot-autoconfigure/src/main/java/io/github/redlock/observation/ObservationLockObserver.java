@@ -9,6 +9,7 @@ import io.github.redlock.engine.LockObserver;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.ObservationView;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LockObserver} that makes Micrometer Observations: a
@@ -43,7 +44,7 @@ public final class ObservationLockObserver implements LockObserver {
 		}
 
 		@Override
-		public Holding hold(Lease lease) {
+		public @Nullable Holding hold(Lease lease) {
 			return null;
 		}
 
@@ -51,9 +52,9 @@ public final class ObservationLockObserver implements LockObserver {
 
 	private final ObservationRegistry registry;
 
-	private final LockAcquisitionObservationConvention acquisitionConvention;
+	private final @Nullable LockAcquisitionObservationConvention acquisitionConvention;
 
-	private final LockHoldObservationConvention holdConvention;
+	private final @Nullable LockHoldObservationConvention holdConvention;
 
 	/**
 	 * Creates an observer with the default conventions.
@@ -71,7 +72,8 @@ public final class ObservationLockObserver implements LockObserver {
 	 * @param holdConvention the convention for holds, or {@code null} for the default
 	 */
 	public ObservationLockObserver(ObservationRegistry registry,
-			LockAcquisitionObservationConvention acquisitionConvention, LockHoldObservationConvention holdConvention) {
+			@Nullable LockAcquisitionObservationConvention acquisitionConvention,
+			@Nullable LockHoldObservationConvention holdConvention) {
 		this.registry = registry;
 		this.acquisitionConvention = acquisitionConvention;
 		this.holdConvention = holdConvention;
@@ -137,7 +139,7 @@ public final class ObservationLockObserver implements LockObserver {
 		}
 
 		@Override
-		public Holding hold(Lease lease) {
+		public @Nullable Holding hold(Lease lease) {
 			if (context().getOutcome() != LockAcquisitionContext.Outcome.ACQUIRED) {
 				return null;
 			}

@@ -8,4 +8,7 @@
  * {@link io.github.redlock.observation.RedlockObservationDocumentation} and chosen by
  * replaceable conventions, as Spring's own instrumentations do.
  */
+@NullMarked
 package io.github.redlock.observation;
+
+import org.jspecify.annotations.NullMarked;

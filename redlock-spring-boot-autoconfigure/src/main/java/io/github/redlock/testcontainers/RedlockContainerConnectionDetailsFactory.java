@@ -1,6 +1,7 @@
 package io.github.redlock.testcontainers;
 
 import io.github.redlock.autoconfigure.RedlockNodeConnectionDetails;
+import org.jspecify.annotations.Nullable;
 import org.testcontainers.containers.Container;
 
 import org.springframework.boot.ssl.SslBundle;
@@ -55,7 +56,7 @@ class RedlockContainerConnectionDetailsFactory
 		}
 
 		@Override
-		public SslBundle getSslBundle() {
+		public @Nullable SslBundle getSslBundle() {
 			return super.getSslBundle();
 		}
 

@@ -5,6 +5,7 @@ import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.testcontainers.containers.Container;
 
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
@@ -31,7 +32,7 @@ class RedlockServiceConnectionContextCustomizerFactory implements ContextCustomi
 	private static final String SERVICE_CONNECTION = "org.springframework.boot.testcontainers.service.connection.ServiceConnection";
 
 	@Override
-	public ContextCustomizer createContextCustomizer(Class<?> testClass,
+	public @Nullable ContextCustomizer createContextCustomizer(Class<?> testClass,
 			List<ContextConfigurationAttributes> configAttributes) {
 		// listed for every test of an application with the starter, most of them without
 		// Testcontainers
@@ -43,7 +44,7 @@ class RedlockServiceConnectionContextCustomizerFactory implements ContextCustomi
 		return fields.isEmpty() ? null : new RedlockServiceConnectionContextCustomizer(fields);
 	}
 
-	private void collect(Class<?> candidate, List<Field> fields) {
+	private void collect(@Nullable Class<?> candidate, List<Field> fields) {
 		if (candidate == null || candidate == Object.class) {
 			return;
 		}

@@ -3,4 +3,7 @@
  * annotated {@code @ServiceConnection("redlock")}, whether a static field of a test class
  * or a {@code @Bean}.
  */
+@NullMarked
 package io.github.redlock.testcontainers;
+
+import org.jspecify.annotations.NullMarked;

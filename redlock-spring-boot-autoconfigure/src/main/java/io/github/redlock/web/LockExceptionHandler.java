@@ -5,6 +5,7 @@ import io.github.redlock.LockAcquisitionException.Reason;
 import io.github.redlock.LockLostException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -86,7 +87,7 @@ public class LockExceptionHandler {
 	 * @return {@code CONFLICT} for {@link Reason#HELD}, {@code INTERNAL_SERVER_ERROR} for
 	 * {@link Reason#HELD_BY_THIS_THREAD}, else {@code SERVICE_UNAVAILABLE}
 	 */
-	protected HttpStatus statusOf(Reason reason) {
+	protected HttpStatus statusOf(@Nullable Reason reason) {
 		if (reason == Reason.HELD) {
 			return HttpStatus.CONFLICT;
 		}

@@ -33,6 +33,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.support.PropertySourcesPlaceholderConfigurer;
 
 import static io.github.redlock.aop.LockedServices.assertReleased;
 import static io.github.redlock.aop.LockedServices.lockedOn;
@@ -370,6 +371,22 @@ class DistributedLockIntegrationTests {
 	}
 
 	@Test
+	void durationWhosePlaceholderResolvesToNullFailsAtStartUpNamingTheMethodAndAttribute() {
+		// a placeholder configurer with a null value ("@null") resolves a placeholder to
+		// null. Found by NullAway; before, the start-up failed with
+		// "NullPointerException: Cannot invoke String.trim() because "resolved" is null"
+		contextRunner().withUserConfiguration(NullDuration.class)
+			.withPropertyValues("test.lock-ttl=@null")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.isInstanceOf(InvalidDistributedLockException.class)
+					.hasMessageContaining(
+							"@DistributedLock on NullDurationService.run(): attribute ttl \"${test.lock-ttl}\" resolved to null");
+			});
+	}
+
+	@Test
 	void ttlAboveTheMaximumFailsAtStartUp() {
 		contextRunner().withUserConfiguration(TooLong.class).run((context) -> {
 			assertThat(context).hasFailed();
@@ -436,6 +453,31 @@ class DistributedLockIntegrationTests {
 		@Bean
 		BadDurationService badDurationService() {
 			return new BadDurationService();
+		}
+
+	}
+
+	static class NullDurationService {
+
+		@io.github.redlock.annotation.DistributedLock(key = "'x'", ttl = "${test.lock-ttl}")
+		public void run() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NullDuration {
+
+		@Bean
+		static PropertySourcesPlaceholderConfigurer placeholders() {
+			PropertySourcesPlaceholderConfigurer placeholders = new PropertySourcesPlaceholderConfigurer();
+			placeholders.setNullValue("@null");
+			return placeholders;
+		}
+
+		@Bean
+		NullDurationService nullDurationService() {
+			return new NullDurationService();
 		}
 
 	}

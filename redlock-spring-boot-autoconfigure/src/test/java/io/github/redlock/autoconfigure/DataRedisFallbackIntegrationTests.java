@@ -21,6 +21,8 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -91,6 +93,20 @@ class DataRedisFallbackIntegrationTests {
 	void springBootsDefaultsAloneAreNoFallback() {
 		this.contextRunner.run((context) -> assertThat(context.getStartupFailure())
 			.hasMessageContaining("No redlock nodes are configured"));
+	}
+
+	@Test
+	void aConnectionDetailsBeanThatNamesNoServerIsNoFallback() {
+		// details of the application's own that describe no setup (Boot's defaults answer
+		// null for each), beside a connection factory of its own, which Boot then leaves
+		// alone. Found by NullAway; before, the start-up failed with a
+		// NullPointerException: 'Cannot invoke "...Standalone.getHost()" because
+		// "standalone" is null'
+		this.contextRunner.withBean(DataRedisConnectionDetails.class, () -> new DataRedisConnectionDetails() {
+		})
+			.withBean(RedisConnectionFactory.class, LettuceConnectionFactory::new)
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("No redlock nodes are configured"));
 	}
 
 	@Test

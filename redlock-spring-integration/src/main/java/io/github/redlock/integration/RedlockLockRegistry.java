@@ -21,6 +21,7 @@ import io.github.redlock.RedlockException;
 import io.github.redlock.engine.RedlockRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.integration.support.locks.DistributedLock;
@@ -133,7 +134,7 @@ public final class RedlockLockRegistry
 
 	private final ConcurrentHashMap<String, RedlockLock> locks = new ConcurrentHashMap<>();
 
-	private volatile TaskScheduler renewalTaskScheduler;
+	private volatile @Nullable TaskScheduler renewalTaskScheduler;
 
 	/**
 	 * Creates a registry whose leases live for the redlock registry's default TTL
@@ -332,13 +333,13 @@ public final class RedlockLockRegistry
 		private final ConcurrentHashMap<Thread, Abandoned> abandoned = new ConcurrentHashMap<>();
 
 		/** The lease of the holding thread; written only by it. */
-		private volatile Lease lease;
+		private volatile @Nullable Lease lease;
 
-		private volatile Duration leaseTtl;
+		private volatile @Nullable Duration leaseTtl;
 
-		private volatile LockLostException lossCause;
+		private volatile @Nullable LockLostException lossCause;
 
-		private volatile ScheduledFuture<?> renewal;
+		private volatile @Nullable ScheduledFuture<?> renewal;
 
 		private volatile long lastUsed = System.currentTimeMillis();
 
@@ -551,7 +552,7 @@ public final class RedlockLockRegistry
 		 * reported to the re-entering caller now, and to each outer hold by its
 		 * {@code unlock()}.
 		 */
-		private void abandon(Lease lost) {
+		private void abandon(@Nullable Lease lost) {
 			int outer = this.local.getHoldCount() - 1;
 			LockLostException cause = lossOf(lost);
 			stopRenewal();
@@ -637,7 +638,7 @@ public final class RedlockLockRegistry
 			this.lastUsed = System.currentTimeMillis();
 		}
 
-		private LockLostException lossOf(Lease lost) {
+		private LockLostException lossOf(@Nullable Lease lost) {
 			LockLostException known = this.lossCause;
 			if (known != null) {
 				return known;
@@ -649,7 +650,7 @@ public final class RedlockLockRegistry
 							+ " renewLock, or set a renewal task scheduler)");
 		}
 
-		private void release(Lease held) {
+		private void release(@Nullable Lease held) {
 			if (held == null) {
 				return;
 			}

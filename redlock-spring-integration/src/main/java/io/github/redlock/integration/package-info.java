@@ -4,4 +4,7 @@
  * {@code LockRegistryLeaderInitiator}, aggregators, idempotent receivers and anything
  * else that takes a Spring Integration {@code LockRegistry}.
  */
+@NullMarked
 package io.github.redlock.integration;
+
+import org.jspecify.annotations.NullMarked;

@@ -27,6 +27,7 @@ import io.github.redlock.LockRegistry;
 import io.github.redlock.LockSemaphore;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.test.MemoryStore.Kind;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LockRegistry} that keeps its locks in memory, for fast unit tests of code that
@@ -170,7 +171,8 @@ public final class InMemoryLockRegistry implements LockRegistry, AutoCloseable {
 	}
 
 	@Override
-	public <T> T executeLocked(String key, Duration ttl, Duration waitTime, Callable<T> action) throws Exception {
+	public <T extends @Nullable Object> T executeLocked(String key, Duration ttl, Duration waitTime, Callable<T> action)
+			throws Exception {
 		Objects.requireNonNull(action, "action must not be null");
 		Lease lease = acquire(key, ttl, waitTime, true);
 		MemoryLease held = ((HeldLease) lease).hold.lease;
@@ -201,6 +203,7 @@ public final class InMemoryLockRegistry implements LockRegistry, AutoCloseable {
 	}
 
 	@Override
+	@SuppressWarnings("NullAway") // held is false without a holder
 	public LockInfo inspect(String key) {
 		checkOpen();
 		KeyLayout.check(key);
@@ -351,7 +354,7 @@ public final class InMemoryLockRegistry implements LockRegistry, AutoCloseable {
 		return new LockAcquisitionException(Reason.HELD_BY_THIS_THREAD, key, message);
 	}
 
-	private Hold peek(Kind kind, String key) {
+	private @Nullable Hold peek(Kind kind, String key) {
 		Hold hold = this.holds.get(new HoldKey(Thread.currentThread(), key, kind));
 		return (hold != null && hold.lease.isHeld()) ? hold : null;
 	}
@@ -377,7 +380,7 @@ public final class InMemoryLockRegistry implements LockRegistry, AutoCloseable {
 	 * now) when it was the last.
 	 * @return whether it was the last
 	 */
-	boolean releaseHold(Hold hold, Duration delay) {
+	boolean releaseHold(Hold hold, @Nullable Duration delay) {
 		if (--hold.count > 0) {
 			hold.nested.pop().run();
 			return false;

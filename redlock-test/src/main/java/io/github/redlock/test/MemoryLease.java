@@ -9,6 +9,7 @@ import io.github.redlock.Lease;
 import io.github.redlock.LeaseListener;
 import io.github.redlock.LockKeys;
 import io.github.redlock.LockLostException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One grant of a key by a {@link MemoryStore}: what a quorum lease is, with the store
@@ -61,7 +62,7 @@ final class MemoryLease implements Lease {
 
 	volatile Duration ttl;
 
-	volatile LockLostException lossCause;
+	volatile @Nullable LockLostException lossCause;
 
 	MemoryLease(MemoryStore store, InMemoryLockRegistry registry, MemoryStore.Kind kind, String key, String owner,
 			String holding, long fencingToken, Duration ttl, boolean autoExtended, long now) {
@@ -130,7 +131,7 @@ final class MemoryLease implements Lease {
 	}
 
 	@Override
-	public CompletableFuture<Void> releaseAsync() {
+	public CompletableFuture<@Nullable Void> releaseAsync() {
 		release();
 		return CompletableFuture.completedFuture(null);
 	}

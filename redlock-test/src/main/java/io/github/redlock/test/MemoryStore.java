@@ -23,6 +23,7 @@ import io.github.redlock.LeaseListener;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockLostException;
 import io.github.redlock.NodeFailure;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The locks that in-memory registries share: what the nodes are to quorum registries. A
@@ -87,7 +88,7 @@ final class MemoryStore {
 	 * @param abandoned whether the asker gave up (a cancelled future)
 	 */
 	record Request(InMemoryLockRegistry registry, Kind kind, String key, Duration ttl, Duration waitTime,
-			boolean autoExtend, int permits, MemoryLease writing, BooleanSupplier abandoned) {
+			boolean autoExtend, int permits, @Nullable MemoryLease writing, BooleanSupplier abandoned) {
 	}
 
 	/**
@@ -205,6 +206,8 @@ final class MemoryStore {
 		});
 	}
 
+	// keys never leave the map, which a lease's key entered when it was granted
+	@SuppressWarnings("NullAway")
 	private boolean change(MemoryLease lease, Runnable change) {
 		List<MemoryLease> lost = new ArrayList<>();
 		this.lock.lock();
@@ -228,6 +231,8 @@ final class MemoryStore {
 	 * Releases a held lease: its key is free of it at once. Does nothing for a lease
 	 * released, ended or lost already.
 	 */
+	// keys never leave the map, which a lease's key entered when it was granted
+	@SuppressWarnings("NullAway")
 	void release(MemoryLease lease) {
 		this.lock.lock();
 		try {
@@ -265,6 +270,8 @@ final class MemoryStore {
 		tellLost(List.of(lease));
 	}
 
+	// keys never leave the map, which a lease's key entered when it was granted
+	@SuppressWarnings("NullAway")
 	void addListener(MemoryLease lease, LeaseListener listener) {
 		boolean lostAlready;
 		List<MemoryLease> lost = new ArrayList<>();
@@ -348,6 +355,8 @@ final class MemoryStore {
 		}
 	}
 
+	// keys never leave the map, which a lease's key entered when it was granted
+	@SuppressWarnings("NullAway")
 	private void lookAt(String key) {
 		List<MemoryLease> lost = new ArrayList<>();
 		this.lock.lock();
@@ -361,6 +370,7 @@ final class MemoryStore {
 		tellLost(lost);
 	}
 
+	@SuppressWarnings("NullAway") // a lease is listed as lost once its cause is set
 	private static void tellLost(List<MemoryLease> lost) {
 		for (MemoryLease lease : lost) {
 			for (LeaseListener listener : lease.listeners) {
@@ -389,7 +399,7 @@ final class MemoryStore {
 	/**
 	 * A key's holder and fencing counter.
 	 */
-	record Snapshot(MemoryLease holder, long counter) {
+	record Snapshot(@Nullable MemoryLease holder, long counter) {
 	}
 
 	/**

@@ -3,4 +3,7 @@
  * {@link io.github.redlock.LockRegistry} in memory with the quorum registry's contract,
  * for fast unit tests of code that locks.
  */
+@NullMarked
 package io.github.redlock.test;
+
+import org.jspecify.annotations.NullMarked;

@@ -36,6 +36,8 @@ public final class AcquisitionAwait {
 	 * @throws LockAcquisitionException rethrown from the caller's thread, so that its
 	 * stack trace shows the caller
 	 */
+	// a LockAcquisitionException always has a message: each constructor sets one
+	@SuppressWarnings("NullAway")
 	public static RedlockLease await(CompletableFuture<RedlockLease> future, String key, long boundNanos)
 			throws InterruptedException {
 		try {

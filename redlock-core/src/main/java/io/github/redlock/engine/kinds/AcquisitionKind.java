@@ -9,6 +9,7 @@ import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.waiting.LineHold;
 import io.github.redlock.engine.waiting.Waiting;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What each kind of lock tells {@link AcquisitionLoop}: the scripts it sends for an
@@ -58,7 +59,7 @@ abstract class AcquisitionKind extends AttemptOutcomes {
 	 * {@code null} for a kind not counted there ({@code countedInLine})
 	 */
 	abstract RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call,
-			LineHold hold);
+			@Nullable LineHold hold);
 
 	/** Returns the remaining ms of the holder that a negative reply reports. */
 	long heldMillis(long reply) {
@@ -87,7 +88,7 @@ abstract class AcquisitionKind extends AttemptOutcomes {
 	}
 
 	/** Returns the lock's key and its queue on the nodes, if this kind queues there. */
-	String[] queueKeys() {
+	String @Nullable [] queueKeys() {
 		return null;
 	}
 

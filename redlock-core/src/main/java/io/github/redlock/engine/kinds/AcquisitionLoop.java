@@ -22,6 +22,7 @@ import io.github.redlock.engine.waiting.LineHold;
 import io.github.redlock.engine.waiting.Waiting;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One call to acquire a lock of any kind: attempts on every node at once, retried when
@@ -97,7 +98,7 @@ abstract class AcquisitionLoop extends AcquisitionKind implements LiveLeases.Pen
 	 * The last failed attempt: the next one goes to each node after that attempt's
 	 * withdrawal there (see {@link #sendAfter}). {@code null} before the first failure.
 	 */
-	private QuorumCall previous;
+	private @Nullable QuorumCall previous;
 
 	/**
 	 * The attempt whose queueing last found the key free and woke the head
@@ -110,7 +111,7 @@ abstract class AcquisitionLoop extends AcquisitionKind implements LiveLeases.Pen
 	 * {@link #begin} and by the line's first call of {@link #attempt(Waiting.Waiter)},
 	 * whichever comes first: a hand-off may run that before {@code enter} has returned.
 	 */
-	private volatile Waiting.Waiter waiter;
+	private volatile Waiting.@Nullable Waiter waiter;
 
 	/**
 	 * @param line the waiting lines it stands in, by its key
@@ -278,7 +279,8 @@ abstract class AcquisitionLoop extends AcquisitionKind implements LiveLeases.Pen
 	 * is.
 	 * @param reason the reason, or {@code null} to judge it from the call's replies
 	 */
-	void failed(QuorumCall call, Attempt attempt, String note, LockAcquisitionException.Reason reason) {
+	void failed(QuorumCall call, Attempt attempt, @Nullable String note,
+			LockAcquisitionException.@Nullable Reason reason) {
 		withdraw(call, attempt);
 		this.previous = call;
 		if (this.result.isDone()) {
@@ -322,6 +324,7 @@ abstract class AcquisitionLoop extends AcquisitionKind implements LiveLeases.Pen
 	 * refused by a waiting writer's mark finds the key free and would try again and again
 	 * while the mark lives.
 	 */
+	@SuppressWarnings("NullAway") // args are made only when there are keys
 	private void queue(Waiting.Waiter place) {
 		String[] keys = queueKeys();
 		String[] args = (keys != null) ? place.queueArgs() : null;
@@ -365,7 +368,8 @@ abstract class AcquisitionLoop extends AcquisitionKind implements LiveLeases.Pen
 		return nextDelay(call, retrySoon(attempt, call), least, backsOff() ? place.pollBackoff() : 0);
 	}
 
-	private void fail(QuorumCall call, Attempt attempt, String note, LockAcquisitionException.Reason reason) {
+	private void fail(QuorumCall call, Attempt attempt, @Nullable String note,
+			LockAcquisitionException.@Nullable Reason reason) {
 		failOnceAnswered(this.result, call, this.attempts, note, reason, (reply) -> describeRefusal(attempt, reply));
 	}
 

@@ -14,6 +14,7 @@ import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.waiting.Waiting;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How one acquisition judges its attempts, whatever its kind: whether an agreed attempt
@@ -63,7 +64,7 @@ abstract class AttemptOutcomes {
 	 * it still has validity at {@code now}.
 	 * @param validUntil the end of its validity
 	 */
-	static String noValidity(long start, long now, long validUntil, String ttlMillis) {
+	static @Nullable String noValidity(long start, long now, long validUntil, String ttlMillis) {
 		if (now < validUntil) {
 			return null;
 		}
@@ -77,7 +78,7 @@ abstract class AttemptOutcomes {
 	 * to go on.
 	 * @param left what is left of the wait time, in ns
 	 */
-	String hopeless(long left) {
+	@Nullable String hopeless(long left) {
 		if (this.fleet.quorumPossibleBy(this.keySlot, System.nanoTime() + left)) {
 			return null;
 		}
@@ -135,8 +136,8 @@ abstract class AttemptOutcomes {
 	 * @param reason the reason, or {@code null} to judge it from the call's replies
 	 * @param describe words a negative reply
 	 */
-	void failOnceAnswered(CompletableFuture<RedlockLease> result, QuorumCall call, int attempts, String note,
-			LockAcquisitionException.Reason reason, Function<Long, String> describe) {
+	void failOnceAnswered(CompletableFuture<RedlockLease> result, QuorumCall call, int attempts, @Nullable String note,
+			LockAcquisitionException.@Nullable Reason reason, Function<Long, String> describe) {
 		call.completion().thenRun(() -> {
 			int agreed = call.countAnswered((reply) -> reply > 0);
 			List<NodeFailure> failures = call.failures(describe);

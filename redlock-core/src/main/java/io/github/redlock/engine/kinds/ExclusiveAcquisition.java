@@ -17,6 +17,7 @@ import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.waiting.LineHold;
 import io.github.redlock.engine.waiting.Waiting;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The exclusive lock as a kind of {@link AcquisitionLoop}: {@link Script#ACQUIRE} takes
@@ -95,7 +96,10 @@ final class ExclusiveAcquisition extends AcquisitionLoop {
 	}
 
 	@Override
-	RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call, LineHold hold) {
+	// counted in its line: the loop always gives an exclusive lease a hold
+	@SuppressWarnings("NullAway")
+	RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call,
+			@Nullable LineHold hold) {
 		return new RedlockLease(this.engine, this.key, attempt.value(), token, start, validUntil, call,
 				new ExclusiveOps(this.engine, this.key, this.lockAndFence, hold));
 	}
@@ -148,7 +152,7 @@ final class ExclusiveAcquisition extends AcquisitionLoop {
 
 		@Override
 		public CompletableFuture<Boolean> release(NodeFleet fleet, String secret, long token, QuorumCall acquisition,
-				NodeFleet.AfterQuorum afterQuorum, String warnKey) {
+				NodeFleet.@Nullable AfterQuorum afterQuorum, @Nullable String warnKey) {
 			Waiting waiting = this.engine.waiting();
 			// without afterQuorum, the lease was lost: its line heard of its end then
 			String[] args = (afterQuorum != null) ? waiting.releaseArgs(this.key, secret, token, acquisition)

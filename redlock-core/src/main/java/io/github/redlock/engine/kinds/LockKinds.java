@@ -21,6 +21,7 @@ import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.waiting.Waiting;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every kind of lock (exclusive, read, write, a semaphore's permits) in every mode
@@ -117,7 +118,7 @@ public final class LockKinds {
 	}
 
 	private Lease exclusiveLease(String key, Duration ttl, Duration waitTime, boolean autoExtend,
-			ThreadHolds.Hold reentered) throws InterruptedException {
+			ThreadHolds.@Nullable Hold reentered) throws InterruptedException {
 		if (reentered != null) {
 			joinHeld(this.holds, reentered, ttl, autoExtend);
 			return new ReentrantLease(this.holds, reentered);

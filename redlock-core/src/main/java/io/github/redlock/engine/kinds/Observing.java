@@ -15,6 +15,7 @@ import io.github.redlock.engine.lease.RedlockLease;
 import io.github.redlock.engine.lease.ReentrantLease;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs acquisitions of every kind and tells the registry's {@link LockObserver}, if it
@@ -34,7 +35,7 @@ public final class Observing {
 
 	private static final Log logger = LogFactory.getLog(Observing.class);
 
-	private final LockObserver observer;
+	private final @Nullable LockObserver observer;
 
 	private final Executor callbacks;
 
@@ -45,7 +46,7 @@ public final class Observing {
 	 * off the I/O threads, so that the callers' continuations cannot stall the replies of
 	 * every node
 	 */
-	public Observing(LockObserver observer, Executor callbacks) {
+	public Observing(@Nullable LockObserver observer, Executor callbacks) {
 		this.observer = observer;
 		this.callbacks = callbacks;
 	}
@@ -181,7 +182,7 @@ public final class Observing {
 	 * Tells the observer that the lock is held and, for a new lease, has its hold
 	 * observed; never throws, since the caller holds the lock now.
 	 */
-	private static void observeHold(LockObserver.Acquiring acquiring, Lease lease, RedlockLease newLease) {
+	private static void observeHold(LockObserver.Acquiring acquiring, Lease lease, @Nullable RedlockLease newLease) {
 		try {
 			acquiring.acquired(lease);
 			if (newLease != null) {

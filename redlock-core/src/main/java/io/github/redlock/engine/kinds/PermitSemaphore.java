@@ -29,6 +29,7 @@ import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.waiting.LineHold;
 import io.github.redlock.engine.waiting.ReleaseHints;
 import io.github.redlock.engine.waiting.Waiting;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link LockSemaphore} on the quorum: {@code permits} slots, each an exclusive lock of
@@ -324,7 +325,8 @@ public final class PermitSemaphore implements LockSemaphore {
 		}
 
 		@Override
-		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call, LineHold hold) {
+		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call,
+				@Nullable LineHold hold) {
 			String slotText = String.valueOf(attempt.slot());
 			String[] slotArg = { slotText };
 			// the release publishes this on the semaphore's channel, on every node: the

@@ -16,6 +16,7 @@ import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.QuorumCall;
 import io.github.redlock.engine.waiting.LineHold;
 import io.github.redlock.engine.waiting.Waiting;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Read-write locks on the quorum: any number of readers or one writer per key, each a
@@ -137,7 +138,8 @@ public final class ReadWriteLocks {
 	 * @param writerSecret the secret of the write lease this thread holds on the key (a
 	 * downgrade, which makes one attempt), or {@code null}
 	 */
-	public CompletableFuture<RedlockLease> read(String key, Duration ttl, Duration waitTime, String writerSecret) {
+	public CompletableFuture<RedlockLease> read(String key, Duration ttl, Duration waitTime,
+			@Nullable String writerSecret) {
 		return new ReadAcquisition(key, ttl, (writerSecret != null) ? Duration.ZERO : waitTime,
 				(writerSecret != null) ? writerSecret : "")
 			.start();
@@ -207,7 +209,8 @@ public final class ReadWriteLocks {
 		}
 
 		@Override
-		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call, LineHold hold) {
+		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call,
+				@Nullable LineHold hold) {
 			String lockKey = this.key;
 			LeaseOps ops = LeaseOps.scripted(Script.EXTEND_READ,
 					new String[] { this.keys[0], this.keys[1], this.keys[2] }, Script.RELEASE_READ,
@@ -284,7 +287,10 @@ public final class ReadWriteLocks {
 		}
 
 		@Override
-		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call, LineHold hold) {
+		// counted in its line: the loop always gives a write lease a hold
+		@SuppressWarnings("NullAway")
+		RedlockLease lease(Attempt attempt, long token, long start, long validUntil, QuorumCall call,
+				@Nullable LineHold hold) {
 			LeaseOps ops = LeaseOps.scripted(Script.EXTEND_WRITE,
 					new String[] { this.keys[0], this.keys[1], this.keys[2] }, Script.RELEASE_WRITE,
 					new String[] { this.keys[0], this.keys[2] }, NONE, NONE, hold::ended);

@@ -7,6 +7,7 @@ import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.quorum.QuorumCall;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An attempt of an {@link AcquisitionLoop} on its way, and each step of it as the nodes
@@ -26,13 +27,13 @@ final class SentAttempt extends Attempt implements QuorumCall.Send, Consumer<Quo
 	 * The call it goes after on each node ({@link AcquisitionLoop#sendAfter}), or
 	 * {@code null}.
 	 */
-	private final QuorumCall before;
+	private final @Nullable QuorumCall before;
 
 	/** The call once decided; read only by the steps after it. */
-	private QuorumCall decided;
+	private @Nullable QuorumCall decided;
 
 	SentAttempt(AcquisitionLoop loop, int number, String value, int slot, String[] args, long start,
-			QuorumCall before) {
+			@Nullable QuorumCall before) {
 		super(number, value, slot, args);
 		this.loop = loop;
 		this.start = start;
@@ -66,11 +67,15 @@ final class SentAttempt extends Attempt implements QuorumCall.Send, Consumer<Quo
 	}
 
 	@Override
+	// the fencing round starts in accept(), which set the decided call
+	@SuppressWarnings("NullAway")
 	public void fenced(long token) {
 		this.loop.acquired(this.decided, this, this.start, token);
 	}
 
 	@Override
+	// the fencing round starts in accept(), which set the decided call
+	@SuppressWarnings("NullAway")
 	public void unaligned() {
 		this.loop.failed(this.decided, this, AttemptOutcomes.UNALIGNED, LockAcquisitionException.Reason.NO_QUORUM);
 	}

@@ -18,4 +18,7 @@
  * Depends on the layers below and the engine's public types only;
  * {@code EngineLayersTests} keeps it so.
  */
+@NullMarked
 package io.github.redlock.engine.kinds;
+
+import org.jspecify.annotations.NullMarked;

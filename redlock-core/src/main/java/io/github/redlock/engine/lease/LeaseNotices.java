@@ -13,6 +13,7 @@ import io.github.redlock.LockLostException;
 import io.github.redlock.engine.LockObserver;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Who hears how one lease ends, and how they are told: its {@link LeaseListener}s, the
@@ -54,10 +55,10 @@ abstract sealed class LeaseNotices implements Lease permits LeaseState {
 	final EngineContext engine;
 
 	/** Made by the first listener added: most leases never get one. */
-	private volatile List<LeaseListener> listeners;
+	private volatile @Nullable List<LeaseListener> listeners;
 
 	/** Hears how the hold ends, if the registry has a {@link LockObserver}. */
-	private volatile LockObserver.Holding observation;
+	private volatile LockObserver.@Nullable Holding observation;
 
 	private final long acquiredNanos;
 
@@ -99,6 +100,8 @@ abstract sealed class LeaseNotices implements Lease permits LeaseState {
 		}
 	}
 
+	// a compareAndSet fails only when another thread made the list
+	@SuppressWarnings("NullAway")
 	final void addToListeners(LeaseListener listener) {
 		List<LeaseListener> listeners = this.listeners;
 		if (listeners == null) {
@@ -140,7 +143,7 @@ abstract sealed class LeaseNotices implements Lease permits LeaseState {
 	 * Tells the observer, if not told yet, that the hold was released, or lost when
 	 * {@code lost} is given.
 	 */
-	final void endObservation(LockLostException lost) {
+	final void endObservation(@Nullable LockLostException lost) {
 		LockObserver.Holding holding = (LockObserver.Holding) OBSERVATION.getAndSet(this, null);
 		if (holding == null) {
 			return;

@@ -7,6 +7,7 @@ import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a held lease of one kind acts on the nodes and in this registry: the script that
@@ -40,7 +41,7 @@ public interface LeaseOps {
 	 * @return as {@link NodeFleet#releaseEverywhere}
 	 */
 	CompletableFuture<Boolean> release(NodeFleet fleet, String secret, long token, QuorumCall acquisition,
-			NodeFleet.AfterQuorum afterQuorum, String warnKey);
+			NodeFleet.@Nullable AfterQuorum afterQuorum, @Nullable String warnKey);
 
 	/**
 	 * Tells this registry that the lease ended without a release (lost, or at the end

@@ -12,6 +12,7 @@ import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where one lease stands (held, released, lost, or released but left on the nodes until
@@ -75,7 +76,7 @@ abstract sealed class LeaseState extends LeaseNotices permits LeaseExtensions {
 	 */
 	private volatile int state;
 
-	private volatile String lostReason;
+	private volatile @Nullable String lostReason;
 
 	LeaseState(EngineContext engine, LeaseOps ops, String secret, QuorumCall acquisition) {
 		super(engine);
@@ -191,7 +192,7 @@ abstract sealed class LeaseState extends LeaseNotices permits LeaseExtensions {
 	 * quorum deleted it.
 	 * @return once every node answered, or {@code null} if the lease had ended already
 	 */
-	final CompletableFuture<Boolean> deleteAtEnd() {
+	final @Nullable CompletableFuture<Boolean> deleteAtEnd() {
 		int previous = this.state;
 		if ((previous != HELD && previous != LINGERING) || !moveState(previous, RELEASED)) {
 			return null;
@@ -248,7 +249,8 @@ abstract sealed class LeaseState extends LeaseNotices permits LeaseExtensions {
 	 * {@code null} for the clean-up of a lease whose end was told already
 	 * @param warnKey the key to warn with if no quorum could be freed, or {@code null}
 	 */
-	private CompletableFuture<Boolean> releaseEverywhere(NodeFleet.AfterQuorum afterQuorum, String warnKey) {
+	private CompletableFuture<Boolean> releaseEverywhere(NodeFleet.@Nullable AfterQuorum afterQuorum,
+			@Nullable String warnKey) {
 		return this.ops.release(this.engine.fleet(), this.secret, fencingToken(), this.acquisition, afterQuorum,
 				warnKey);
 	}

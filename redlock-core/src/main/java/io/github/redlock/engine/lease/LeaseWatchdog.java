@@ -9,6 +9,7 @@ import java.util.List;
 import io.github.redlock.LockKeys;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Watches one lease on the registry's shared scheduler thread: declares it lost when its
@@ -44,7 +45,7 @@ final class LeaseWatchdog {
 	 * One entry per hold that wants the lease kept extended, the TTL it asked for; made
 	 * on the first demand, guarded by this watchdog.
 	 */
-	private List<long[]> demands;
+	private @Nullable List<long[]> demands;
 
 	private volatile long autoExtendTtlNanos;
 
@@ -99,6 +100,8 @@ final class LeaseWatchdog {
 	 * time.
 	 * @return withdraws this demand; the watchdog stops extending when none is left
 	 */
+	// the demands are made by the first demand and kept: see the lambda
+	@SuppressWarnings("NullAway")
 	Runnable autoExtend(Duration ttl) {
 		long[] demand = { ttl.toNanos() };
 		synchronized (this) {
@@ -121,6 +124,7 @@ final class LeaseWatchdog {
 		};
 	}
 
+	@SuppressWarnings("NullAway") // called once a demand was added
 	private long longestDemand() {
 		long longest = 0;
 		for (long[] demand : this.demands) {

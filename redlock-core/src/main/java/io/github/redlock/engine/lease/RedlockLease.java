@@ -16,6 +16,7 @@ import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.quorum.QuorumCall;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A lock held on a quorum: its value and fencing token, and the {@link Lease} its holder
@@ -222,7 +223,7 @@ public final class RedlockLease extends LeaseExtensions implements Lease {
 	 * answered or timed out
 	 */
 	@Override
-	public CompletableFuture<Void> releaseAsync() {
+	public CompletableFuture<@Nullable Void> releaseAsync() {
 		CompletableFuture<Void> released = new CompletableFuture<>();
 		releaseOnNodes().whenCompleteAsync((ignored, ex) -> released.complete(null), this.engine.callbacks());
 		return released;
@@ -245,7 +246,7 @@ public final class RedlockLease extends LeaseExtensions implements Lease {
 	 * @param agreed how many nodes agreed
 	 * @param failure why not, or {@code null}
 	 */
-	public record ExtendOutcome(boolean extended, int agreed, String failure) {
+	public record ExtendOutcome(boolean extended, int agreed, @Nullable String failure) {
 	}
 
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LeaseListener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One thread's acquisition of a lock it may hold several times over: releasing it counts
@@ -118,7 +119,7 @@ public final class ReentrantLease implements Lease {
 	}
 
 	@Override
-	public CompletableFuture<Void> releaseAsync() {
+	public CompletableFuture<@Nullable Void> releaseAsync() {
 		if (this.released.compareAndSet(false, true)) {
 			return this.holds.releaseAsync(this.hold);
 		}

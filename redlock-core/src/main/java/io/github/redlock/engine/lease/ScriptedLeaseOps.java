@@ -8,6 +8,7 @@ import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link LeaseOps} of one extension script and one release script, the release undone as
@@ -26,7 +27,7 @@ record ScriptedLeaseOps(Script extendScript, String[] extendKeys, Script release
 
 	@Override
 	public CompletableFuture<Boolean> release(NodeFleet fleet, String secret, long token, QuorumCall acquisition,
-			NodeFleet.AfterQuorum afterQuorum, String warnKey) {
+			NodeFleet.@Nullable AfterQuorum afterQuorum, @Nullable String warnKey) {
 		return fleet.undoEverywhere(this.releaseScript, this.releaseKeys, releaseArgs(secret), acquisition,
 				(afterQuorum != null) ? () -> afterQuorum.done(false) : null, warnKey);
 	}

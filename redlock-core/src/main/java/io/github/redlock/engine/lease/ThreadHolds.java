@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redlock.LockKeys;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reentrancy of the blocking API: which thread holds which key, and how many times. A
@@ -33,7 +34,7 @@ public final class ThreadHolds {
 	 * already and the lease is still held.
 	 * @return the hold, or {@code null} when the thread must acquire the key
 	 */
-	public Hold reenter(String key) {
+	public @Nullable Hold reenter(String key) {
 		Hold hold = this.holds.get(new HoldKey(Thread.currentThread(), key));
 		if (hold != null && hold.lease.isHeld() && hold.count.getAndIncrement() > 0) {
 			return hold;
@@ -46,7 +47,7 @@ public final class ThreadHolds {
 	 * without counting a hold.
 	 * @return the hold, or {@code null}
 	 */
-	public Hold peek(String key) {
+	public @Nullable Hold peek(String key) {
 		if (this.holds.isEmpty()) {
 			return null;
 		}

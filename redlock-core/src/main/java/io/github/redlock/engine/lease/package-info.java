@@ -21,4 +21,7 @@
  * Depends on the waiting, quorum and node layers and the engine's public types only;
  * {@code EngineLayersTests} keeps it so.
  */
+@NullMarked
 package io.github.redlock.engine.lease;
+
+import org.jspecify.annotations.NullMarked;

@@ -7,6 +7,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * When one node's trust runs its check again after a check failed for a reason other than
@@ -41,10 +42,10 @@ final class CheckRetries {
 	 */
 	private volatile int failedChecks;
 
-	private volatile Generation failedGeneration;
+	private volatile @Nullable Generation failedGeneration;
 
 	/** Why the last check failed, while {@link #failedChecks} is not zero. */
-	private volatile String checkFailure;
+	private volatile @Nullable String checkFailure;
 
 	/** When a failed check may run again, as {@link System#nanoTime()}. */
 	private volatile long nextCheckNanos;

@@ -27,6 +27,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Redis or Valkey Cluster as one member of the quorum: its vote for a key is the reply
@@ -86,17 +87,17 @@ public final class ClusterMember implements QuorumMember {
 
 	private volatile long lastRefreshNanos;
 
-	private volatile CompletableFuture<Void> currentRefresh;
+	private volatile @Nullable CompletableFuture<Void> currentRefresh;
 
 	private volatile boolean closed;
 
 	private volatile boolean started;
 
-	private volatile CompletableFuture<Void> connecting;
+	private volatile @Nullable CompletableFuture<Void> connecting;
 
-	private volatile ScheduledFuture<?> refresher;
+	private volatile @Nullable ScheduledFuture<?> refresher;
 
-	private volatile Runnable afterTrustCheck;
+	private volatile @Nullable Runnable afterTrustCheck;
 
 	/**
 	 * Creates the member; connects nothing.
@@ -426,7 +427,7 @@ public final class ClusterMember implements QuorumMember {
 	}
 
 	@Override
-	public NodeTrust.GuardCause guardCause() {
+	public NodeTrust.@Nullable GuardCause guardCause() {
 		for (NodeClient master : this.view.masters()) {
 			NodeTrust.GuardCause cause = master.guardCause();
 			if (cause != null) {

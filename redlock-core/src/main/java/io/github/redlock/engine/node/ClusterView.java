@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One cluster member's view of its topology at one refresh: which master's client owns
@@ -22,7 +23,7 @@ final class ClusterView {
 
 	static final ClusterView EMPTY = new Builder().build();
 
-	private final NodeClient[] owners;
+	private final @Nullable NodeClient[] owners;
 
 	private final List<NodeClient> masters;
 
@@ -31,7 +32,7 @@ final class ClusterView {
 
 	private final boolean coversEverySlot;
 
-	private ClusterView(NodeClient[] owners, List<NodeClient> masters, Map<NodeClient, String> roles) {
+	private ClusterView(@Nullable NodeClient[] owners, List<NodeClient> masters, Map<NodeClient, String> roles) {
 		this.owners = owners;
 		this.masters = List.copyOf(masters);
 		this.roles = roles;
@@ -55,7 +56,7 @@ final class ClusterView {
 	}
 
 	/** Returns the client of the master that owns the slot, or {@code null}. */
-	NodeClient owner(int slot) {
+	@Nullable NodeClient owner(int slot) {
 		return this.owners[slot];
 	}
 
@@ -98,7 +99,7 @@ final class ClusterView {
 		return ranges(null);
 	}
 
-	private String ranges(String master) {
+	private String ranges(@Nullable String master) {
 		List<String> ranges = new ArrayList<>();
 		int start = -1;
 		for (int slot = 0; slot <= this.owners.length; slot++) {
@@ -117,7 +118,7 @@ final class ClusterView {
 
 	static final class Builder {
 
-		private final NodeClient[] owners = new NodeClient[SlotHash.SLOT_COUNT];
+		private final @Nullable NodeClient[] owners = new NodeClient[SlotHash.SLOT_COUNT];
 
 		private final List<NodeClient> masters = new ArrayList<>();
 

@@ -2,6 +2,8 @@ package io.github.redlock.engine.node;
 
 import java.util.concurrent.atomic.AtomicReference;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The generations of one node's lock connection, and the one the node's trust vouched
  * for. A generation ends when the lock connection drops and when the registry stops and
@@ -25,11 +27,12 @@ final class ConnectionGenerations {
 	private final AtomicReference<Generation> current = new AtomicReference<>(new Generation());
 
 	/** The generation a finished check vouched for, or {@code null} for none. */
-	private volatile Generation vouched;
+	private volatile @Nullable Generation vouched;
 
 	/**
 	 * Returns the generation of the connection as it is now.
 	 */
+	@SuppressWarnings("NullAway") // set to a new generation only, never to null
 	Generation current() {
 		return this.current.get();
 	}

@@ -5,6 +5,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The scripts sent to one node and not yet answered, so that closing the connection can
  * let them land first: a release that a quorum has answered may still be on its way to
@@ -16,7 +18,7 @@ final class InFlight {
 
 	private final AtomicInteger pending = new AtomicInteger();
 
-	private volatile CompletableFuture<Void> drained;
+	private volatile @Nullable CompletableFuture<Void> drained;
 
 	/** A script is handed to Lettuce. */
 	void sent() {

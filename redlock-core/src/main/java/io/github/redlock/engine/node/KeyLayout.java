@@ -6,6 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 import io.lettuce.core.cluster.SlotHash;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a lock lives on the nodes, and which keys are acceptable. For a key {@code k} and
@@ -204,7 +205,7 @@ public final class KeyLayout {
 	 * Returns the lock key whose lock is named {@code channel} ({@link #lockKey}), or
 	 * {@code null} when no lock key's is.
 	 */
-	public String lockChannelKey(String channel) {
+	public @Nullable String lockChannelKey(String channel) {
 		return channel.startsWith(this.lockPrefix) ? untag(channel.substring(this.lockPrefix.length())) : null;
 	}
 
@@ -212,7 +213,7 @@ public final class KeyLayout {
 	 * Returns the lock key whose semaphore publishes on {@code channel}
 	 * ({@link #permitChannel}), or {@code null} when no semaphore's does.
 	 */
-	public String permitChannelKey(String channel) {
+	public @Nullable String permitChannelKey(String channel) {
 		String permits = this.lockPrefix + PERMIT_CHANNEL;
 		return channel.startsWith(permits) ? untag(channel.substring(permits.length())) : null;
 	}
@@ -239,7 +240,7 @@ public final class KeyLayout {
 	 * Returns the key that {@link #tag} made {@code tagged} of, or {@code null} when it
 	 * made no such name.
 	 */
-	private static String untag(String tagged) {
+	private static @Nullable String untag(String tagged) {
 		int close = tagged.indexOf('}');
 		if (!tagged.startsWith("{") || close < 0) {
 			return null;

@@ -12,6 +12,7 @@ import java.util.Set;
 
 import io.github.redlock.engine.InvalidOptionException;
 import io.lettuce.core.RedisURI;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A node's connection URI and a display form that never shows its password.
@@ -26,7 +27,7 @@ public final class NodeAddress {
 
 	private final String display;
 
-	private final String tlsWarning;
+	private final @Nullable String tlsWarning;
 
 	private NodeAddress(RedisURI uri, String display) {
 		this.uri = uri;
@@ -48,7 +49,7 @@ public final class NodeAddress {
 	 * {@code null}
 	 * @param ssl whether every node uses TLS
 	 */
-	public record Defaults(String username, char[] password, boolean ssl) {
+	public record Defaults(@Nullable String username, char @Nullable [] password, boolean ssl) {
 
 	}
 
@@ -181,7 +182,7 @@ public final class NodeAddress {
 		return masked;
 	}
 
-	private static String userInfo(String text) {
+	private static @Nullable String userInfo(String text) {
 		int scheme = text.indexOf("://");
 		int start = (scheme >= 0) ? scheme + 3 : 0;
 		int at = text.lastIndexOf('@');
@@ -200,7 +201,7 @@ public final class NodeAddress {
 		return new NodeAddress(other, (other.isSsl() ? "rediss://" : "redis://") + host + ":" + port);
 	}
 
-	public String tlsWarning() {
+	public @Nullable String tlsWarning() {
 		return this.tlsWarning;
 	}
 

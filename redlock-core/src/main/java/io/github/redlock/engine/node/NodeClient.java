@@ -11,6 +11,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One node, as the layers above see it: its connection ({@link NodeConnection}), script
@@ -61,7 +62,7 @@ public final class NodeClient implements QuorumMember {
 	public NodeClient(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration deletionTimeout,
 			Duration connectTimeout, RestartGuard guard, ServerIdentities identities, boolean acceptEviction,
 			SilentNodes silentNodes, Consumer<ClientOptions.Builder> customizer, List<Script> lockScripts,
-			Runnable changed, ClusterMaster cluster, FleetClocks clocks) {
+			Runnable changed, @Nullable ClusterMaster cluster, @Nullable FleetClocks clocks) {
 		this.address = address;
 		String node = address.toString();
 		ConnectionGenerations generations = new ConnectionGenerations();
@@ -80,7 +81,7 @@ public final class NodeClient implements QuorumMember {
 		this.errors = parts.errors();
 	}
 
-	private StatefulRedisConnection<String, String> lockConnection() {
+	private @Nullable StatefulRedisConnection<String, String> lockConnection() {
 		return this.connection.current();
 	}
 
@@ -223,7 +224,7 @@ public final class NodeClient implements QuorumMember {
 	}
 
 	@Override
-	public NodeTrust.GuardCause guardCause() {
+	public NodeTrust.@Nullable GuardCause guardCause() {
 		return this.trust.guardCause();
 	}
 

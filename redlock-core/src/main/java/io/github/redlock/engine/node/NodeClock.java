@@ -10,6 +10,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One node's clock as this client measures it: its offset from the client's monotonic
@@ -72,7 +73,7 @@ final class NodeClock {
 	/** How often the node's clock is read while connected. */
 	static final long READING_INTERVAL_MILLIS = 1000;
 
-	private volatile ScheduledFuture<?> readings;
+	private volatile @Nullable ScheduledFuture<?> readings;
 
 	/**
 	 * Creates the clock of one node, among the fleet's.
@@ -149,7 +150,7 @@ final class NodeClock {
 	/**
 	 * Returns why the node's clock keeps it out of quorums now, or {@code null}.
 	 */
-	NodeFailure failure() {
+	@Nullable NodeFailure failure() {
 		if (this.guardNanos == 0) {
 			return null;
 		}

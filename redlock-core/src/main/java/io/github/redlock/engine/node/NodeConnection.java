@@ -21,6 +21,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One node's Lettuce client and its multiplexed lock connection: connecting, the grace a
@@ -65,11 +66,11 @@ final class NodeConnection {
 
 	private final AtomicBoolean connecting = new AtomicBoolean();
 
-	private volatile StatefulRedisConnection<String, String> connection;
+	private volatile @Nullable StatefulRedisConnection<String, String> connection;
 
 	private volatile long lastAttemptNanos;
 
-	private volatile NodeFailure lastFailure;
+	private volatile @Nullable NodeFailure lastFailure;
 
 	private final Runnable changed;
 
@@ -94,7 +95,7 @@ final class NodeConnection {
 	 * When the node last sent anything on any of this client's connections, once one is
 	 * made; {@code null} without {@link WriteCoalescing}, which reads it.
 	 */
-	private volatile WriteCoalescing.ReadClock reads;
+	private volatile WriteCoalescing.@Nullable ReadClock reads;
 
 	NodeConnection(NodeAddress address, ClientResources resources, Duration nodeTimeout, Duration deletionTimeout,
 			Duration connectTimeout, SilentNodes silentNodes, Consumer<ClientOptions.Builder> customizer,
@@ -139,7 +140,7 @@ final class NodeConnection {
 	}
 
 	/** Returns the lock connection, or {@code null} while there is none. */
-	StatefulRedisConnection<String, String> current() {
+	@Nullable StatefulRedisConnection<String, String> current() {
 		return this.connection;
 	}
 
@@ -206,6 +207,8 @@ final class NodeConnection {
 	 * Starts connecting, unless connected or connecting already.
 	 * @return a future that completes, never exceptionally, when this attempt ends
 	 */
+	// a failure to connect has a detail: classify() gives every kind one
+	@SuppressWarnings("NullAway")
 	CompletableFuture<Void> connect() {
 		if (this.connection != null || this.closed || !this.connecting.compareAndSet(false, true)) {
 			return CompletableFuture.completedFuture(null);

@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redlock.NodeFailure;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What keeps one node out of every quorum until the operator acts, as its trust's checks
@@ -32,18 +33,18 @@ final class NodeExclusions {
 	private final boolean acceptEviction;
 
 	/** What the ACL user may not do of what locking needs, or {@code null}. */
-	private volatile String denied;
+	private volatile @Nullable String denied;
 
 	private volatile long deniedCheckedAt;
 
 	/** The {@code run_id} the server reported on the last check, or {@code null}. */
-	private volatile String runId;
+	private volatile @Nullable String runId;
 
 	/** The node listed first that is the same server, or {@code null}. */
-	private volatile String sameServerAs;
+	private volatile @Nullable String sameServerAs;
 
 	/** Why the server may evict lock keys, as of the last check, or {@code null}. */
-	private volatile String evicts;
+	private volatile @Nullable String evicts;
 
 	NodeExclusions(String node, ServerIdentities identities, boolean acceptEviction) {
 		this.node = node;
@@ -56,7 +57,7 @@ final class NodeExclusions {
 		return this.node;
 	}
 
-	String runId() {
+	@Nullable String runId() {
 		return this.runId;
 	}
 
@@ -64,7 +65,7 @@ final class NodeExclusions {
 	 * Returns why the node counts toward no quorum until the operator acts, or
 	 * {@code null}.
 	 */
-	NodeFailure failure() {
+	@Nullable NodeFailure failure() {
 		String refused = this.denied;
 		if (refused != null) {
 			return new NodeFailure(this.node, kind(refused), refused);
@@ -90,7 +91,7 @@ final class NodeExclusions {
 	}
 
 	/** Returns the kind of a refusal: no scripts at all, or a permission. */
-	private static NodeFailure.Kind kind(String refused) {
+	private static NodeFailure.Kind kind(@Nullable String refused) {
 		return (refused != null && refused.startsWith(Permissions.NO_SCRIPTS)) ? NodeFailure.Kind.SCRIPTING
 				: NodeFailure.Kind.NOPERM;
 	}
@@ -171,7 +172,8 @@ final class NodeExclusions {
 	 * Records which node listed earlier is the same server, if any; warns when it becomes
 	 * one.
 	 */
-	void sameServerAs(String other) {
+	@SuppressWarnings("NullAway") // a twin is found by this node's run_id: it has one
+	void sameServerAs(@Nullable String other) {
 		String before = this.sameServerAs;
 		this.sameServerAs = other;
 		if (other != null && !other.equals(before)) {

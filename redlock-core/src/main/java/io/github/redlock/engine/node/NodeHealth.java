@@ -8,6 +8,7 @@ import io.github.redlock.NodeFailure;
 import io.github.redlock.engine.NodeStatus;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Says whether one node counts toward a quorum now, for health endpoints and
@@ -77,7 +78,7 @@ final class NodeHealth {
 		return result;
 	}
 
-	private NodeStatus status(boolean usable, Duration latency, String problem) {
+	private NodeStatus status(boolean usable, @Nullable Duration latency, @Nullable String problem) {
 		return new NodeStatus(this.address.toString(), usable, latency, problem, this.address.tlsWarning());
 	}
 

@@ -1,6 +1,7 @@
 package io.github.redlock.engine.node;
 
 import io.github.redlock.NodeFailure;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One node's answer to one script call: an integer, or why there is none.
@@ -11,7 +12,7 @@ import io.github.redlock.NodeFailure;
  * ({@link NodeSilence}): then nothing is to be undone there
  * @author redlock contributors
  */
-public record NodeReply(long value, NodeFailure failure, boolean unsent) {
+public record NodeReply(long value, @Nullable NodeFailure failure, boolean unsent) {
 
 	/** The replies of releases, withdrawals, raises and extensions: shared. */
 	private static final NodeReply ZERO = new NodeReply(0, null, false);

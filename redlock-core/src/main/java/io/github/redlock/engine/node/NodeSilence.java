@@ -14,6 +14,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether one node has gone silent, as when the network drops its packets without
@@ -59,7 +60,7 @@ public final class NodeSilence {
 
 	private final ClientResources resources;
 
-	private final Supplier<StatefulRedisConnection<String, String>> connection;
+	private final Supplier<@Nullable StatefulRedisConnection<String, String>> connection;
 
 	private final Runnable changed;
 
@@ -78,7 +79,7 @@ public final class NodeSilence {
 	private final AtomicBoolean probing = new AtomicBoolean();
 
 	/** Why the node gets no lock command, while silent; {@code null} otherwise. */
-	private volatile NodeFailure silent;
+	private volatile @Nullable NodeFailure silent;
 
 	private volatile long silentSince;
 
@@ -104,7 +105,8 @@ public final class NodeSilence {
 	 * @param changed told whenever the node falls silent or answers again
 	 */
 	NodeSilence(String node, SilentNodes settings, Duration nodeTimeout, ClientResources resources,
-			Supplier<StatefulRedisConnection<String, String>> connection, LongSupplier lastRead, Runnable changed) {
+			Supplier<@Nullable StatefulRedisConnection<String, String>> connection, LongSupplier lastRead,
+			Runnable changed) {
 		this.lastRead = lastRead;
 		this.node = node;
 		this.threshold = settings.timeouts();
@@ -136,7 +138,7 @@ public final class NodeSilence {
 	/**
 	 * Returns why the node gets no lock command now, or {@code null} if it is not silent.
 	 */
-	NodeFailure failure() {
+	@Nullable NodeFailure failure() {
 		return this.silent;
 	}
 
@@ -213,7 +215,7 @@ public final class NodeSilence {
 	 * frozen server or a black hole never sends either. An ACL that denies the probe's
 	 * command must not keep a node that answers out of every quorum.
 	 */
-	private static boolean answered(Throwable ex) {
+	private static boolean answered(@Nullable Throwable ex) {
 		return ex == null || ex instanceof RedisCommandExecutionException
 				|| ex.getCause() instanceof RedisCommandExecutionException;
 	}

@@ -11,6 +11,7 @@ import io.github.redlock.engine.node.ConnectionGenerations.Generation;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.resource.ClientResources;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether one node may count toward a quorum, checked on each connection:
@@ -44,7 +45,7 @@ public final class NodeTrust {
 
 	private final String node;
 
-	private final Supplier<StatefulRedisConnection<String, String>> connection;
+	private final Supplier<@Nullable StatefulRedisConnection<String, String>> connection;
 
 	private final ConnectionGenerations generations;
 
@@ -60,7 +61,7 @@ public final class NodeTrust {
 	private final CheckRetries retries;
 
 	/** The node's clock as measured, or {@code null} when clocks are not watched. */
-	private final NodeClock clock;
+	private final @Nullable NodeClock clock;
 
 	/**
 	 * Creates the trust of one node.
@@ -76,9 +77,9 @@ public final class NodeTrust {
 	 * {@code null} for a single node
 	 */
 	NodeTrust(String node, RestartGuard guard, ClientResources resources,
-			Supplier<StatefulRedisConnection<String, String>> connection, ConnectionGenerations generations,
-			ServerIdentities identities, boolean acceptEviction, Runnable changed, SlotMarkers slotMarkers,
-			FleetClocks clocks) {
+			Supplier<@Nullable StatefulRedisConnection<String, String>> connection, ConnectionGenerations generations,
+			ServerIdentities identities, boolean acceptEviction, Runnable changed, @Nullable SlotMarkers slotMarkers,
+			@Nullable FleetClocks clocks) {
 		this.changed = changed;
 		this.node = node;
 		this.connection = connection;
@@ -128,7 +129,7 @@ public final class NodeTrust {
 	 * Returns why this node must not count toward a quorum now, or {@code null} if it
 	 * may: the given generation must be vouched for, and the node not be guarded.
 	 */
-	NodeFailure untrusted(Generation generation) {
+	@Nullable NodeFailure untrusted(Generation generation) {
 		NodeFailure excluded = this.exclusions.failure();
 		if (excluded != null) {
 			if (this.exclusions.deniedRecheckDue()) {
@@ -178,7 +179,7 @@ public final class NodeTrust {
 	/**
 	 * Returns what keeps this node out of quorums, for a summary, or {@code null}.
 	 */
-	GuardCause guardCause() {
+	@Nullable GuardCause guardCause() {
 		return this.restarts.guardCause();
 	}
 
@@ -231,6 +232,7 @@ public final class NodeTrust {
 	 * the guard time if so. Runs at most once at a time; the check vouches only for the
 	 * connection it ran on.
 	 */
+	@SuppressWarnings("NullAway") // perSlot() says that there are slot markers
 	CompletableFuture<Void> verify() {
 		StatefulRedisConnection<String, String> current = this.connection.get();
 		if (current == null || !this.verifying.compareAndSet(false, true)) {

@@ -6,6 +6,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.Partitions;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode.NodeFlag;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What happened to a cluster slot since a master last checked it, from the slot's owner
@@ -50,7 +51,7 @@ enum OwnerChange {
 	 * @param topology the cluster as that master sees it ({@code CLUSTER NODES})
 	 * @return what happened
 	 */
-	static OwnerChange judge(String stamp, boolean markerExists, Master self, Partitions topology) {
+	static OwnerChange judge(@Nullable String stamp, boolean markerExists, Master self, Partitions topology) {
 		if (stamp == null) {
 			return markerExists ? FAILED_OVER : NEW;
 		}

@@ -12,6 +12,7 @@ import java.util.function.Function;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the ACL user of a node may not do of what locking needs. A script's permission
@@ -42,7 +43,8 @@ final class Permissions {
 	 * @return a future that completes, never exceptionally, with {@code null} when all
 	 * are allowed, else the detail of a NOPERM failure
 	 */
-	static CompletableFuture<String> probe(RedisAsyncCommands<String, String> commands, String markerKey) {
+	@SuppressWarnings("NullAway") // probes.get(name): the names are the map's own keys
+	static CompletableFuture<@Nullable String> probe(RedisAsyncCommands<String, String> commands, String markerKey) {
 		String probeKey = markerKey + ":acl-probe";
 		Map<String, Function<RedisAsyncCommands<String, String>, CompletionStage<?>>> probes = new LinkedHashMap<>();
 		probes.put("info", (c) -> c.info("server"));
@@ -100,7 +102,7 @@ final class Permissions {
 	 * Says that the node cannot run Lua scripts, and removes the script commands from
 	 * those refused, or returns {@code null} when it can.
 	 */
-	private static String scripting(List<String> unknown, List<String> refused) {
+	private static @Nullable String scripting(List<String> unknown, List<String> refused) {
 		List<String> scripts = new ArrayList<>(unknown);
 		boolean denied = refused.removeIf((command) -> command.equals("eval") || command.equals("evalsha"));
 		if (scripts.isEmpty() && !denied) {
@@ -121,7 +123,7 @@ final class Permissions {
 		return NodeErrors.message(ex).contains("keys") ? "~keys" : command;
 	}
 
-	private static String describe(List<String> commands, boolean keys, String markerKey) {
+	private static @Nullable String describe(List<String> commands, boolean keys, String markerKey) {
 		if (commands.isEmpty() && !keys) {
 			return null;
 		}

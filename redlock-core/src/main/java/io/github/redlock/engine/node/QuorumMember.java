@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import io.github.redlock.NodeFailure;
 import io.github.redlock.engine.NodeStatus;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One vote of the quorum, as the layers above see it: a single master
@@ -109,7 +110,7 @@ public interface QuorumMember {
 	 * Returns what keeps the member (a master of it) out of quorums, for a summary, or
 	 * {@code null}.
 	 */
-	NodeTrust.GuardCause guardCause();
+	NodeTrust.@Nullable GuardCause guardCause();
 
 	/**
 	 * Returns whether a connection is open at this instant.

@@ -2,6 +2,8 @@ package io.github.redlock.engine.node;
 
 import java.util.concurrent.TimeUnit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The restart guard's decision for one check of one node, from what the node reported:
  * whether it restarted or lost its data less than the guard time ago, since when, and the
@@ -41,7 +43,7 @@ import java.util.concurrent.TimeUnit;
  * @param floorMicros the least token the node may hand out
  * @author redlock contributors
  */
-record RestartDecision(NodeTrust.GuardCause cause, long sinceNanos, long floorMicros) {
+record RestartDecision(NodeTrust.@Nullable GuardCause cause, long sinceNanos, long floorMicros) {
 
 	/**
 	 * Decides from one check of a node.
@@ -55,8 +57,8 @@ record RestartDecision(NodeTrust.GuardCause cause, long sinceNanos, long floorMi
 	 * @param guardNanos how long a node that restarted or lost its data sits out
 	 * @return the decision
 	 */
-	static RestartDecision judge(long nowNanos, long uptimeSeconds, String marker, boolean created, String knownMarker,
-			long nodeMicros, long guardNanos) {
+	static RestartDecision judge(long nowNanos, long uptimeSeconds, String marker, boolean created,
+			@Nullable String knownMarker, long nodeMicros, long guardNanos) {
 		long createdMillis = createdMillis(marker);
 		long nodeMillis = nodeMicros / 1000;
 		long markerAgeNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, nodeMillis - createdMillis));

@@ -12,6 +12,8 @@ package io.github.redlock.engine.node;
  */
 public record RestartGuard(boolean enabled, long guardNanos, String markerKey) {
 
+	// unused by the engine, whose guard always has the marker key
+	@SuppressWarnings("NullAway")
 	static final RestartGuard DISABLED = new RestartGuard(false, 0, null);
 
 }

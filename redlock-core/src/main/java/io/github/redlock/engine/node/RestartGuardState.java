@@ -11,6 +11,7 @@ import io.github.redlock.engine.node.NodeTrust.GuardCause;
 import io.lettuce.core.resource.ClientResources;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the restart guard knows of one node from its trust's checks: the marker this
@@ -41,7 +42,7 @@ final class RestartGuardState {
 	/** Told when a guard ends. */
 	private final Runnable changed;
 
-	private volatile String marker;
+	private volatile @Nullable String marker;
 
 	/**
 	 * The least fencing token this node may hand out, in the node's clock's microseconds
@@ -53,18 +54,18 @@ final class RestartGuardState {
 	private volatile long guardedUntilNanos;
 
 	/** Why the node is guarded: what happened to it, and when ({@link #guardSince}). */
-	private volatile GuardCause guardCause;
+	private volatile @Nullable GuardCause guardCause;
 
 	private volatile long guardSince;
 
 	/** The member's markers per slot, for a cluster master; {@code null} for a node. */
-	private final SlotMarkers slotMarkers;
+	private final @Nullable SlotMarkers slotMarkers;
 
 	/** The slots a cluster master owned at its last check, in order; none before. */
 	private volatile int[] owned = new int[0];
 
 	RestartGuardState(String node, RestartGuard guard, ClientResources resources, Runnable changed,
-			SlotMarkers slotMarkers) {
+			@Nullable SlotMarkers slotMarkers) {
 		this.node = node;
 		this.guard = guard;
 		this.resources = resources;
@@ -96,7 +97,7 @@ final class RestartGuardState {
 	 * Returns the member's markers, for a cluster master's check; {@code null} for a
 	 * node.
 	 */
-	SlotMarkers slotMarkers() {
+	@Nullable SlotMarkers slotMarkers() {
 		return this.slotMarkers;
 	}
 
@@ -110,14 +111,16 @@ final class RestartGuardState {
 	/**
 	 * Returns what keeps this node out of quorums now, or {@code null}.
 	 */
-	GuardCause guardCause() {
+	@Nullable GuardCause guardCause() {
 		return (this.guardedUntilNanos - System.nanoTime() > 0) ? this.guardCause : null;
 	}
 
 	/**
 	 * Returns why the guard keeps the node out now, or {@code null} if it does not.
 	 */
-	NodeFailure guarded() {
+	// guard() sets the cause before the time it guards until
+	@SuppressWarnings("NullAway")
+	@Nullable NodeFailure guarded() {
 		long now = System.nanoTime();
 		long left = this.guardedUntilNanos - now;
 		if (left > 0) {
@@ -191,6 +194,9 @@ final class RestartGuardState {
 	 * needs (a failover moves all of a master's slots, a restart or a flush touches all
 	 * of them), and its floor is the highest of its slots'.
 	 */
+	// only a cluster master's check comes here, with slot markers; worst is kept with a
+	// cause
+	@SuppressWarnings("NullAway")
 	void judgeSlots(long uptimeSeconds, SlotCheck.Result result) {
 		long now = System.nanoTime();
 		long until = Long.MIN_VALUE;

@@ -19,6 +19,7 @@ import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.NestedMultiOutput;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.resource.ClientResources;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Script calls to one node, which never fail but answer a {@link NodeReply} within the
@@ -53,13 +54,13 @@ final class ScriptCalls {
 	 * Told when a cluster master answers that it does not serve a key's slot now
 	 * ({@link NodeErrors#isRedirect}); {@code null} for a single node.
 	 */
-	private final Runnable redirected;
+	private final @Nullable Runnable redirected;
 
 	/** A test seam: runs between the trust check and the send of a script. */
-	private volatile Runnable afterTrustCheck;
+	private volatile @Nullable Runnable afterTrustCheck;
 
 	ScriptCalls(String node, NodeConnection connection, NodeConnection.NodeParts parts, ClientResources resources,
-			Duration nodeTimeout, Runnable redirected) {
+			Duration nodeTimeout, @Nullable Runnable redirected) {
 		this.redirected = redirected;
 		this.node = node;
 		this.connection = connection;
@@ -163,7 +164,7 @@ final class ScriptCalls {
 	 * its scripts), by its text, which loads it.
 	 */
 	<T> void run(StatefulRedisConnection<String, String> connection, Script script, ScriptOutputType type,
-			String[] keys, String[] args, BiConsumer<T, Throwable> done) {
+			String[] keys, String[] args, BiConsumer<@Nullable T, @Nullable Throwable> done) {
 		this.inFlight.sent();
 		int epoch = this.silence.epoch();
 		boolean deletes = script.deletes();
@@ -219,7 +220,8 @@ final class ScriptCalls {
 		};
 	}
 
-	private <T> void settle(BiConsumer<T, Throwable> done, T value, Throwable ex, int epoch) {
+	private <T> void settle(BiConsumer<@Nullable T, @Nullable Throwable> done, @Nullable T value,
+			@Nullable Throwable ex, int epoch) {
 		heard(ex, epoch);
 		try {
 			done.accept(value, ex);
@@ -234,7 +236,7 @@ final class ScriptCalls {
 	 * or the server's own error) or a timeout. Errors of this client (refused while
 	 * disconnected, a full command stack) say nothing of the node.
 	 */
-	private void heard(Throwable ex, int epoch) {
+	private void heard(@Nullable Throwable ex, int epoch) {
 		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 		if (cause == null || cause instanceof RedisCommandExecutionException) {
 			this.silence.answered(epoch);
@@ -244,7 +246,7 @@ final class ScriptCalls {
 		}
 	}
 
-	private NodeReply reply(Script script, Long value) {
+	private NodeReply reply(Script script, @Nullable Long value) {
 		if (value == null) {
 			return NodeReply.failed(new NodeFailure(this.node, NodeFailure.Kind.ERROR, "script returned no integer"));
 		}

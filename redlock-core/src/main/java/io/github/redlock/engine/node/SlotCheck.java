@@ -11,6 +11,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.ClusterPartitionParser;
 import io.lettuce.core.cluster.models.partitions.Partitions;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The restart guard's check of one master of a cluster member, for every slot it owns: it
@@ -76,7 +77,7 @@ final class SlotCheck {
 		});
 	}
 
-	private static RedisClusterNode myself(Partitions topology) {
+	private static @Nullable RedisClusterNode myself(Partitions topology) {
 		return topology.stream().filter((node) -> node.is(RedisClusterNode.NodeFlag.MYSELF)).findFirst().orElse(null);
 	}
 
@@ -104,6 +105,8 @@ final class SlotCheck {
 
 		private long nodeMicros;
 
+		// markers() makes the arrays: it is the check's first step
+		@SuppressWarnings("NullAway.Init")
 		Check(RedisAsyncCommands<String, String> commands, KeyLayout keys, OwnerChange.Master self,
 				Partitions topology) {
 			this.commands = commands;

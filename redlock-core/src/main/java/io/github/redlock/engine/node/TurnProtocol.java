@@ -1,5 +1,7 @@
 package io.github.redlock.engine.node;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The encodings of the turn protocol, by which processes waiting for one key take turns
  * through the key's queue on each node: the release script's spec of a line
@@ -136,7 +138,7 @@ public final class TurnProtocol {
 	 * (everyone subscribed may try)
 	 * @param more whether other lines stay queued behind the one named
 	 */
-	public record Hint(String token, String named, boolean more) {
+	public record Hint(String token, @Nullable String named, boolean more) {
 
 		/**
 		 * Returns whether the hint leaves the turn to {@code lineId}: it names that line,

@@ -15,6 +15,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Makes the commands that concurrent callers send to one node go out in one write: one
@@ -56,7 +57,7 @@ public final class WriteCoalescing implements NettyCustomizer {
 	/** The handler's name in a node channel's pipeline. */
 	static final String HANDLER_NAME = "redlockWriteCoalescing";
 
-	private final NettyCustomizer delegate;
+	private final @Nullable NettyCustomizer delegate;
 
 	/** How many channels got the handler: a seam for tests of the reconnect path. */
 	private final LongAdder channels = new LongAdder();
@@ -64,7 +65,7 @@ public final class WriteCoalescing implements NettyCustomizer {
 	/** When each node, by remote address, last sent anything: see {@link #lastRead}. */
 	private final ConcurrentMap<SocketAddress, ReadClock> reads = new ConcurrentHashMap<>();
 
-	private WriteCoalescing(NettyCustomizer delegate) {
+	private WriteCoalescing(@Nullable NettyCustomizer delegate) {
 		this.delegate = delegate;
 	}
 
@@ -100,7 +101,7 @@ public final class WriteCoalescing implements NettyCustomizer {
 	/**
 	 * Returns the customizer of resources made by {@link #sharing}, or {@code null}.
 	 */
-	public static WriteCoalescing of(ClientResources resources) {
+	public static @Nullable WriteCoalescing of(ClientResources resources) {
 		return (resources.nettyCustomizer() instanceof WriteCoalescing coalescing) ? coalescing : null;
 	}
 
@@ -171,9 +172,11 @@ public final class WriteCoalescing implements NettyCustomizer {
 
 		private final WriteCoalescing owner;
 
+		// set by handlerAdded, which Netty calls before any other event
+		@SuppressWarnings("NullAway.Init")
 		private ChannelHandlerContext context;
 
-		private ReadClock reads;
+		private @Nullable ReadClock reads;
 
 		FlushHolder(WriteCoalescing owner) {
 			this.owner = owner;

@@ -29,4 +29,7 @@
  * {@link io.github.redlock.engine} ({@code NodeStatus}, {@code InvalidOptionException});
  * {@code EngineLayersTests} keeps it so.
  */
+@NullMarked
 package io.github.redlock.engine.node;
+
+import org.jspecify.annotations.NullMarked;

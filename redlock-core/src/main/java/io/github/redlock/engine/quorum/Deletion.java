@@ -14,6 +14,7 @@ import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One release or withdrawal on every node ({@link FleetDeletions}): sends the script to a
@@ -46,9 +47,9 @@ final class Deletion implements IntConsumer, NodeClient.DeletionDeadline, TimerT
 	/**
 	 * The counter's retention for a withdrawal that may undo an increment, else null.
 	 */
-	private final String retentionMillis;
+	private final @Nullable String retentionMillis;
 
-	private final NodeFleet.AfterQuorum afterQuorum;
+	private final NodeFleet.@Nullable AfterQuorum afterQuorum;
 
 	/**
 	 * Whether a node's release named another process's line and queued this one behind it
@@ -65,7 +66,7 @@ final class Deletion implements IntConsumer, NodeClient.DeletionDeadline, TimerT
 	private final CompletableFuture<Boolean> freed = new CompletableFuture<>();
 
 	/** The lock's key to warn with when no quorum could be freed, or null. */
-	private final String warnKey;
+	private final @Nullable String warnKey;
 
 	/**
 	 * When each node was sent the deletion ({@link System#nanoTime()}), read only for a
@@ -86,10 +87,10 @@ final class Deletion implements IntConsumer, NodeClient.DeletionDeadline, TimerT
 	 * One timer for every node, at the earliest deadline of a node sent the deletion and
 	 * not done, or null. Guarded by this.
 	 */
-	private Timeout timer;
+	private @Nullable Timeout timer;
 
 	Deletion(FleetDeletions fleet, Script script, String[] keys, String[] args, QuorumCall acquisition,
-			NodeFleet.AfterQuorum afterQuorum, String retentionMillis, String warnKey) {
+			NodeFleet.@Nullable AfterQuorum afterQuorum, @Nullable String retentionMillis, @Nullable String warnKey) {
 		this.fleet = fleet;
 		this.sentAt = new long[fleet.nodes().size()];
 		this.state = new byte[fleet.nodes().size()];

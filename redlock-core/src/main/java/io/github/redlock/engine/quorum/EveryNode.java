@@ -14,6 +14,7 @@ import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.node.TurnProtocol;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Asking every node of the fleet at once and gathering each node's answer, all within one
@@ -79,7 +80,7 @@ final class EveryNode {
 	 * Queues a line for a key on every node but the silent ones: see
 	 * {@link NodeFleet#queueWaiter}.
 	 */
-	void queueWaiter(String[] keys, String[] args, Runnable free) {
+	void queueWaiter(String[] keys, String[] args, @Nullable Runnable free) {
 		AtomicInteger freeCount = new AtomicInteger();
 		NodeClient.ReplyHandler replies = (index, reply) -> {
 			if (free != null && reply.answered() && reply.value() == TurnProtocol.QUEUE_FREE

@@ -12,6 +12,7 @@ import io.github.redlock.RedlockException;
 import io.github.redlock.engine.node.QuorumMember;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The fleet's life: connecting every node once, stopping and resuming, and closing once
@@ -37,7 +38,7 @@ final class FleetConnections {
 
 	private final long callBoundNanos;
 
-	private volatile CompletableFuture<Void> connected;
+	private volatile @Nullable CompletableFuture<Void> connected;
 
 	private volatile FleetAvailability availability;
 

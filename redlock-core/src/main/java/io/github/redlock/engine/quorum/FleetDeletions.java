@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
 import io.lettuce.core.resource.ClientResources;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Releases, withdrawals and undos that reach every node, and waiting for them to land. A
@@ -52,7 +53,7 @@ final class FleetDeletions {
 	private final AtomicInteger deleting = new AtomicInteger();
 
 	/** Completed once {@link #deleting} is zero, while someone waits for that. */
-	private volatile CompletableFuture<Void> drained;
+	private volatile @Nullable CompletableFuture<Void> drained;
 
 	FleetDeletions(List<QuorumMember> nodes, Quorum quorum, ClientResources resources, long nodeTimeoutNanos) {
 		this.nodes = nodes;
@@ -81,7 +82,7 @@ final class FleetDeletions {
 	 * Releases with {@link Script#RELEASE}: see {@link NodeFleet#releaseEverywhere}.
 	 */
 	CompletableFuture<Boolean> release(String[] keys, String[] args, QuorumCall acquisition,
-			NodeFleet.AfterQuorum afterQuorum, String warnKey) {
+			NodeFleet.@Nullable AfterQuorum afterQuorum, @Nullable String warnKey) {
 		return start(new Deletion(this, Script.RELEASE, keys, args, acquisition, afterQuorum, null, warnKey));
 	}
 
@@ -89,7 +90,7 @@ final class FleetDeletions {
 	 * Withdraws a failed attempt's value: see {@link NodeFleet#withdrawEverywhere}.
 	 */
 	CompletableFuture<Boolean> withdraw(String[] lockAndFence, String secret, QuorumCall acquisition,
-			String retentionMillis) {
+			@Nullable String retentionMillis) {
 		return start(new Deletion(this, Script.WITHDRAW, lockAndFence, new String[] { secret }, acquisition, null,
 				retentionMillis, null));
 	}
@@ -98,11 +99,11 @@ final class FleetDeletions {
 	 * Undoes an acquisition of another kind: see {@link NodeFleet#undoEverywhere}.
 	 */
 	CompletableFuture<Boolean> undo(Script script, String[] keys, String[] args, QuorumCall acquisition,
-			Runnable afterQuorum, String warnKey) {
+			@Nullable Runnable afterQuorum, @Nullable String warnKey) {
 		return start(new Deletion(this, script, keys, args, acquisition, ignoring(afterQuorum), null, warnKey));
 	}
 
-	private static NodeFleet.AfterQuorum ignoring(Runnable afterQuorum) {
+	private static NodeFleet.@Nullable AfterQuorum ignoring(@Nullable Runnable afterQuorum) {
 		return (afterQuorum != null) ? (queuedBehind) -> afterQuorum.run() : null;
 	}
 

@@ -9,6 +9,7 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Lettuce resources a fleet's clients share: the application's, a copy of them that
@@ -30,7 +31,7 @@ final class FleetResources {
 	 * @param given Lettuce resources to share, or {@code null} to create the fleet's own
 	 * @param coalesceWrites whether concurrent commands to one node go out in one write
 	 */
-	FleetResources(ClientResources given, boolean coalesceWrites) {
+	FleetResources(@Nullable ClientResources given, boolean coalesceWrites) {
 		if (given == null) {
 			DefaultClientResources.Builder builder = DefaultClientResources.builder()
 				.reconnectDelay(

@@ -25,6 +25,7 @@ import io.github.redlock.engine.node.SilentNodes;
 import io.github.redlock.engine.node.WriteCoalescing;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.resource.ClientResources;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The N nodes of a registry, as the layers above see them: their clients on shared
@@ -77,7 +78,7 @@ public final class NodeFleet {
 	 * @param lockScripts the scripts a lock call may send, loaded on every (re)connect
 	 */
 	public NodeFleet(List<NodeAddress> addresses, List<List<NodeAddress>> clusters, KeyLayout keys,
-			RedlockSettings settings, ClientResources resources, RestartGuard guard, boolean acceptEviction,
+			RedlockSettings settings, @Nullable ClientResources resources, RestartGuard guard, boolean acceptEviction,
 			SilentNodes silentNodes, Consumer<ClientOptions.Builder> clientOptions, boolean coalesceWrites,
 			List<Script> lockScripts) {
 		FleetResources fleetResources = new FleetResources(resources, coalesceWrites);
@@ -268,7 +269,7 @@ public final class NodeFleet {
 	 * quorum could not be freed, or {@code null} for none (a lease already lost)
 	 */
 	public CompletableFuture<Boolean> releaseEverywhere(String[] keys, String[] args, QuorumCall acquisition,
-			AfterQuorum afterQuorum, String warnKey) {
+			@Nullable AfterQuorum afterQuorum, @Nullable String warnKey) {
 		return this.deletions.release(keys, args, acquisition, afterQuorum, warnKey);
 	}
 
@@ -282,7 +283,7 @@ public final class NodeFleet {
 	 * @param args the line's stamp, its id and how long it may wait, in ms
 	 * @param free what to run when a quorum found the key free, or {@code null}
 	 */
-	public void queueWaiter(String[] keys, String[] args, Runnable free) {
+	public void queueWaiter(String[] keys, String[] args, @Nullable Runnable free) {
 		this.everyNode.queueWaiter(keys, args, free);
 	}
 
@@ -310,7 +311,7 @@ public final class NodeFleet {
 	 * @param retentionMillis the fencing counter's retention, in milliseconds
 	 */
 	public CompletableFuture<Boolean> withdrawEverywhere(String[] lockAndFence, String secret, QuorumCall acquisition,
-			String retentionMillis) {
+			@Nullable String retentionMillis) {
 		return this.deletions.withdraw(lockAndFence, secret, acquisition, retentionMillis);
 	}
 
@@ -329,7 +330,7 @@ public final class NodeFleet {
 	 * the entry, or {@code false} once every node is done without that
 	 */
 	public CompletableFuture<Boolean> undoEverywhere(Script script, String[] keys, String[] args,
-			QuorumCall acquisition, Runnable afterQuorum, String warnKey) {
+			QuorumCall acquisition, @Nullable Runnable afterQuorum, @Nullable String warnKey) {
 		return this.deletions.undo(script, keys, args, acquisition, afterQuorum, warnKey);
 	}
 

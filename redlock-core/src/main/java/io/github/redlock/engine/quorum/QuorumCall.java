@@ -13,6 +13,7 @@ import io.github.redlock.engine.node.NodeClient;
 import io.github.redlock.engine.node.NodeReply;
 import io.github.redlock.engine.node.QuorumMember;
 import io.github.redlock.engine.node.Script;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One script sent to every node at once, decided as soon as the outcome is known: when a
@@ -29,13 +30,13 @@ public final class QuorumCall implements NodeClient.ReplyHandler {
 
 	private final LongPredicate agrees;
 
-	private final NodeReply[] replies;
+	private final @Nullable NodeReply[] replies;
 
 	/**
 	 * What to do on a node once it has replied (a release waits for its acquisition's
 	 * reply on that node), by index; made on the first such wish.
 	 */
-	private IntConsumer[] afterReply;
+	private IntConsumer @Nullable [] afterReply;
 
 	private final CompletableFuture<QuorumCall> decision = new CompletableFuture<>();
 
@@ -47,9 +48,9 @@ public final class QuorumCall implements NodeClient.ReplyHandler {
 
 	private boolean succeeded;
 
-	private long[] agreedValues;
+	private long @Nullable [] agreedValues;
 
-	private int[] agreedNodes;
+	private int @Nullable [] agreedNodes;
 
 	private QuorumCall(List<QuorumMember> nodes, int quorum, LongPredicate agrees) {
 		this.nodes = nodes;
@@ -232,6 +233,7 @@ public final class QuorumCall implements NodeClient.ReplyHandler {
 	/**
 	 * Returns the agreeing replies' values as they stood at the decision.
 	 */
+	@SuppressWarnings("NullAway") // set by the decision, before which nobody asks
 	public synchronized long[] agreedValues() {
 		return this.agreedValues;
 	}
@@ -239,6 +241,7 @@ public final class QuorumCall implements NodeClient.ReplyHandler {
 	/**
 	 * Returns the indexes of the agreeing nodes as they stood at the decision.
 	 */
+	@SuppressWarnings("NullAway") // set by the decision, before which nobody asks
 	public synchronized int[] agreedNodes() {
 		return this.agreedNodes;
 	}

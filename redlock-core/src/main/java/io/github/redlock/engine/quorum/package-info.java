@@ -19,4 +19,7 @@
  * Depends on the node layer and the engine's public types only; {@code EngineLayersTests}
  * keeps it so.
  */
+@NullMarked
 package io.github.redlock.engine.quorum;
+
+import org.jspecify.annotations.NullMarked;

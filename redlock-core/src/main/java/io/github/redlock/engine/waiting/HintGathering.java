@@ -4,6 +4,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.engine.node.TurnProtocol;
 import io.github.redlock.engine.quorum.MonotonicClock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one line heard of the release hints of its key ({@link ReleaseHints}): which
@@ -40,7 +41,7 @@ final class HintGathering {
 	 * The release of the last release hint heard for the key (its token), or
 	 * {@code null}.
 	 */
-	String lastHint;
+	@Nullable String lastHint;
 
 	/** Whether the last release hint heard was this line's turn. */
 	private boolean lastTurn;
@@ -87,7 +88,7 @@ final class HintGathering {
 	 * @param lineId the id of this registry's lines in the nodes' queues
 	 * @return whether to wake the head
 	 */
-	boolean hear(String message, Place head, LineTurn lineTurn, String lineId) {
+	boolean hear(String message, @Nullable Place head, LineTurn lineTurn, String lineId) {
 		TurnProtocol.Hint hint = TurnProtocol.hint(message);
 		String release = hint.token();
 		boolean more = hint.more();

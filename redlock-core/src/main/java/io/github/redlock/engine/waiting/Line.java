@@ -3,6 +3,7 @@ package io.github.redlock.engine.waiting;
 import java.util.ArrayDeque;
 
 import io.github.redlock.engine.quorum.QuorumCall;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The acquisitions of one registry waiting for one key, and its leases on the key. Its
@@ -58,7 +59,7 @@ final class Line {
 	 * {@code null}: volatile, since every attempt reads it without the monitor
 	 * ({@link Place#released}).
 	 */
-	volatile QuorumCall released;
+	volatile @Nullable QuorumCall released;
 
 	/** Its turn among processes and its place in the nodes' queues. */
 	final LineTurn turn;
@@ -67,7 +68,7 @@ final class Line {
 	 * What it heard of the key's release hints: made when it first hears one, since most
 	 * lines (a key locked once, uncontended) never do. Read through {@link #hints()}.
 	 */
-	private HintGathering hints;
+	private @Nullable HintGathering hints;
 
 	Line(Waiting waiting, String key) {
 		this.waiting = waiting;
@@ -147,7 +148,7 @@ final class Line {
 	 * again as the head tries. Called holding the line's monitor.
 	 * @return the head to run once the monitor is let go, or {@code null}
 	 */
-	Place permitGone(String message) {
+	@Nullable Place permitGone(String message) {
 		this.ownPermits--;
 		Place head = (this.holders == 0) ? this.waiters.peekFirst() : null;
 		Place woken = null;
@@ -168,7 +169,7 @@ final class Line {
 	 * waits for the hint naming this line or its poll. Called holding the line's monitor.
 	 * @return the head to run once the monitor is let go, or {@code null}
 	 */
-	Place holderGone(LineHold.End how) {
+	@Nullable Place holderGone(LineHold.End how) {
 		this.holders--;
 		Place head = (this.holders == 0) ? this.waiters.peekFirst() : null;
 		this.turn.holderGone(how, head != null);
@@ -196,7 +197,7 @@ final class Line {
 	 * @param head the line's head, or {@code null} while this registry holds the key
 	 * @return the head to run, or {@code null}
 	 */
-	private static Place startHead(Place head) {
+	private static @Nullable Place startHead(@Nullable Place head) {
 		if (head != null && head.phase == Place.SLEEPING) {
 			head.cancelTimer();
 			head.phase = Place.ATTEMPTING;

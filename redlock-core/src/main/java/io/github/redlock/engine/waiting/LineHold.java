@@ -1,5 +1,7 @@
 package io.github.redlock.engine.waiting;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One lease of this registry as its key's line counts it: made when the line counts the
  * lease ({@link Waiting.Waiter#leaveHolding}, {@link Waiting#holding},
@@ -19,14 +21,14 @@ public final class LineHold {
 	 * A permit's hold: the message its release publishes on the nodes
 	 * ({@link Waiting#permitHeld}); {@code null} for a lease's hold.
 	 */
-	private final String permitMessage;
+	private final @Nullable String permitMessage;
 
 	private final boolean unqueue;
 
 	/** Guarded by the line's monitor. */
 	private boolean ended;
 
-	LineHold(Line line, String permitMessage, boolean unqueue) {
+	LineHold(Line line, @Nullable String permitMessage, boolean unqueue) {
 		this.line = line;
 		this.permitMessage = permitMessage;
 		this.unqueue = unqueue;

@@ -14,6 +14,7 @@ import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One node's publish/subscribe connection for {@link ReleaseHints}, opened when first
@@ -52,7 +53,7 @@ final class NodeHintConnection {
 
 	private final QuorumMember node;
 
-	private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection;
+	private @Nullable CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection;
 
 	private long connectedAt;
 

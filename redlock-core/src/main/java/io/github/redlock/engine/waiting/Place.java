@@ -6,6 +6,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.engine.quorum.QuorumCall;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One acquisition's place in its key's line, and its phases there: {@link #QUEUED} behind
@@ -63,7 +64,7 @@ final class Place implements Waiting.Waiter, Runnable {
 	/** Set by {@link Waiting#enter}: the first attempt is the caller's to send. */
 	boolean startsNow;
 
-	private ScheduledFuture<?> timer;
+	private @Nullable ScheduledFuture<?> timer;
 
 	Place(Waiting waiting, Line line, Waiting.Entrant entrant, long deadline) {
 		this.waiting = waiting;
@@ -109,7 +110,7 @@ final class Place implements Waiting.Waiter, Runnable {
 	}
 
 	@Override
-	public String[] queueArgs() {
+	public String @Nullable [] queueArgs() {
 		synchronized (this.line) {
 			long now = this.waiting.clock.nanoTime();
 			long longest = this.line.longestWait(now);
@@ -175,7 +176,7 @@ final class Place implements Waiting.Waiter, Runnable {
 	 * Called holding the line's monitor.
 	 * @return the new head to run once the monitor is let go, or {@code null}
 	 */
-	private Place nextHead() {
+	private @Nullable Place nextHead() {
 		Place next = this.line.waiters.peekFirst();
 		if (next == null) {
 			return null;
@@ -198,7 +199,7 @@ final class Place implements Waiting.Waiter, Runnable {
 	 * second round.
 	 */
 	@Override
-	public QuorumCall released() {
+	public @Nullable QuorumCall released() {
 		return this.line.released; // volatile: read on every attempt, without the
 									// lock
 	}

@@ -18,6 +18,7 @@ import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.NodeFleet;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Wake-ups across processes: the release script publishes the lease's token on a channel
@@ -250,7 +251,7 @@ public final class ReleaseHints {
 	 * semaphore's line for the key whose permits it names (a line that does not exist
 	 * costs a map look-up).
 	 */
-	private void hint(String channel, String message) {
+	private void hint(String channel, @Nullable String message) {
 		String key = this.keys.lockChannelKey(channel);
 		if (key != null) {
 			this.waiting.hint(key, message);
@@ -306,7 +307,7 @@ public final class ReleaseHints {
 
 		private boolean subscribed;
 
-		private ScheduledFuture<?> linger;
+		private @Nullable ScheduledFuture<?> linger;
 
 		void cancelLinger() {
 			if (this.linger != null) {

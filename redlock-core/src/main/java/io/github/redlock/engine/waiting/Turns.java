@@ -9,6 +9,7 @@ import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.node.TurnProtocol;
 import io.github.redlock.engine.quorum.MonotonicClock;
 import io.github.redlock.engine.quorum.QuorumCall;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the lines of one registry share in the turns that processes take on a key: the id
@@ -108,7 +109,7 @@ final class Turns {
 	 * attempt goes to each node after the release ({@link Place#released}).
 	 * @param line the key's line, or {@code null} when it has none
 	 */
-	String[] releaseArgs(Line line, String secret, long token, QuorumCall acquisition) {
+	String[] releaseArgs(@Nullable Line line, String secret, long token, QuorumCall acquisition) {
 		String spec = this.idleSpec;
 		if (line != null) {
 			synchronized (line) {
@@ -131,7 +132,7 @@ final class Turns {
 	 * turn and look flag to the releases of held leases.
 	 * @param line the key's line, or {@code null} when it has none
 	 */
-	String[] lostReleaseArgs(Line line, String secret, long token) {
+	String[] lostReleaseArgs(@Nullable Line line, String secret, long token) {
 		String spec = this.lookSpec;
 		if (line != null) {
 			synchronized (line) {

@@ -12,6 +12,7 @@ import io.github.redlock.engine.node.Script;
 import io.github.redlock.engine.quorum.MonotonicClock;
 import io.github.redlock.engine.quorum.NodeFleet;
 import io.github.redlock.engine.quorum.QuorumCall;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decides when an acquisition tries the quorum. Nothing else in the engine decides it, so
@@ -90,7 +91,7 @@ public final class Waiting {
 	/** Made once: a lambda at each call would allocate, since it captures. */
 	private final Function<String, Line> newLine = (key) -> new Line(this, key);
 
-	volatile ReleaseHints.Channels hints;
+	volatile ReleaseHints.@Nullable Channels hints;
 
 	/** How many nodes publish each release hint ({@link #hintNodes}). */
 	volatile int hintNodes = 1;
@@ -152,7 +153,7 @@ public final class Waiting {
 	}
 
 	/** Sets where release hints come from; without them, waiters poll. */
-	public void useHints(ReleaseHints.Channels hints) {
+	public void useHints(ReleaseHints.@Nullable Channels hints) {
 		this.hints = hints;
 	}
 
@@ -243,7 +244,7 @@ public final class Waiting {
 	 * Counts a lease, or with a {@code permitMessage} a permit, in the key's line that is
 	 * in the map (a retired one would forget it).
 	 */
-	private LineHold count(String key, int permits, String permitMessage) {
+	private LineHold count(String key, int permits, @Nullable String permitMessage) {
 		while (true) {
 			Line line = this.lines.computeIfAbsent(key, this.newLine);
 			synchronized (line) {
@@ -264,7 +265,7 @@ public final class Waiting {
 	 * @param message the message published, or {@code null} (no release: a try after
 	 * subscribing)
 	 */
-	public void hint(String key, String message) {
+	public void hint(String key, @Nullable String message) {
 		Line line = this.lines.get(key);
 		if (line == null) {
 			return;
@@ -358,7 +359,7 @@ public final class Waiting {
 		 * no wait time left or is not attempting. A line the nodes keep queued already is
 		 * queued again with its stamp, keeping its place.
 		 */
-		String[] queueArgs();
+		String @Nullable [] queueArgs();
 
 		/**
 		 * Leaves the line without a lease: the acquisition is done. The next waiter
@@ -387,7 +388,7 @@ public final class Waiting {
 		 * acquisition, so an attempt sent to a node after the same answer reaches it
 		 * after the release (one connection per node keeps the order).
 		 */
-		QuorumCall released();
+		@Nullable QuorumCall released();
 
 		/**
 		 * Returns by how many doublings to lengthen the retry delay before this head's

@@ -18,4 +18,7 @@
  * Depends on the quorum and node layers and the engine's public types only;
  * {@code EngineLayersTests} keeps it so.
  */
+@NullMarked
 package io.github.redlock.engine.waiting;
+
+import org.jspecify.annotations.NullMarked;

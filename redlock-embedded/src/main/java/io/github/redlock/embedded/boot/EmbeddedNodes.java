@@ -8,6 +8,7 @@ import io.github.redlock.embedded.RedisFleet;
 import io.github.redlock.embedded.RedisServerBinary;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactoryInitializer;
 import org.springframework.beans.factory.BeanFactoryUtils;
@@ -44,7 +45,7 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 
 	private final ConfigurableEnvironment environment;
 
-	private volatile RedisFleet fleet;
+	private volatile @Nullable RedisFleet fleet;
 
 	EmbeddedNodes(ConfigurableEnvironment environment) {
 		this.environment = environment;
@@ -84,7 +85,7 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 		logger.info(restartGuardMessage(restartGuard));
 	}
 
-	static String restartGuardMessage(String restartGuard) {
+	static String restartGuardMessage(@Nullable String restartGuard) {
 		if (restartGuard == null) {
 			return "redlock.restart-guard=false for the embedded nodes: they start empty, and the guard would keep "
 					+ "every one of them out of quorums for redlock.max-ttl. Set redlock.restart-guard=true to test it.";

@@ -4,6 +4,7 @@ import io.github.redlock.LockRegistry;
 import io.github.redlock.engine.RedlockRegistry;
 import io.github.redlock.shedlock.RedlockLockProvider;
 import net.javacrumbs.shedlock.core.LockProvider;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -40,7 +41,7 @@ public final class RedlockShedLockAutoConfiguration {
 	static class SchedulerLockChecks {
 
 		@Bean
-		SchedulerLockMaxHoldCheck redlockSchedulerLockMaxHoldCheck(ConfigurableListableBeanFactory beanFactory,
+		@Nullable SchedulerLockMaxHoldCheck redlockSchedulerLockMaxHoldCheck(ConfigurableListableBeanFactory beanFactory,
 				LockRegistry lockRegistry) {
 			return (lockRegistry instanceof RedlockRegistry redlock)
 					? new SchedulerLockMaxHoldCheck(beanFactory, redlock.settings().maxHold()) : null;

@@ -12,6 +12,7 @@ import io.github.redlock.shedlock.RedlockLockProvider;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -44,6 +45,8 @@ final class SchedulerLockMaxHoldCheck implements SmartInitializingSingleton {
 	}
 
 	@Override
+	// a duration was read only from an annotation that was found
+	@SuppressWarnings("NullAway")
 	public void afterSingletonsInstantiated() {
 		if (!(this.beanFactory.getBeanProvider(LockProvider.class).getIfUnique() instanceof RedlockLockProvider)) {
 			return; // the application's own LockProvider: not the redlock registry's
@@ -90,7 +93,7 @@ final class SchedulerLockMaxHoldCheck implements SmartInitializingSingleton {
 	 * milliseconds), after resolving placeholders; {@code null} when empty, or when it
 	 * cannot be read (ShedLock reports that itself).
 	 */
-	private Duration parse(String value) {
+	private @Nullable Duration parse(String value) {
 		if (!StringUtils.hasText(value)) {
 			return null;
 		}

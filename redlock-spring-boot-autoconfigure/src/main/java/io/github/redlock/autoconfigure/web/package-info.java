@@ -1,4 +1,7 @@
 /**
  * Auto-configuration of the web answers for refused locks.
  */
+@NullMarked
 package io.github.redlock.autoconfigure.web;
+
+import org.jspecify.annotations.NullMarked;

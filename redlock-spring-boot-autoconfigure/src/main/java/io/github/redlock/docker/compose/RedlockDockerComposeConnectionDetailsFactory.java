@@ -1,6 +1,7 @@
 package io.github.redlock.docker.compose;
 
 import io.github.redlock.autoconfigure.RedlockNodeConnectionDetails;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.docker.compose.core.RunningService;
 import org.springframework.boot.docker.compose.service.connection.DockerComposeConnectionDetailsFactory;
@@ -45,7 +46,7 @@ class RedlockDockerComposeConnectionDetailsFactory
 
 		private final int port;
 
-		private final SslBundle sslBundle;
+		private final @Nullable SslBundle sslBundle;
 
 		RedlockDockerComposeConnectionDetails(RunningService service) {
 			super(service);
@@ -71,7 +72,7 @@ class RedlockDockerComposeConnectionDetailsFactory
 		}
 
 		@Override
-		public SslBundle getSslBundle() {
+		public @Nullable SslBundle getSslBundle() {
 			return this.sslBundle;
 		}
 

@@ -5,6 +5,7 @@ import java.util.List;
 import io.github.redlock.autoconfigure.RedlockConnectionDetails;
 import io.github.redlock.embedded.RedisFleet;
 import io.github.redlock.embedded.TestCertificates;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsFactory;
 import org.springframework.boot.ssl.SslBundle;
@@ -46,7 +47,7 @@ class RedisFleetConnectionDetailsFactory implements ConnectionDetailsFactory<Red
 		}
 
 		@Override
-		public SslBundle getSslBundle() {
+		public @Nullable SslBundle getSslBundle() {
 			return this.fleet.certificates().map(FleetConnectionDetails::bundle).orElse(null);
 		}
 

@@ -3,4 +3,7 @@
  * details factory behind a test's {@code @RedlockServiceConnection}. Test support, kept
  * out of the auto-configuration's jar.
  */
+@NullMarked
 package io.github.redlock.embedded.service.connection;
+
+import org.jspecify.annotations.NullMarked;
