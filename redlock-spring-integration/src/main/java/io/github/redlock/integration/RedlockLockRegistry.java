@@ -100,6 +100,12 @@ import org.springframework.scheduling.TaskScheduler;
  * local object ({@code RedisLockRegistry} throws for such an evicted lock, which would
  * stop a {@code LockRegistryLeaderInitiator} from ever leading again).
  * </ul>
+ * <p>
+ * Longer than the size target: it is Spring Integration's three lock contracts
+ * ({@code ExpirableLockRegistry}, {@code RenewableLockRegistry} and the
+ * {@code DistributedLock} of each key) over one map of locks, whose reentrancy, lease
+ * refresh and renewal rules the Javadoc above states as one behaviour; most of its length
+ * is that Javadoc.
  *
  * @author redlock contributors
  * @see FencedLock

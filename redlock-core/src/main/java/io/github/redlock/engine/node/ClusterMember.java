@@ -50,6 +50,12 @@ import org.jspecify.annotations.Nullable;
  * ({@link NodeClient#recheck()}), and a master that left the view is closed. An acquire
  * script is never sent to a master without the marker of the key's slot while the restart
  * guard is on.
+ * <p>
+ * Longer than the size target: it implements the whole {@link QuorumMember} interface
+ * (each method a few lines over the masters of the view), and the refresh that replaces
+ * the view also makes, rechecks and closes the masters' clients; splitting the two would
+ * put the rule that a changed master is checked again before the view routes to it
+ * across two classes.
  *
  * @author redlock contributors
  */
