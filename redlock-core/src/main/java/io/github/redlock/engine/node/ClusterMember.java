@@ -54,8 +54,8 @@ import org.jspecify.annotations.Nullable;
  * Longer than the size target: it implements the whole {@link QuorumMember} interface
  * (each method a few lines over the masters of the view), and the refresh that replaces
  * the view also makes, rechecks and closes the masters' clients; splitting the two would
- * put the rule that a changed master is checked again before the view routes to it
- * across two classes.
+ * put the rule that a changed master is checked again before the view routes to it across
+ * two classes.
  *
  * @author redlock contributors
  */
