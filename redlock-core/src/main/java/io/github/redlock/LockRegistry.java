@@ -104,11 +104,11 @@ public interface LockRegistry {
 	Optional<Lease> tryAcquire(String key, Duration ttl);
 
 	/**
-	 * Acquires the lock without blocking a thread. This call is not thread-reentrant.
-	 * The future completes on one of the registry's {@code redlock-callback} threads,
-	 * never on a Lettuce I/O thread: completion stages attached to it without an executor
-	 * run there, and should not block for long, since those threads (two per core) also
-	 * run the other leases' callbacks.
+	 * Acquires the lock without blocking a thread. This call is not thread-reentrant. The
+	 * future completes on one of the registry's {@code redlock-callback} threads, never
+	 * on a Lettuce I/O thread: completion stages attached to it without an executor run
+	 * there, and should not block for long, since those threads (two per core) also run
+	 * the other leases' callbacks.
 	 * @param key the lock's name
 	 * @param ttl how long the lock lives on the nodes unless extended or released
 	 * @param waitTime how long to keep trying; zero for one attempt

@@ -158,8 +158,8 @@ public class RedlockProperties {
 	 * exclusive lock's release wakes the first waiter of the one process queued first for
 	 * the key on the nodes (a process is queued when a holder refused its waiter), and
 	 * publishes nothing when no process queued while it held the key or when its own
-	 * process's next waiter takes the key; a write lock's release, the last reader's and a
-	 * permit's wake the first waiter of every subscribed process. Off, on a node that
+	 * process's next waiter takes the key; a write lock's release, the last reader's and
+	 * a permit's wake the first waiter of every subscribed process. Off, on a node that
 	 * forbids publish/subscribe, and for a lease that expired, waiters poll every retry
 	 * delay plus jitter, never later than the holder's remaining TTL.
 	 */
