@@ -22,12 +22,13 @@ import io.github.redlock.engine.quorum.QuorumCall;
  *
  * <h2>Why tokens strictly increase</h2> Each node keeps, beside the lock key, a counter
  * for the key. The acquire script, in the same atomic step as the {@code SET NX}, sets it
- * to the node's clock if it is absent (in microseconds, rounded down to the whole second,
- * so that nodes starting a key's counter within the same second agree and the common case
- * stays one round trip), then increments it; the token is the highest counter among the
- * agreeing quorum. If fewer than a quorum reported that highest value, a second round
- * raises the others to it (only while the lock is still ours there), and the lock counts
- * as held only once a quorum has done so. So:
+ * to the node's clock if it is absent (in microseconds; with the restart guard on,
+ * rounded down to the whole second, so that nodes starting a key's counter within the
+ * same second agree and the common case stays one round trip; without it, keeping the
+ * microseconds), then increments it; the token is the highest counter among the agreeing
+ * quorum. If fewer than a quorum reported that highest value, a second round raises the
+ * others to it (only while the lock is still ours there), and the lock counts as held
+ * only once a quorum has done so. So:
  * <p>
  * <b>Invariant.</b> When a lease with token {@code T} is granted, a quorum of nodes holds
  * counters {@code >= T}.
@@ -59,11 +60,11 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * every second, after a crash: the counter is there, but below {@code T}), or the counter
  * expired ({@code fencingRetention} after its last write, each acquisition and extension
  * writing it). Then the argument rests on clocks. Every counter value began as a node's
- * clock reading (a new counter starts from the node's clock rounded down to the second; a
- * floor, below, is a node's clock reading) and has grown by one per acquisition since,
- * far slower than clocks grow (a million a second), so a token handed out at time
- * {@code t} is at most {@code t + s}, where {@code s} bounds how far a node's clock is
- * off true time.
+ * clock reading (a new counter starts from the node's clock, rounded down to the second
+ * with the guard on; a floor, below, is a node's clock reading) and has grown by one per
+ * acquisition since, far slower than clocks grow (a million a second), so a token handed
+ * out at time {@code t} is at most {@code t + s}, where {@code s} bounds how far a node's
+ * clock is off true time.
  * <ul>
  * <li><b>Restarts and data loss (restart guard on).</b> A node that restarted or lost its
  * data sits out of every quorum until the guard time ({@code maxTtl} plus drift) has
@@ -76,9 +77,9 @@ import io.github.redlock.engine.quorum.QuorumCall;
  * when {@code guard > 2s}. {@link RedlockSettings} refuses a {@code maxTtl} under one
  * second with the guard on.</li>
  * <li><b>Expiry.</b> An expired counter had {@code fencingRetention} without writes; it
- * starts again from the clock, rounded down to the second, which is above {@code T} when
- * {@code fencingRetention > 2s + 1s} (the builder refuses one under two seconds; the
- * default is a day).</li>
+ * starts again from the clock (rounded down to the second at most), which is above
+ * {@code T} when {@code fencingRetention > 2s + 1s} (the builder refuses one under two
+ * seconds; the default is a day).</li>
  * </ul>
  * So tokens strictly increase under these assumptions:
  * <ol>
