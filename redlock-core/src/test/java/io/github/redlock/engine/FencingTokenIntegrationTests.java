@@ -100,6 +100,9 @@ class FencingTokenIntegrationTests {
 	@Test
 	void withoutTheRestartGuardANewKeyNeedsNoSecondRound() throws Exception {
 		RedlockRegistry registry = registry(Duration.ofHours(1));
+		// every node connected first: a loaded machine may take longer than the connect
+		// timeout, and each of the 200 keys must reach all five nodes
+		await().atMost(Duration.ofSeconds(60)).until(() -> registry.usableNodes() == 5);
 		for (int i = 0; i < 200; i++) {
 			tokenOf(registry, "fresh:" + i);
 		}
