@@ -58,6 +58,8 @@ public final class NodeFleet {
 
 	private final FleetClocks clocks;
 
+	private final FencingStarts fencingStarts = new FencingStarts();
+
 	/**
 	 * Creates the clients; connects none of them.
 	 * @param addresses the nodes, in configuration order; empty when the members are
@@ -133,6 +135,16 @@ public final class NodeFleet {
 	 */
 	public long queueStampMillis() {
 		return this.clocks.nowMillis(this.wallClock.getAsLong());
+	}
+
+	/**
+	 * Returns the value an attempt asks every node to start a new key's fencing counter
+	 * from ({@link FencingStarts}), as the scripts take it: the time the nodes' clocks
+	 * agree on, in µs, this process's wall clock until a node's was read.
+	 */
+	public String fencingStart() {
+		long agreed = this.clocks.nowMicros(TimeUnit.MILLISECONDS.toMicros(this.wallClock.getAsLong()));
+		return Long.toString(this.fencingStarts.next(agreed));
 	}
 
 	public int size() {
