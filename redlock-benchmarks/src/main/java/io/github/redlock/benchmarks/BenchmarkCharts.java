@@ -96,7 +96,7 @@ final class BenchmarkCharts {
 				.append("\" y2=\"")
 				.append(y)
 				.append("\" stroke=\"#dddddd\"/>\n");
-			text(svg, LEFT - 6, y + 4, "end", null, null, format(value));
+			text(svg, LEFT - 6, y + 4, "end", null, null, (tick != 0) ? format(value) : "0");
 		}
 		text(svg, 14, TOP + plotHeight / 2, "middle", null, null, chart.unit(),
 				" transform=\"rotate(-90 14 " + (TOP + plotHeight / 2) + ")\"");
@@ -130,7 +130,7 @@ final class BenchmarkCharts {
 					.append("</title></rect>\n");
 				text(svg, centre, baseline - height - 4, "middle", "10", null, format(value));
 			}
-			text(svg, (int) Math.round(LEFT + g * groupWidth + groupWidth / 2), baseline + 18, "middle", null, null,
+			text(svg, (int) Math.round(LEFT + g * groupWidth + groupWidth / 2), baseline + 18, "middle", "11", null,
 					chart.groups().get(g));
 		}
 		svg.append("<line x1=\"")

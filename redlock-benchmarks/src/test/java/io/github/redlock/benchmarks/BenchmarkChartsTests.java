@@ -45,8 +45,8 @@ class BenchmarkChartsTests {
 		assertThat(height(bars.get(0)) / perUnit).isCloseTo(2400, offset(20.0));
 		assertThat(height(bars.get(1))).isGreaterThan(height(bars.get(0)));
 		List<String> texts = texts(svg);
-		assertThat(texts).contains("Cycles <per> second", "registry", "bare quorum & co", "2,400", "7,800", "10,000",
-				"-", "1 thread", "16 threads", "machine: 2 CPU(s)");
+		assertThat(texts).contains("Cycles <per> second", "registry", "bare quorum & co", "2,400", "7,800", "0",
+				"10,000", "-", "1 thread", "16 threads", "machine: 2 CPU(s)");
 		assertThat(texts).filteredOn((text) -> text.startsWith("ComparisonBenchmark"))
 			.singleElement()
 			.asString()

@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redlock.Lease;
 import io.github.redlock.LockLostException;
-import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
 import io.github.redlock.embedded.RedisFleetExtension;
 import io.github.redlock.engine.RedlockRegistry;
 import io.github.redlock.metrics.RedlockRegistryMeterBinder;
@@ -24,22 +23,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.endpoint.jackson.JacksonEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.web.server.ManagementContextAutoConfiguration;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
-import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
-import org.springframework.boot.servlet.autoconfigure.actuate.web.ServletManagementContextAutoConfiguration;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.boot.tomcat.autoconfigure.servlet.TomcatServletWebServerAutoConfiguration;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
-import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
-import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -159,7 +146,7 @@ class RedlockEndpointReleaseIntegrationTests {
 	}
 
 	private static ConfigurableApplicationContext webApplication(String... properties) {
-		SpringApplication application = new SpringApplication(WebApplication.class);
+		SpringApplication application = new SpringApplication(RedlockEndpointIntegrationTests.WebApplication.class);
 		application.setWebApplicationType(WebApplicationType.SERVLET);
 		List<String> arguments = new ArrayList<>(List.of("--server.port=0", "--server.address=127.0.0.1",
 				"--management.endpoints.web.exposure.include=redlock", "--redlock.restart-guard=false",
@@ -174,16 +161,6 @@ class RedlockEndpointReleaseIntegrationTests {
 		RedlockRegistry registry = context.getBean(RedlockRegistry.class);
 		await().atMost(Duration.ofSeconds(10)).until(() -> registry.usableNodes() == 3);
 		return context;
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ImportAutoConfiguration({ TomcatServletWebServerAutoConfiguration.class, DispatcherServletAutoConfiguration.class,
-			WebMvcAutoConfiguration.class, HttpMessageConvertersAutoConfiguration.class, JacksonAutoConfiguration.class,
-			EndpointAutoConfiguration.class, JacksonEndpointAutoConfiguration.class, WebEndpointAutoConfiguration.class,
-			ManagementContextAutoConfiguration.class, ServletManagementContextAutoConfiguration.class,
-			RedlockAutoConfiguration.class, RedlockEndpointAutoConfiguration.class })
-	static class WebApplication {
-
 	}
 
 }
