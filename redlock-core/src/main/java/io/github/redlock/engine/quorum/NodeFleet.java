@@ -1,7 +1,9 @@
 package io.github.redlock.engine.quorum;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
@@ -10,6 +12,7 @@ import java.util.function.Function;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 
+import io.github.redlock.engine.NodeState;
 import io.github.redlock.engine.RedlockSettings;
 import io.github.redlock.engine.node.ClusterMember;
 import io.github.redlock.engine.node.FleetClocks;
@@ -184,6 +187,25 @@ public final class NodeFleet {
 			}
 		}
 		return this.quorum.reachedBy(possible);
+	}
+
+	/**
+	 * Tells {@code listener} of each node's change of state from now on.
+	 */
+	public void onNodeChange(NodeStateChanges.Listener listener) {
+		this.connections.states().listen(listener);
+	}
+
+	/**
+	 * Returns where each node stands now, by its name, in configuration order; asks no
+	 * node.
+	 */
+	public Map<String, NodeState> states() {
+		Map<String, NodeState> states = new LinkedHashMap<>();
+		for (QuorumMember node : this.nodes) {
+			states.put(node.toString(), NodeStateChanges.stateOf(node));
+		}
+		return states;
 	}
 
 	public List<QuorumMember> nodes() {
