@@ -83,6 +83,42 @@ class FailureReasonIntegrationTests {
 		assertThat(failure.getFailures()).allSatisfy((f) -> assertThat(f.kind()).isEqualTo(NodeFailure.Kind.RESTARTED));
 	}
 
+	/**
+	 * Brand-new nodes (issue 41, item 1): the failure says that the restart guard keeps
+	 * them out, when locking is possible again, and where the guard is turned off.
+	 * Before, it said only "not enough usable nodes" and that they "count again once the
+	 * maximum TTL has passed since then", and {@code getRetryAfter()} did not exist.
+	 */
+	@Test
+	void newNodesBehindTheGuardSayWhenLockingIsPossibleAgain() {
+		fleet.fleet().flushAll();
+		RedlockRegistry registry = registry(RedlockRegistry.builder()
+			.restartGuard(true)
+			.defaultTtl(Duration.ofSeconds(10))
+			.maxTtl(Duration.ofSeconds(60)));
+		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.acquire("new", Duration.ofSeconds(10), Duration.ZERO));
+		assertThat(failure.getReason()).isEqualTo(Reason.NO_QUORUM);
+		assertThat(failure.getRetryAfter()).hasValueSatisfying(
+				(retryAfter) -> assertThat(retryAfter).isGreaterThan(Duration.ZERO).isLessThan(Duration.ofSeconds(70)));
+		assertThat(failure).hasMessageContaining("restart guard")
+			.hasMessageContaining("locking is possible again in about")
+			.hasMessageContaining("redlock.restart-guard=false");
+	}
+
+	@Test
+	void nodesDownGiveNoRetryAfter() throws Exception {
+		RedlockRegistry registry = registry(RedlockRegistry.builder().restartGuard(false));
+		registry.acquire("warm", Duration.ofSeconds(1), Duration.ZERO).release();
+		fleet.node(0).kill();
+		fleet.node(1).kill();
+		fleet.node(2).kill();
+		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.acquire("down", Duration.ofSeconds(1), Duration.ofMillis(300)));
+		assertThat(failure.getReason()).isEqualTo(Reason.NO_QUORUM);
+		assertThat(failure.getRetryAfter()).isEmpty();
+	}
+
 	@Test
 	void aGuardThatEndsBeforeTheDeadlineIsWaitedOut() throws Exception {
 		fleet.fleet().flushAll();

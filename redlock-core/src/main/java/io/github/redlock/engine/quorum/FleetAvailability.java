@@ -2,7 +2,6 @@ package io.github.redlock.engine.quorum;
 
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
-import java.util.Arrays;
 import java.util.List;
 
 import io.github.redlock.engine.node.NodeTrust;
@@ -121,14 +120,11 @@ public final class FleetAvailability {
 	 */
 	String unavailable(int usable) {
 		long now = System.nanoTime();
-		long[] countsFrom = new long[this.nodes.size()];
 		int guarded = 0;
 		int newOrFlushed = 0;
 		int down = 0;
 		int silent = 0;
-		for (int i = 0; i < countsFrom.length; i++) {
-			QuorumMember node = this.nodes.get(i);
-			countsFrom[i] = node.countsFrom();
+		for (QuorumMember node : this.nodes) {
 			if (!node.isUp()) {
 				down++;
 			}
@@ -143,8 +139,7 @@ public final class FleetAvailability {
 				}
 			}
 		}
-		Arrays.sort(countsFrom);
-		long quorumFrom = countsFrom[this.quorum.majority() - 1];
+		long quorumFrom = this.quorum.countsFrom(this.nodes);
 		StringBuilder message = new StringBuilder("Redlock cannot lock at all: ").append(usable)
 			.append(" of ")
 			.append(this.nodes.size())
