@@ -106,6 +106,32 @@ class FailureReasonIntegrationTests {
 			.hasMessageContaining("redlock.restart-guard=false");
 	}
 
+	/**
+	 * {@code tryAcquire} tells an outage from contention (issue 41, item 4): empty while
+	 * another owner holds the lock, {@code NO_QUORUM} with each node's reason once too
+	 * few nodes are usable, for a lock and for a semaphore's permit. Before, both
+	 * returned empty with three of five nodes down ("Expecting code to raise a
+	 * throwable").
+	 */
+	@Test
+	void tryAcquireIsEmptyWhenHeldAndThrowsWhenTooFewNodesAreUsable() throws Exception {
+		RedlockRegistry registry = registry(RedlockRegistry.builder().restartGuard(false));
+		RedlockRegistry other = registry(RedlockRegistry.builder().restartGuard(false));
+		try (Lease held = other.acquire("busy", Duration.ofSeconds(10), Duration.ZERO)) {
+			assertThat(registry.tryAcquire("busy", Duration.ofSeconds(10))).isEmpty();
+		}
+		fleet.node(0).kill();
+		fleet.node(1).kill();
+		fleet.node(2).kill();
+		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.tryAcquire("outage", Duration.ofSeconds(10)));
+		assertThat(failure.getReason()).isEqualTo(Reason.NO_QUORUM);
+		assertThat(failure.getFailures()).filteredOn((f) -> f.kind() == NodeFailure.Kind.REFUSED).hasSize(3);
+		LockAcquisitionException permitFailure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.semaphore("outage-permits", 2).tryAcquire(Duration.ofSeconds(10)));
+		assertThat(permitFailure.getReason()).isEqualTo(Reason.NO_QUORUM);
+	}
+
 	@Test
 	void nodesDownGiveNoRetryAfter() throws Exception {
 		RedlockRegistry registry = registry(RedlockRegistry.builder().restartGuard(false));
