@@ -83,7 +83,9 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 			throw new IllegalArgumentException("redlock.embedded.nodes must be at least 1, was " + size
 					+ ": use 3 or 5, or set redlock.embedded.enabled=false");
 		}
-		RedisFleet started = RedisFleet.start(size);
+		// stopped by the context's close, after the registry, also at JVM exit: the
+		// nodes' reaper would kill them while the registry still runs
+		RedisFleet started = RedisFleet.start(size).leaveToOwnerAtExit();
 		this.fleet = started;
 		Map<String, Object> properties = new LinkedHashMap<>();
 		properties.put("redlock.nodes", String.join(",", started.uris()));
