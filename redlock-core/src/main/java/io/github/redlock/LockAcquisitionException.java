@@ -2,6 +2,7 @@ package io.github.redlock;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
@@ -89,6 +90,8 @@ public class LockAcquisitionException extends RedlockException {
 
 	private final transient List<NodeFailure> failures;
 
+	private final @Nullable Duration retryAfter;
+
 	/**
 	 * Creates an exception that describes the last attempt.
 	 * @param key the lock's key
@@ -121,14 +124,39 @@ public class LockAcquisitionException extends RedlockException {
 	 */
 	public LockAcquisitionException(@Nullable Reason reason, String key, Duration waitTime, int attempts, int agreed,
 			int required, int nodes, List<NodeFailure> failures, @Nullable String note) {
+		this(reason, key, waitTime, attempts, agreed, required, nodes, failures, note, null);
+	}
+
+	/**
+	 * Creates an exception that describes the last attempt, with its reason and, for a
+	 * quorum that only a wait keeps out (the restart guard), when locking is possible
+	 * again.
+	 * @param reason why the lock could not be acquired, or {@code null} to judge it from
+	 * the last attempt: held when the nodes that answered could have made a quorum, no
+	 * quorum otherwise
+	 * @param key the lock's key
+	 * @param waitTime how long the caller waited
+	 * @param attempts how many attempts were made
+	 * @param agreed how many nodes agreed in the last attempt
+	 * @param required how many nodes make a quorum
+	 * @param nodes how many nodes there are
+	 * @param failures why each other node did not agree in the last attempt
+	 * @param note extra explanation, or {@code null}
+	 * @param retryAfter how long until enough nodes count again to make a quorum, when
+	 * only the restart guard (or a clock settling) keeps them out; {@code null} when not
+	 * known, and ignored unless the reason is {@link Reason#NO_QUORUM}
+	 */
+	public LockAcquisitionException(@Nullable Reason reason, String key, Duration waitTime, int attempts, int agreed,
+			int required, int nodes, List<NodeFailure> failures, @Nullable String note, @Nullable Duration retryAfter) {
 		super(message(reasonOf(reason, agreed, required, failures), key, waitTime, attempts, agreed, required, nodes,
-				failures, note));
+				failures, note, retryAfterOf(reasonOf(reason, agreed, required, failures), retryAfter)));
 		this.reason = reasonOf(reason, agreed, required, failures);
 		this.key = key;
 		this.agreed = agreed;
 		this.required = required;
 		this.nodes = nodes;
 		this.failures = List.copyOf(failures);
+		this.retryAfter = retryAfterOf(this.reason, retryAfter);
 	}
 
 	/**
@@ -145,6 +173,7 @@ public class LockAcquisitionException extends RedlockException {
 		this.required = cause.required;
 		this.nodes = cause.nodes;
 		this.failures = cause.failures;
+		this.retryAfter = cause.retryAfter;
 	}
 
 	/**
@@ -161,13 +190,9 @@ public class LockAcquisitionException extends RedlockException {
 		this.required = 0;
 		this.nodes = 0;
 		this.failures = List.of();
+		this.retryAfter = null;
 	}
 
-	/**
-	 * The reason of a last attempt in which fewer than a quorum agreed: held when the
-	 * nodes that answered (agreeing or holding another owner's value) could have made a
-	 * quorum, no quorum otherwise.
-	 */
 	/**
 	 * Creates an exception with a message of its own, for a failure that no node's reply
 	 * describes.
@@ -183,8 +208,19 @@ public class LockAcquisitionException extends RedlockException {
 		this.required = 0;
 		this.nodes = 0;
 		this.failures = List.of();
+		this.retryAfter = null;
 	}
 
+	private static @Nullable Duration retryAfterOf(Reason reason, @Nullable Duration retryAfter) {
+		return (reason == Reason.NO_QUORUM && retryAfter != null && !retryAfter.isNegative() && !retryAfter.isZero())
+				? retryAfter : null;
+	}
+
+	/**
+	 * The reason of a last attempt in which fewer than a quorum agreed: held when the
+	 * nodes that answered (agreeing or holding another owner's value) could have made a
+	 * quorum, no quorum otherwise.
+	 */
 	private static Reason reasonOf(@Nullable Reason given, int agreed, int required, List<NodeFailure> failures) {
 		if (given != null) {
 			return given;
@@ -197,7 +233,7 @@ public class LockAcquisitionException extends RedlockException {
 	}
 
 	private static String message(Reason reason, String key, Duration waitTime, int attempts, int agreed, int required,
-			int nodes, List<NodeFailure> failures, @Nullable String note) {
+			int nodes, List<NodeFailure> failures, @Nullable String note, @Nullable Duration retryAfter) {
 		StringBuilder message = new StringBuilder("Could not acquire lock '").append(LockKeys.printable(key))
 			.append("'");
 		message.append(waitTime.isZero() ? " in one attempt" : " within " + Durations.format(waitTime) + " (" + attempts
@@ -228,9 +264,17 @@ public class LockAcquisitionException extends RedlockException {
 				message.append(". Fewer than ").append(required).append(" of the ").append(nodes);
 				message.append(" nodes can count toward a quorum: check that a majority of nodes is up, reachable"
 						+ " and usable (the redlock health shows each node's state)");
-				message.append(restarted
-						? "; restarted, new or flushed nodes count again once the maximum TTL has passed since then."
-						: ".");
+				if (retryAfter != null) {
+					message.append("; the restart guard keeps new, restarted or flushed nodes out until every lock"
+							+ " they may have forgotten has expired: locking is possible again in about "
+							+ Durations.format(retryAfter)
+							+ " (for throwaway nodes, such as a development machine's, the guard can be turned off:"
+							+ " redlock.restart-guard=false).");
+				}
+				else {
+					message.append(restarted ? "; restarted, new or flushed nodes count again once the maximum TTL"
+							+ " has passed since then." : ".");
+				}
 			}
 		}
 		return message.toString();
@@ -242,6 +286,18 @@ public class LockAcquisitionException extends RedlockException {
 	 */
 	public Reason getReason() {
 		return this.reason;
+	}
+
+	/**
+	 * Returns how long until enough nodes count again to make a quorum, for a
+	 * {@link Reason#NO_QUORUM} that only a wait stands behind: the restart guard keeping
+	 * new, restarted or flushed nodes out (or a node's clock settling). Empty when the
+	 * reason is another, or when nodes are down or ruled out, so that when locking comes
+	 * back is not known.
+	 * @return how long to wait before retrying, rounded up to the second, or empty
+	 */
+	public Optional<Duration> getRetryAfter() {
+		return Optional.ofNullable(this.retryAfter);
 	}
 
 	/**

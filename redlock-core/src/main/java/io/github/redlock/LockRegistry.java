@@ -96,10 +96,18 @@ public interface LockRegistry {
 	Lease acquire(String key) throws InterruptedException;
 
 	/**
-	 * Makes one attempt to acquire the lock, without retrying.
+	 * Makes one attempt to acquire the lock, without retrying. Empty means that the lock
+	 * is held: by another owner, or by this thread in a mode that excludes the one asked
+	 * for. An attempt that too few usable nodes could decide throws, as
+	 * {@link #acquire(String, Duration, Duration)} does, so that an outage is not taken
+	 * for a busy lock.
 	 * @param key the lock's name
 	 * @param ttl how long the lock lives on the nodes unless extended or released
-	 * @return the lease, or empty if the lock is held elsewhere or no quorum answered
+	 * @return the lease, or empty if the lock is held
+	 * @throws LockAcquisitionException if the attempt failed for want of usable nodes
+	 * ({@link LockAcquisitionException.Reason#NO_QUORUM}, with the reason of each node)
+	 * or because the nodes answered too late
+	 * ({@link LockAcquisitionException.Reason#VALIDITY_EXHAUSTED})
 	 */
 	Optional<Lease> tryAcquire(String key, Duration ttl);
 

@@ -100,8 +100,12 @@ public interface LockSemaphore {
 	 * nodes is granted, whichever it is (an implementation may try several at once for
 	 * that, never waiting between them).
 	 * @param ttl how long the permit lives on the nodes unless extended or released
-	 * @return the permit's lease, or empty if none is free on a quorum or no quorum
-	 * answered
+	 * @return the permit's lease, or empty if none is free on a quorum
+	 * @throws LockAcquisitionException if the attempt failed for want of usable nodes
+	 * ({@link LockAcquisitionException.Reason#NO_QUORUM}) or because the nodes answered
+	 * too late ({@link LockAcquisitionException.Reason#VALIDITY_EXHAUSTED}), as
+	 * {@link #acquire(Duration, Duration)} does: an outage is not taken for a semaphore
+	 * whose permits are all taken
 	 */
 	Optional<Lease> tryAcquire(Duration ttl);
 

@@ -16,6 +16,7 @@ import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockInfo;
 import io.github.redlock.LockRegistry;
 import io.github.redlock.LockSemaphore;
+import io.github.redlock.engine.kinds.AcquisitionAwait;
 import io.github.redlock.engine.lease.ReentrantLease;
 import io.github.redlock.engine.node.KeyLayout;
 import io.lettuce.core.ClientOptions;
@@ -140,7 +141,7 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 			return Optional.of(acquire(key, ttl, Duration.ZERO));
 		}
 		catch (LockAcquisitionException ex) {
-			return Optional.empty();
+			return AcquisitionAwait.emptyUnlessUnavailable(ex);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

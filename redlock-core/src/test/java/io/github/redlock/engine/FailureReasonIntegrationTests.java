@@ -83,6 +83,68 @@ class FailureReasonIntegrationTests {
 		assertThat(failure.getFailures()).allSatisfy((f) -> assertThat(f.kind()).isEqualTo(NodeFailure.Kind.RESTARTED));
 	}
 
+	/**
+	 * Brand-new nodes (issue 41, item 1): the failure says that the restart guard keeps
+	 * them out, when locking is possible again, and where the guard is turned off.
+	 * Before, it said only "not enough usable nodes" and that they "count again once the
+	 * maximum TTL has passed since then", and {@code getRetryAfter()} did not exist.
+	 */
+	@Test
+	void newNodesBehindTheGuardSayWhenLockingIsPossibleAgain() {
+		fleet.fleet().flushAll();
+		RedlockRegistry registry = registry(RedlockRegistry.builder()
+			.restartGuard(true)
+			.defaultTtl(Duration.ofSeconds(10))
+			.maxTtl(Duration.ofSeconds(60)));
+		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.acquire("new", Duration.ofSeconds(10), Duration.ZERO));
+		assertThat(failure.getReason()).isEqualTo(Reason.NO_QUORUM);
+		assertThat(failure.getRetryAfter()).hasValueSatisfying(
+				(retryAfter) -> assertThat(retryAfter).isGreaterThan(Duration.ZERO).isLessThan(Duration.ofSeconds(70)));
+		assertThat(failure).hasMessageContaining("restart guard")
+			.hasMessageContaining("locking is possible again in about")
+			.hasMessageContaining("redlock.restart-guard=false");
+	}
+
+	/**
+	 * {@code tryAcquire} tells an outage from contention (issue 41, item 4): empty while
+	 * another owner holds the lock, {@code NO_QUORUM} with each node's reason once too
+	 * few nodes are usable, for a lock and for a semaphore's permit. Before, both
+	 * returned empty with three of five nodes down ("Expecting code to raise a
+	 * throwable").
+	 */
+	@Test
+	void tryAcquireIsEmptyWhenHeldAndThrowsWhenTooFewNodesAreUsable() throws Exception {
+		RedlockRegistry registry = registry(RedlockRegistry.builder().restartGuard(false));
+		RedlockRegistry other = registry(RedlockRegistry.builder().restartGuard(false));
+		try (Lease held = other.acquire("busy", Duration.ofSeconds(10), Duration.ZERO)) {
+			assertThat(registry.tryAcquire("busy", Duration.ofSeconds(10))).isEmpty();
+		}
+		fleet.node(0).kill();
+		fleet.node(1).kill();
+		fleet.node(2).kill();
+		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.tryAcquire("outage", Duration.ofSeconds(10)));
+		assertThat(failure.getReason()).isEqualTo(Reason.NO_QUORUM);
+		assertThat(failure.getFailures()).filteredOn((f) -> f.kind() == NodeFailure.Kind.REFUSED).hasSize(3);
+		LockAcquisitionException permitFailure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.semaphore("outage-permits", 2).tryAcquire(Duration.ofSeconds(10)));
+		assertThat(permitFailure.getReason()).isEqualTo(Reason.NO_QUORUM);
+	}
+
+	@Test
+	void nodesDownGiveNoRetryAfter() throws Exception {
+		RedlockRegistry registry = registry(RedlockRegistry.builder().restartGuard(false));
+		registry.acquire("warm", Duration.ofSeconds(1), Duration.ZERO).release();
+		fleet.node(0).kill();
+		fleet.node(1).kill();
+		fleet.node(2).kill();
+		LockAcquisitionException failure = catchThrowableOfType(LockAcquisitionException.class,
+				() -> registry.acquire("down", Duration.ofSeconds(1), Duration.ofMillis(300)));
+		assertThat(failure.getReason()).isEqualTo(Reason.NO_QUORUM);
+		assertThat(failure.getRetryAfter()).isEmpty();
+	}
+
 	@Test
 	void aGuardThatEndsBeforeTheDeadlineIsWaitedOut() throws Exception {
 		fleet.fleet().flushAll();

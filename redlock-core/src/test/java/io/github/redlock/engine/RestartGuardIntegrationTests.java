@@ -156,6 +156,32 @@ class RestartGuardIntegrationTests {
 		});
 	}
 
+	/**
+	 * A node that restarted empty is checked as soon as it is reachable again, not at the
+	 * next command that needs it (issue 41, item 8), so that its guard, and locking, end
+	 * one maximum TTL after it came back. Before, the check waited for a command: with
+	 * none, no "lost its data" line came within 10 s of the node's return ("Condition ...
+	 * was not fulfilled within 10 seconds"), and when one came it said "lost its data 0s
+	 * ago" of a restart seconds old. The line now says when the loss was found and how
+	 * long the server has been up.
+	 */
+	@Test
+	void aNodeThatRestartedEmptyIsCheckedOnceReachableWithoutACommand() throws Exception {
+		RedlockRegistry registry = registry(true);
+		fleet.node(0).kill();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !registry.parts().fleet.node(0).isConnected());
+		fleet.node(0).start(); // empty, on the same port
+		String node = fleet.node(0).uri();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.log.lines(node).stream().anyMatch((line) -> line.contains("lost its data")));
+		assertThat(this.log.lines(node)).filteredOn((line) -> line.contains("lost its data"))
+			.singleElement()
+			.asString()
+			.startsWith("WARNING")
+			.contains("found 0s ago")
+			.containsPattern("the server has been up \\d+s");
+	}
+
 	@Test
 	void flushedNodeIsCaughtByItsMissingMarkerWithoutAReconnect() throws Exception {
 		RedlockRegistry registry = registry(true);

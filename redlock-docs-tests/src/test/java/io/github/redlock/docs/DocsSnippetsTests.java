@@ -41,6 +41,14 @@ class DocsSnippetsTests {
 	void everyJavaSnippetCompiles(@TempDir Path output) throws IOException {
 		List<Snippet> snippets = snippets();
 		assertThat(snippets).as("compiled Java snippets in the docs").hasSizeGreaterThan(10);
+		assertThat(compile(snippets, output)).as("Java snippets in the docs that do not compile").isEmpty();
+	}
+
+	/**
+	 * Compiles snippets into {@code output} against the published modules.
+	 * @return the errors, each with the file and line of the snippet
+	 */
+	static List<String> compile(List<Snippet> snippets, Path output) throws IOException {
 		JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
 		assertThat(compiler).as("a JDK's compiler (javax.tools), to compile the snippets").isNotNull();
 		DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
@@ -62,7 +70,7 @@ class DocsSnippetsTests {
 				errors.add(diagnostic.toString());
 			}
 		}
-		assertThat(errors).as("Java snippets in the docs that do not compile").isEmpty();
+		return errors;
 	}
 
 	/** Every compiled {@code ```java} block of the checked Markdown files. */
@@ -113,6 +121,20 @@ class DocsSnippetsTests {
 			this.file = file;
 			this.firstLine = firstLine;
 			this.source = "package snippet" + index + ";\n" + code;
+		}
+
+		/**
+		 * Returns the binary name of the block's public type, once compiled.
+		 */
+		String className() {
+			return toUri().getPath().substring(1).replace(".java", "").replace('/', '.');
+		}
+
+		/**
+		 * Returns the block as written.
+		 */
+		String code() {
+			return this.source;
 		}
 
 		private static String typeName(String code) {

@@ -222,6 +222,16 @@ public final class RedisFleet implements AutoCloseable {
 	}
 
 	/**
+	 * Leaves stopping the nodes at JVM exit to the fleet's owner, which closes the fleet
+	 * in a shutdown hook of its own (see {@link RedisNode#leaveToOwnerAtExit()}).
+	 * @return this fleet
+	 */
+	public RedisFleet leaveToOwnerAtExit() {
+		this.nodes.forEach(RedisNode::leaveToOwnerAtExit);
+		return this;
+	}
+
+	/**
 	 * Stops every proxy and every node, and deletes the nodes' data.
 	 */
 	@Override

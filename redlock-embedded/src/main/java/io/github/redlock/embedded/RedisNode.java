@@ -66,8 +66,17 @@ public final class RedisNode implements AutoCloseable {
 			"\"$0\" \"$@\" </dev/null >>\"$REDLOCK_NODE_OUT\" 2>&1 &", "pid=$!", "echo $pid",
 			"( cat <&3 >/dev/null; kill -9 $pid ) >/dev/null 2>&1 &", "exec 3<&-", "wait $pid");
 
+	/**
+	 * Nodes whose owner stops them in a shutdown hook of its own: the reaper, which runs
+	 * at the same time as every other hook, leaves them alone.
+	 */
+	private static final Set<RedisNode> LEFT_TO_OWNER = ConcurrentHashMap.newKeySet();
+
 	static {
-		Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(RedisNode::close), "redlock-node-reaper"));
+		Runtime.getRuntime()
+			.addShutdownHook(new Thread(
+					() -> LIVE.stream().filter((node) -> !LEFT_TO_OWNER.contains(node)).forEach(RedisNode::close),
+					"redlock-node-reaper"));
 	}
 
 	private final String name;
@@ -718,6 +727,19 @@ public final class RedisNode implements AutoCloseable {
 	}
 
 	/**
+	 * Leaves stopping this node at JVM exit to its owner, which closes it in a shutdown
+	 * hook of its own (an application context that must release its locks first), rather
+	 * than to the reaper's hook, which runs at the same time as the others. Should the
+	 * owner never close it, the server still stops when this JVM exits (its supervisor
+	 * watches the JVM), and the next JVM that starts a node deletes its directory.
+	 */
+	public void leaveToOwnerAtExit() {
+		if (!this.closed) {
+			LEFT_TO_OWNER.add(this);
+		}
+	}
+
+	/**
 	 * Stops the server (thawing it first if paused) and deletes its data directory.
 	 */
 	@Override
@@ -739,6 +761,7 @@ public final class RedisNode implements AutoCloseable {
 		}
 		this.closed = true;
 		LIVE.remove(this);
+		LEFT_TO_OWNER.remove(this);
 		try (Stream<Path> files = Files.walk(this.directory)) {
 			files.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
 		}

@@ -35,6 +35,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.ConfigurableTransactionManager;
 
@@ -104,6 +105,10 @@ public final class RedlockAutoConfiguration {
 			@Qualifier(CLIENT_RESOURCES) ClientResources clientResources,
 			ObjectProvider<RedlockClientOptionsCustomizer> clientOptionsCustomizers,
 			ObjectProvider<RedlockRegistryBuilderCustomizer> builderCustomizers, Environment environment) {
+		if (environment instanceof ConfigurableEnvironment configurable) {
+			// before the nodes are read: a typo'd redlock.nodes is named, not only missed
+			UnknownProperties.check(configurable, properties.getUnknownProperties(), null);
+		}
 		RedlockRegistry.Builder builder = RedlockRegistry.builder();
 		List<List<String>> clusters = RedlockNodes.clusters(connectionDetails);
 		if (clusters.isEmpty()) {

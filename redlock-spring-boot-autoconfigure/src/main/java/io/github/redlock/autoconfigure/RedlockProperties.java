@@ -183,6 +183,14 @@ public class RedlockProperties {
 	 */
 	private int maxKeys = 100;
 
+	/**
+	 * What start-up does with a redlock property that no redlock module binds (a typo
+	 * such as redlock.restart-gaurd): warn, naming the property it probably meant, fail,
+	 * or ignore it. Properties from environment variables and JVM system properties are
+	 * not checked.
+	 */
+	private UnknownPropertyPolicy unknownProperties = UnknownPropertyPolicy.WARN;
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -373,6 +381,14 @@ public class RedlockProperties {
 
 	public void setLostLockPolicy(LostLockPolicy lostLockPolicy) {
 		this.lostLockPolicy = lostLockPolicy;
+	}
+
+	public UnknownPropertyPolicy getUnknownProperties() {
+		return this.unknownProperties;
+	}
+
+	public void setUnknownProperties(UnknownPropertyPolicy unknownProperties) {
+		this.unknownProperties = unknownProperties;
 	}
 
 	public int getOrder() {

@@ -23,7 +23,10 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * <li>{@link Reason#HELD}: {@code 409 Conflict} with {@code Retry-After}, since another
  * owner holds the lock and a retry later may succeed;</li>
  * <li>{@link Reason#NO_QUORUM}, {@link Reason#VALIDITY_EXHAUSTED}: {@code 503 Service
- * Unavailable}, since the lock service, not the resource, is unavailable;</li>
+ * Unavailable}, since the lock service, not the resource, is unavailable; with
+ * {@code Retry-After} when only the restart guard keeps the nodes out (new, restarted or
+ * flushed nodes), which the body's {@code detail} then says, with when locking comes back
+ * ({@link LockAcquisitionException#getRetryAfter()});</li>
  * <li>{@link Reason#INTERRUPTED} and a {@link LockLostException}: {@code 503}.</li>
  * <li>{@link Reason#HELD_BY_THIS_THREAD}: {@code 500 Internal Server Error}, logged at
  * ERROR with the stack trace: the request's own code asked for a lock its thread's hold
@@ -63,6 +66,11 @@ public class LockExceptionHandler {
 		ResponseEntity.BodyBuilder response = ResponseEntity.status(status);
 		if (status == HttpStatus.CONFLICT) {
 			response.header(HttpHeaders.RETRY_AFTER, "1");
+		}
+		else {
+			ex.getRetryAfter()
+				.ifPresent((retryAfter) -> response.header(HttpHeaders.RETRY_AFTER,
+						String.valueOf(Math.max(1, retryAfter.toSeconds()))));
 		}
 		return response.body(body);
 	}
@@ -105,7 +113,13 @@ public class LockExceptionHandler {
 		Reason reason = ex.getReason();
 		String detail = (reason == Reason.HELD) ? "Lock '" + ex.getKey() + "' is held elsewhere; retry later."
 				: "Lock '" + ex.getKey() + "' could not be acquired: "
-						+ ((reason != null) ? reason.description() : "refused") + ".";
+						+ ((reason != null) ? reason.description() : "refused")
+						+ ex.getRetryAfter()
+							.map((retryAfter) -> "; the nodes are new or restarted, and the restart guard keeps them"
+									+ " out until every lock they may have forgotten has expired: locking is possible"
+									+ " again in about " + Math.max(1, retryAfter.toSeconds()) + "s")
+							.orElse("")
+						+ ".";
 		ProblemDetail body = ProblemDetail.forStatusAndDetail(status, detail);
 		body.setTitle((reason == Reason.HELD) ? "Lock held elsewhere"
 				: (reason == Reason.HELD_BY_THIS_THREAD) ? "Lock refused to its own holder" : "Locking unavailable");

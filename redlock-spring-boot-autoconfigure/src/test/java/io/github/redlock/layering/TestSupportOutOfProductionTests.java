@@ -61,7 +61,12 @@ class TestSupportOutOfProductionTests {
 					// configuration
 					"org.springframework.context.ApplicationContextInitializer", connectionDetailsFactory,
 					// the @ServiceConnection("redlock") fields of a test class
-					"org.springframework.test.context.ContextCustomizerFactory"));
+					"org.springframework.test.context.ContextCustomizerFactory",
+					// the default level of Lettuce's reconnect lines
+					// (RedlockLoggingDefaults)
+					"org.springframework.boot.EnvironmentPostProcessor"));
+		assertThat(factories.getProperty("org.springframework.boot.EnvironmentPostProcessor"))
+			.isEqualToIgnoringWhitespace("io.github.redlock.autoconfigure.RedlockLoggingDefaults");
 		assertThat(StringUtils.commaDelimitedListToStringArray(factories.getProperty(connectionDetailsFactory)))
 			.isNotEmpty()
 			.allSatisfy((factory) -> assertThat(factory.trim())

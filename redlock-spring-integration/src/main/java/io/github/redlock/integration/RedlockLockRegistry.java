@@ -77,8 +77,12 @@ import org.springframework.scheduling.TaskScheduler;
  * throw {@link InterruptedException} with the flag cleared, as
  * {@link java.util.concurrent.locks.Lock} specifies (also when it was set on entry).
  * {@code tryLock()} is not interruptible either: it makes its one attempt and keeps the
- * flag. {@code tryLock} returns {@code false} when the lock is held elsewhere or no
- * quorum agreed in time; a wait time of zero or less is one attempt.
+ * flag. {@code tryLock} returns {@code false} when the lock is held elsewhere at the end
+ * of its wait time; when the wait time ends for want of usable nodes (no quorum, or nodes
+ * that answered too late), it throws {@link CannotAcquireLockException} with the
+ * {@link LockAcquisitionException} that says why as its cause, as
+ * {@code RedisLockRegistry} does when Redis cannot be reached, so that an outage is not
+ * taken for a busy lock. A wait time of zero or less is one attempt.
  * <li>{@code newCondition()} throws {@link UnsupportedOperationException}.
  * </ul>
  * <p>
@@ -460,6 +464,11 @@ public final class RedlockLockRegistry
 						// the registry gives up early when too few nodes are usable: wait
 						// out the wait time all the same, without spinning
 						long left = deadline - System.nanoTime();
+						if (left <= 0 && unavailable(ex)) {
+							// the catch below gives the local hold back
+							throw new CannotAcquireLockException(
+									"Failed to lock '" + LockKeys.printable(this.key) + "': " + ex.getMessage(), ex);
+						}
 						if (left <= 0) {
 							this.local.unlock();
 							if (logger.isDebugEnabled()) {
@@ -482,6 +491,11 @@ public final class RedlockLockRegistry
 			}
 			held(acquired, ttl);
 			return Outcome.HELD;
+		}
+
+		private static boolean unavailable(LockAcquisitionException ex) {
+			return ex.getReason() == LockAcquisitionException.Reason.NO_QUORUM
+					|| ex.getReason() == LockAcquisitionException.Reason.VALIDITY_EXHAUSTED;
 		}
 
 		private void held(Lease acquired, Duration ttl) {

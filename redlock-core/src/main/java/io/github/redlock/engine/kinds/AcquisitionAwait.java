@@ -1,6 +1,7 @@
 package io.github.redlock.engine.kinds;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -8,6 +9,7 @@ import java.util.concurrent.TimeoutException;
 
 import io.github.redlock.Durations;
 import io.github.redlock.LockAcquisitionException;
+import io.github.redlock.LockAcquisitionException.Reason;
 import io.github.redlock.LockKeys;
 import io.github.redlock.RedlockException;
 import io.github.redlock.engine.lease.RedlockLease;
@@ -20,6 +22,26 @@ import io.github.redlock.engine.lease.RedlockLease;
 public final class AcquisitionAwait {
 
 	private AcquisitionAwait() {
+	}
+
+	/**
+	 * Returns what a one-attempt acquisition ({@code tryAcquire}) gives for its failure:
+	 * empty when the lock is held (by another owner, or by this thread in a mode that
+	 * excludes the one asked for) or the attempt was interrupted, so that empty means
+	 * "not now"; the failure itself, thrown, when the lock service could not decide (too
+	 * few usable nodes, or nodes that answered too late), so that an outage is never
+	 * taken for a busy lock.
+	 * @param ex why the attempt failed
+	 * @param <T> the lease type
+	 * @return empty, for a held lock or an interrupted attempt
+	 * @throws LockAcquisitionException {@code ex}, for {@link Reason#NO_QUORUM} and
+	 * {@link Reason#VALIDITY_EXHAUSTED}
+	 */
+	public static <T> Optional<T> emptyUnlessUnavailable(LockAcquisitionException ex) {
+		if (ex.getReason() == Reason.NO_QUORUM || ex.getReason() == Reason.VALIDITY_EXHAUSTED) {
+			throw ex;
+		}
+		return Optional.empty();
 	}
 
 	/**

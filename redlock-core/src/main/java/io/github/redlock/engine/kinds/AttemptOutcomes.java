@@ -142,7 +142,7 @@ abstract class AttemptOutcomes {
 			int agreed = call.countAnswered((reply) -> reply > 0);
 			List<NodeFailure> failures = call.failures(describe);
 			LockAcquisitionException failure = new LockAcquisitionException(reason, this.key, this.waitTime, attempts,
-					agreed, this.fleet.quorum(), this.fleet.size(), failures, note);
+					agreed, this.fleet.quorum(), this.fleet.size(), failures, note, this.fleet.untilQuorumCounts());
 			tellNotAcquired(result, failure);
 			result.completeExceptionally(failure);
 		});

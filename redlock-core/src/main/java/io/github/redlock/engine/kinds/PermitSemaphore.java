@@ -226,7 +226,7 @@ public final class PermitSemaphore implements LockSemaphore {
 			return Optional.of(acquire(ttl, Duration.ZERO));
 		}
 		catch (LockAcquisitionException ex) {
-			return Optional.empty();
+			return AcquisitionAwait.emptyUnlessUnavailable(ex);
 		}
 	}
 

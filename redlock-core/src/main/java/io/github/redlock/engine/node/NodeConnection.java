@@ -198,6 +198,10 @@ final class NodeConnection {
 				preload(current);
 			}
 			NodeConnection.this.silence.reconnected();
+			// checked now, not at the next command that needs the node: a node that
+			// restarted is guarded from when it came back, and counts again one guard
+			// time after that
+			NodeConnection.this.trust.verify();
 			NodeConnection.this.changed.run();
 		}
 

@@ -206,7 +206,8 @@ public final class NodeTrust {
 				case RESTARTED -> "restarted " + ago;
 				case NEW_OR_FLUSHED -> "is new or was flushed " + ago
 						+ " (it had no redlock marker key: new, flushed, or restarted without persistence)";
-				case MARKER_CHANGED -> "lost its data " + ago
+				// when the loss happened is not known: only when this client found it
+				case MARKER_CHANGED -> "lost its data, found " + ago
 						+ " (its redlock marker key is gone or changed: flushed, or restarted without persistence)";
 			};
 		}

@@ -182,7 +182,7 @@ final class RestartGuardState {
 		RestartDecision decision = RestartDecision.judge(now, uptimeSeconds, current, created, known, nodeMicros,
 				this.guard.guardNanos());
 		if (decision.cause() != null) {
-			guard(decision.sinceNanos(), decision.cause());
+			guard(decision.sinceNanos(), decision.cause(), uptimeSeconds);
 		}
 		this.floor = String.valueOf(decision.floorMicros());
 		this.marker = current;
@@ -219,7 +219,7 @@ final class RestartGuardState {
 					+ " acknowledged writes, so their markers were replaced");
 		}
 		if (worst != null) {
-			guard(worst.sinceNanos(), worst.cause());
+			guard(worst.sinceNanos(), worst.cause(), uptimeSeconds);
 		}
 		this.floor = String.valueOf(floor);
 		this.owned = result.slots();
@@ -233,7 +233,7 @@ final class RestartGuardState {
 		this.owned = slots;
 	}
 
-	private void guard(long since, GuardCause cause) {
+	private void guard(long since, GuardCause cause, long uptimeSeconds) {
 		long untilNanos = since + this.guard.guardNanos();
 		if (untilNanos <= this.guardedUntilNanos) {
 			return;
@@ -246,8 +246,8 @@ final class RestartGuardState {
 			logger.debug("Guarding " + this.node + " until " + untilNanos + " (now " + System.nanoTime() + ")");
 		}
 		long delay = untilNanos - System.nanoTime();
-		logger.warn("Redlock node " + this.node + " " + reason + ": it counts toward no quorum for the next "
-				+ TimeUnit.NANOSECONDS.toSeconds(delay + 999_999_999)
+		logger.warn("Redlock node " + this.node + " " + reason + "; the server has been up " + uptimeSeconds
+				+ "s: it counts toward no quorum for the next " + TimeUnit.NANOSECONDS.toSeconds(delay + 999_999_999)
 				+ "s, until every lock it may have forgotten has expired");
 		this.changed.run();
 		this.resources.eventExecutorGroup().schedule(() -> {

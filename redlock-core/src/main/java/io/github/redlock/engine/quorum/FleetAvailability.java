@@ -2,7 +2,6 @@ package io.github.redlock.engine.quorum;
 
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
-import java.util.Arrays;
 import java.util.List;
 
 import io.github.redlock.engine.node.NodeTrust;
@@ -62,21 +61,30 @@ public final class FleetAvailability {
 	}
 
 	/**
-	 * Looks again after a node's connection or trust may have changed.
+	 * Looks again after a node's connection or trust may have changed. Each node is read
+	 * once, into one snapshot that every count of the messages comes from: a node that
+	 * drops while they are written is counted in the next look, never twice in this one.
 	 */
 	synchronized void changed() {
 		if (!this.started) {
 			return;
 		}
-		int usable = usable();
-		for (int i = 0; i < this.up.length; i++) {
+		boolean[] upNow = new boolean[this.nodes.size()];
+		int usable = 0;
+		for (int i = 0; i < upNow.length; i++) {
 			QuorumMember node = this.nodes.get(i);
-			boolean isUp = node.isUp();
-			if (isUp == this.up[i]) {
+			upNow[i] = node.isUp();
+			if (upNow[i] && node.isTrusted()) {
+				usable++;
+			}
+		}
+		for (int i = 0; i < this.up.length; i++) {
+			if (upNow[i] == this.up[i]) {
 				continue;
 			}
-			this.up[i] = isUp;
-			if (isUp) {
+			this.up[i] = upNow[i];
+			QuorumMember node = this.nodes.get(i);
+			if (upNow[i]) {
 				logger.info("Redlock node " + node + " is reachable again: " + usable + " of " + this.nodes.size()
 						+ " nodes usable");
 			}
@@ -94,18 +102,8 @@ public final class FleetAvailability {
 					+ this.quorum.majority() + " needed");
 		}
 		else {
-			logger.warn(unavailable(usable));
+			logger.warn(unavailable(upNow, usable));
 		}
-	}
-
-	private int usable() {
-		int usable = 0;
-		for (QuorumMember node : this.nodes) {
-			if (node.isUp() && node.isTrusted()) {
-				usable++;
-			}
-		}
-		return usable;
 	}
 
 	private String tolerance(int usable) {
@@ -117,34 +115,32 @@ public final class FleetAvailability {
 
 	/**
 	 * Says that no lock can be acquired, why, and until when if only the restart guard
-	 * stands in the way.
+	 * stands in the way, from the snapshot of which nodes are up and how many are usable.
 	 */
-	String unavailable(int usable) {
+	String unavailable(boolean[] upNow, int usable) {
 		long now = System.nanoTime();
-		long[] countsFrom = new long[this.nodes.size()];
 		int guarded = 0;
 		int newOrFlushed = 0;
 		int down = 0;
 		int silent = 0;
-		for (int i = 0; i < countsFrom.length; i++) {
+		for (int i = 0; i < upNow.length; i++) {
 			QuorumMember node = this.nodes.get(i);
-			countsFrom[i] = node.countsFrom();
-			if (!node.isUp()) {
+			if (!upNow[i]) {
 				down++;
+				continue;
 			}
-			else if (node.isSilent()) {
+			if (node.isSilent()) {
 				silent++;
 			}
 			NodeTrust.GuardCause cause = node.guardCause();
-			if (node.isUp() && cause != null) {
+			if (cause != null) {
 				guarded++;
 				if (cause == NodeTrust.GuardCause.NEW_OR_FLUSHED) {
 					newOrFlushed++;
 				}
 			}
 		}
-		Arrays.sort(countsFrom);
-		long quorumFrom = countsFrom[this.quorum.majority() - 1];
+		long quorumFrom = this.quorum.countsFrom(this.nodes);
 		StringBuilder message = new StringBuilder("Redlock cannot lock at all: ").append(usable)
 			.append(" of ")
 			.append(this.nodes.size())

@@ -1,5 +1,6 @@
 package io.github.redlock.engine.quorum;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -206,6 +207,20 @@ public final class NodeFleet {
 			states.put(node.toString(), NodeStateChanges.stateOf(node));
 		}
 		return states;
+	}
+
+	/**
+	 * Returns how long until a quorum of nodes counts again when only a wait stands in
+	 * the way (the restart guard keeping new, restarted or flushed nodes out, or a clock
+	 * settling), rounded up to the second; {@code null} when a quorum counts now or when
+	 * it will is not known (nodes down, ruled out, or not checked yet).
+	 */
+	public @Nullable Duration untilQuorumCounts() {
+		long left = this.quorum.countsFrom(this.nodes) - System.nanoTime();
+		if (left <= 0 || left > Long.MAX_VALUE / 4) {
+			return null;
+		}
+		return Duration.ofSeconds(TimeUnit.NANOSECONDS.toSeconds(left + 999_999_999));
 	}
 
 	public List<QuorumMember> nodes() {

@@ -1,5 +1,10 @@
 package io.github.redlock.engine.quorum;
 
+import java.util.Arrays;
+import java.util.List;
+
+import io.github.redlock.engine.node.QuorumMember;
+
 /**
  * The quorum of a fleet of N nodes: a majority, {@code N/2+1}, whatever N is. Any two
  * majorities share a node, so two owners can never both hold one.
@@ -48,6 +53,22 @@ final class Quorum {
 	 */
 	boolean reachedAt(int count) {
 		return count == this.majority;
+	}
+
+	/**
+	 * Returns when enough of {@code nodes} count again to make a quorum, as
+	 * {@link System#nanoTime()}: now or earlier when they do already,
+	 * {@link Long#MAX_VALUE} when that is not known (nodes down, ruled out or not checked
+	 * yet), so that a later time means that only a wait (the restart guard, a clock
+	 * settling) stands in the way.
+	 */
+	long countsFrom(List<QuorumMember> nodes) {
+		long[] countsFrom = new long[nodes.size()];
+		for (int i = 0; i < countsFrom.length; i++) {
+			countsFrom[i] = nodes.get(i).countsFrom();
+		}
+		Arrays.sort(countsFrom);
+		return countsFrom[this.majority - 1];
 	}
 
 	@Override

@@ -17,7 +17,9 @@ import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.ResolvableType;
+import org.springframework.context.EnvironmentAware;
 import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.Environment;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.util.ClassUtils;
 
@@ -29,7 +31,7 @@ import org.springframework.util.ClassUtils;
  *
  * @author redlock contributors
  */
-final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>, DisposableBean {
+final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>, DisposableBean, EnvironmentAware {
 
 	static final String BEAN_NAME = "redlockEmbeddedNodes";
 
@@ -43,12 +45,24 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 
 	private static final Log logger = LogFactory.getLog(EmbeddedNodesEnvironmentPostProcessor.class);
 
-	private final ConfigurableEnvironment environment;
+	private ConfigurableEnvironment environment;
 
 	private volatile @Nullable RedisFleet fleet;
 
 	EmbeddedNodes(ConfigurableEnvironment environment) {
 		this.environment = environment;
+	}
+
+	/**
+	 * Takes the application context's environment, where the nodes' properties must go:
+	 * the one the post-processor saw is replaced by a copy when
+	 * {@code spring.main.web-application-type} changes the kind of application.
+	 */
+	@Override
+	public void setEnvironment(Environment environment) {
+		if (environment instanceof ConfigurableEnvironment configurable) {
+			this.environment = configurable;
+		}
 	}
 
 	@Override
@@ -69,7 +83,9 @@ final class EmbeddedNodes implements BeanFactoryInitializer<ListableBeanFactory>
 			throw new IllegalArgumentException("redlock.embedded.nodes must be at least 1, was " + size
 					+ ": use 3 or 5, or set redlock.embedded.enabled=false");
 		}
-		RedisFleet started = RedisFleet.start(size);
+		// stopped by the context's close, after the registry, also at JVM exit: the
+		// nodes' reaper would kill them while the registry still runs
+		RedisFleet started = RedisFleet.start(size).leaveToOwnerAtExit();
 		this.fleet = started;
 		Map<String, Object> properties = new LinkedHashMap<>();
 		properties.put("redlock.nodes", String.join(",", started.uris()));

@@ -36,6 +36,7 @@ import org.springframework.web.reactive.config.EnableWebFlux;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.containsString;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
@@ -104,6 +105,30 @@ class LockExceptionHandlerIntegrationTests {
 				.andExpect(jsonPath("$.reason").value("NO_QUORUM"));
 		});
 		assertThat(output).doesNotContain("ERROR").doesNotContain("\tat ");
+	}
+
+	/**
+	 * The first calls on brand-new nodes (issue 41, item 1): the restart guard keeps them
+	 * out, so the 503 says so and when locking is possible again, and carries
+	 * {@code Retry-After}. Before, it had no {@code Retry-After} ("Response header
+	 * 'Retry-After' expected: not null") and the detail said only "not enough usable
+	 * nodes".
+	 */
+	@Test
+	void newNodesBehindTheRestartGuardAnswerWithRetryAfter() {
+		fleet.fleet().flushAll();
+		this.mvc.withPropertyValues("redlock.restart-guard=true", "redlock.max-ttl=60s").run((context) -> {
+			String retryAfter = mockMvc(context).perform(get("/orders/46/pay"))
+				.andExpect(status().isServiceUnavailable())
+				.andExpect(header().exists(HttpHeaders.RETRY_AFTER))
+				.andExpect(jsonPath("$.reason").value("NO_QUORUM"))
+				.andExpect(jsonPath("$.detail").value(containsString("the nodes are new or restarted")))
+				.andExpect(jsonPath("$.detail").value(containsString("locking is possible again in about")))
+				.andReturn()
+				.getResponse()
+				.getHeader(HttpHeaders.RETRY_AFTER);
+			assertThat(Long.parseLong(retryAfter)).isBetween(1L, 70L);
+		});
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.redlock.Lease;
+import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.LockRegistry;
 import io.github.redlock.autoconfigure.RedlockAutoConfiguration;
 import io.github.redlock.autoconfigure.RedlockConnectionDetails;
@@ -22,6 +23,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.ConfigurableEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * One annotation on a fleet field is all a {@code @SpringBootTest} needs: no
@@ -79,7 +81,10 @@ class RedlockServiceConnectionIntegrationTests {
 				.allSatisfy((node) -> assertThat(node.call("GET", "redlock:lock:{order:2}")).isNotNull());
 		}
 		fleet.node(1).kill();
-		assertThat(this.locks.tryAcquire("order:3", Duration.ofSeconds(2))).isEmpty();
+		// two of three nodes down: no quorum, which tryAcquire says rather than "held"
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> this.locks.tryAcquire("order:3", Duration.ofSeconds(2)))
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(LockAcquisitionException.Reason.NO_QUORUM));
 	}
 
 	@Configuration(proxyBeanMethods = false)
