@@ -46,8 +46,10 @@ public final class Validity {
 	public Validity(double driftFactor, long nodeTimeoutNanos) {
 		this.driftFactor = driftFactor;
 		this.nodeTimeoutNanos = nodeTimeoutNanos;
+		// a few ms for any drift factor the settings accept (below 0.5); bounded for one
+		// they refuse later
 		long least = 1;
-		while (!canBeValid(TimeUnit.MILLISECONDS.toNanos(least))) {
+		while (least < 1000 && !canBeValid(TimeUnit.MILLISECONDS.toNanos(least))) {
 			least++;
 		}
 		this.leastTtlMillis = least;
