@@ -4,7 +4,6 @@ import java.time.Duration;
 
 import io.github.redlock.Durations;
 import io.github.redlock.engine.node.NodeTrust;
-import io.github.redlock.engine.quorum.Validity;
 
 /**
  * The tuning of a {@link RedlockRegistry}, checked when it is made: every option must be
@@ -41,27 +40,6 @@ public record RedlockSettings(Duration nodeTimeout, Duration connectTimeout, dou
 	 * than twice how far the nodes' clocks may be off ({@code NodeTrust.floorMicros}).
 	 */
 	private static final Duration MIN_GUARDED_MAX_TTL = Duration.ofSeconds(1);
-
-	/**
-	 * Returns the shortest TTL any lock of these settings can be valid for: a whole
-	 * number of milliseconds longer than the clock drift allowed for it. A shorter one is
-	 * refused as an argument.
-	 * @return the shortest TTL
-	 */
-	public Duration leastTtl() {
-		return leastTtl(this.driftFactor);
-	}
-
-	/**
-	 * Returns the shortest TTL any lock can be valid for with a drift factor: a whole
-	 * number of milliseconds longer than the clock drift allowed for it ({@code 3ms} with
-	 * the default factor, 0.01).
-	 * @param driftFactor the share of the TTL allowed for clock drift, below 0.5
-	 * @return the shortest TTL
-	 */
-	public static Duration leastTtl(double driftFactor) {
-		return Duration.ofMillis(new Validity(driftFactor, 0).leastTtlMillis());
-	}
 
 	/**
 	 * Checks the settings.

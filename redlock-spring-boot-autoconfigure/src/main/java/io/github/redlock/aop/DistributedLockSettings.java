@@ -112,7 +112,7 @@ public final class DistributedLockSettings {
 	/**
 	 * Returns the shortest TTL an annotation may give: the shortest any lock can be valid
 	 * for, longer than the clock drift allowed for it
-	 * ({@link io.github.redlock.engine.RedlockSettings#leastTtl(double)}).
+	 * ({@link io.github.redlock.engine.RedlockRegistry#leastTtl(double)}).
 	 * @return the shortest TTL
 	 */
 	public Duration getLeastTtl() {

@@ -12,7 +12,6 @@ import io.github.redlock.aop.LockCheckingTransactionListeners;
 import io.github.redlock.aop.LockInterceptionCheck;
 import io.github.redlock.engine.InvalidOptionException;
 import io.github.redlock.engine.RedlockRegistry;
-import io.github.redlock.engine.RedlockSettings;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -164,7 +163,7 @@ public final class RedlockAutoConfiguration {
 			.withDefaultTtl(properties.getDefaultTtl())
 			.withDefaultWaitTime(properties.getDefaultWaitTime())
 			.withNodeTimeout(properties.getNodeTimeout())
-			.withLeastTtl(RedlockSettings.leastTtl(properties.getDriftFactor()))
+			.withLeastTtl(RedlockRegistry.leastTtl(properties.getDriftFactor()))
 			.withMaxTtl(properties.getMaxTtl())
 			.withMaxHold(properties.getMaxHold())
 			.withLostLockPolicy(properties.getLostLockPolicy());
