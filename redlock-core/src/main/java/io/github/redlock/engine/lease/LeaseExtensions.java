@@ -207,7 +207,7 @@ abstract sealed class LeaseExtensions extends LeaseState permits RedlockLease {
 		if (reachesEnd && untilEnd < 1_000_000) {
 			return endNow(sent);
 		}
-		if (!reachesEnd && !this.engine.validity().canBeValid(ttlNanos)) {
+		if (!reachesEnd && ttlNanos < requestedTtlNanos && ttlNanos < this.engine.validity().holdMarginNanos()) {
 			sent.complete(null);
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0,
 					"it reached the maximum hold time of " + this.engine.settings().maxHold()));

@@ -18,7 +18,10 @@ import java.util.concurrent.TimeUnit;
  * each node at most {@link #callTimeoutNanos}: the node timeout, or a third of the TTL
  * when that is shorter, so that the TTL asked for is the TTL the nodes set, however short
  * (the spec's per-node timeout "small compared to the lock auto-release time"), and
- * validity is computed from the elapsed time as for any TTL.
+ * validity is computed from the elapsed time as for any TTL. A lease is no longer
+ * extended towards its maximum hold once less than {@link #holdMarginNanos} of the hold
+ * is left and that cut the TTL asked for: an extension that short would spend most of
+ * what it sets on its own round trip.
  *
  * @author redlock contributors
  */
@@ -39,6 +42,8 @@ public final class Validity {
 
 	private final long leastTtlMillis;
 
+	private final long holdMarginNanos;
+
 	/**
 	 * @param driftFactor the share of the TTL allowed for clock drift, below 1
 	 * @param nodeTimeoutNanos the configured node timeout
@@ -46,6 +51,7 @@ public final class Validity {
 	public Validity(double driftFactor, long nodeTimeoutNanos) {
 		this.driftFactor = driftFactor;
 		this.nodeTimeoutNanos = nodeTimeoutNanos;
+		this.holdMarginNanos = 3 * nodeTimeoutNanos;
 		// a few ms for any drift factor the settings accept (below 0.5); bounded for one
 		// they refuse later
 		long least = 1;
@@ -82,6 +88,16 @@ public final class Validity {
 	 */
 	public long leastTtlMillis() {
 		return this.leastTtlMillis;
+	}
+
+	/**
+	 * Returns how much of its maximum hold a lease must have left to be extended once
+	 * more when the hold cuts the TTL asked for: three node timeouts. Below it the lease
+	 * runs out as its last extension set it, and is reported as having reached the
+	 * maximum hold.
+	 */
+	public long holdMarginNanos() {
+		return this.holdMarginNanos;
 	}
 
 	/**
