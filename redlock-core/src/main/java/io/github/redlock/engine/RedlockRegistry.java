@@ -19,6 +19,7 @@ import io.github.redlock.LockSemaphore;
 import io.github.redlock.engine.kinds.AcquisitionAwait;
 import io.github.redlock.engine.lease.ReentrantLease;
 import io.github.redlock.engine.node.KeyLayout;
+import io.github.redlock.engine.quorum.Validity;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
@@ -66,6 +67,17 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	 */
 	public static Builder builder() {
 		return new Builder();
+	}
+
+	/**
+	 * Returns the shortest TTL any lock can be valid for with a drift factor: a whole
+	 * number of milliseconds longer than the clock drift allowed for it ({@code 3ms} with
+	 * the default factor, 0.01). A shorter TTL is refused as an argument.
+	 * @param driftFactor the share of the TTL allowed for clock drift, below 0.5
+	 * @return the shortest TTL
+	 */
+	public static Duration leastTtl(double driftFactor) {
+		return Duration.ofMillis(new Validity(driftFactor, 0).leastTtlMillis());
 	}
 
 	/**

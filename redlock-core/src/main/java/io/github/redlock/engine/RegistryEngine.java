@@ -63,7 +63,7 @@ final class RegistryEngine {
 	RegistryEngine(RedlockSettings settings, SilentNodes silentNodes, List<NodeAddress> addresses,
 			List<List<NodeAddress>> clusters, Options options) {
 		KeyLayout keys = new KeyLayout(settings.keyPrefix(), !clusters.isEmpty());
-		Validity validity = new Validity(settings.driftFactor());
+		Validity validity = new Validity(settings.driftFactor(), settings.nodeTimeout().toNanos());
 		RestartGuard guard = settings.restartGuard() ? new RestartGuard(true,
 				settings.maxTtl().toNanos() + validity.driftNanos(settings.maxTtl().toNanos()), keys.markerKey())
 				: new RestartGuard(false, 0, keys.markerKey());

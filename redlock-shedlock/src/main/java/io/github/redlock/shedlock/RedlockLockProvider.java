@@ -46,20 +46,20 @@ import org.jspecify.annotations.Nullable;
  * too few nodes answer to tell, it throws {@link LockAcquisitionException}, which says
  * which nodes failed and why.</li>
  * <li>The lock is held until {@link SimpleLock#unlock()} or {@code lockAtMostFor},
- * whichever comes first, and then expires on the nodes by itself. A {@code lockAtMostFor}
- * below the shortest TTL a quorum can grant (three node timeouts, 300 ms by default) is
- * rounded up to it, as ShedLock's memcached and etcd providers round up to what their
- * stores can do, with one warning per lock name. A {@code lockAtMostFor} above the
- * registry's maximum hold time ({@code redlock.max-hold}) is cut to it, with one warning
- * per lock name; with Spring Boot, {@code @SchedulerLock} methods and
- * {@code defaultLockAtMostFor} that ask for more fail the start-up instead, saying which.
- * A {@code lockAtMostFor} up to the registry's maximum TTL is the lock's TTL; a longer
- * one (the common {@code 10m}) is reached by the registry's watchdog, which extends the
- * lock a maximum TTL at a time and sets the last extension to end at
- * {@code lockAtMostFor}, never beyond. A process that dies meanwhile leaves the lock for
- * at most one maximum TTL, rather than until {@code lockAtMostFor}. If the watchdog
- * cannot keep a quorum, the lock is lost: the registry logs a warning naming it and
- * another instance may run the job.</li>
+ * whichever comes first, and then expires on the nodes by itself. A short
+ * {@code lockAtMostFor} is the lock's TTL as it is, 50 ms a 50 ms lock on the nodes; only
+ * one no lock can be valid for (no longer than the clock drift allowed for it, 2 ms with
+ * the default settings) is refused with an {@link IllegalArgumentException} that says so.
+ * A {@code lockAtMostFor} above the registry's maximum hold time
+ * ({@code redlock.max-hold}) is cut to it, with one warning per lock name; with Spring
+ * Boot, {@code @SchedulerLock} methods and {@code defaultLockAtMostFor} that ask for more
+ * fail the start-up instead, saying which. A {@code lockAtMostFor} up to the registry's
+ * maximum TTL is the lock's TTL; a longer one (the common {@code 10m}) is reached by the
+ * registry's watchdog, which extends the lock a maximum TTL at a time and sets the last
+ * extension to end at {@code lockAtMostFor}, never beyond. A process that dies meanwhile
+ * leaves the lock for at most one maximum TTL, rather than until {@code lockAtMostFor}.
+ * If the watchdog cannot keep a quorum, the lock is lost: the registry logs a warning
+ * naming it and another instance may run the job.</li>
  * <li>{@code unlock()} honours {@code lockAtLeastFor}: the lock stays on the nodes until
  * {@code lockAtLeastFor} after the lock was taken (kept by the watchdog past the maximum
  * TTL) and expires there by itself; once that has passed, it is deleted at once.</li>
@@ -79,9 +79,6 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 
 	private final @Nullable Duration maxTtl;
 
-	/** Shortest TTL a quorum can grant, or {@code null} if the registry does not say. */
-	private final @Nullable Duration minTtl;
-
 	/** Longest a lock may be held, or {@code null} if the registry does not say. */
 	private final @Nullable Duration maxHold;
 
@@ -89,8 +86,6 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 	private final @Nullable Duration holdMargin;
 
 	/** Lock names already warned about, so that each is named once. */
-	private final Set<String> roundedUp = ConcurrentHashMap.newKeySet();
-
 	private final Set<String> cutDown = ConcurrentHashMap.newKeySet();
 
 	/**
@@ -101,26 +96,14 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 		this.registry = Objects.requireNonNull(registry, "registry must not be null");
 		if (registry instanceof RedlockRegistry redlock) {
 			this.maxTtl = redlock.settings().maxTtl();
-			this.minTtl = minimumTtl(redlock);
 			this.maxHold = redlock.settings().maxHold();
 			this.holdMargin = redlock.settings().nodeTimeout();
 		}
 		else {
 			this.maxTtl = null;
-			this.minTtl = null;
 			this.maxHold = null;
 			this.holdMargin = null;
 		}
-	}
-
-	/**
-	 * Returns the shortest TTL the registry grants: three node timeouts, so that an
-	 * acquisition's round trips still leave it valid.
-	 * @param registry the registry
-	 * @return the shortest TTL
-	 */
-	static Duration minimumTtl(RedlockRegistry registry) {
-		return registry.settings().nodeTimeout().multipliedBy(3);
 	}
 
 	/**
@@ -130,8 +113,9 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 	 * @return the lock, or empty if another holder has it
 	 * @throws LockAcquisitionException if too few nodes answered to tell
 	 * @throws IllegalArgumentException if {@code lockAtMostFor} is not a TTL the registry
-	 * accepts (only for a {@link LockRegistry} that is not a {@link RedlockRegistry},
-	 * whose limits the provider cannot adapt to)
+	 * accepts: one no lock can be valid for, or, for a {@link LockRegistry} that is not a
+	 * {@link RedlockRegistry} (whose limits the provider cannot adapt to), any other it
+	 * refuses
 	 */
 	@Override
 	public Optional<SimpleLock> lock(LockConfiguration lockConfiguration) {
@@ -168,23 +152,10 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 	}
 
 	/**
-	 * Returns how long to hold the lock: the rest of {@code lockAtMostFor}, rounded up to
-	 * the shortest TTL the registry grants and cut to its maximum hold time, each with
-	 * one warning per lock name.
+	 * Returns how long to hold the lock: the rest of {@code lockAtMostFor}, however
+	 * short, cut to the registry's maximum hold time with one warning per lock name.
 	 */
 	private Duration lockAtMost(String name, LockConfiguration configuration, Duration atMost) {
-		if (this.minTtl != null && atMost.compareTo(this.minTtl) < 0) {
-			if (this.roundedUp.add(name) && logger.isWarnEnabled()) {
-				logger.warn("ShedLock lock '" + LockKeys.printable(name) + "' asks for lockAtMostFor "
-						+ Durations.format(configuration.getLockAtMostFor())
-						+ ", below the shortest TTL a quorum of redlock nodes can grant ("
-						+ Durations.format(this.minTtl)
-						+ ", three times redlock.node-timeout): it is held for up to that long instead."
-						+ " Raise lockAtMostFor, or lower redlock.node-timeout if the nodes answer faster."
-						+ " This is said once per lock name");
-			}
-			return this.minTtl;
-		}
 		if (this.maxHold != null && atMost.compareTo(this.maxHold.minus(this.holdMargin)) > 0) {
 			Duration cut = this.maxHold.minus(this.holdMargin);
 			if (this.cutDown.add(name) && logger.isWarnEnabled()) {

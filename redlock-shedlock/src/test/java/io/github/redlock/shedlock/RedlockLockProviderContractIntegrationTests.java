@@ -41,11 +41,11 @@ import static org.awaitility.Awaitility.await;
  * started by the test and a fresh node sits out of quorums for a maximum TTL under the
  * guard; it changes nothing once the nodes count.
  * <p>
- * The two cases whose durations are below the shortest TTL a quorum can grant (three node
- * timeouts, 300 ms) keep ShedLock's numbers and are disabled with the reason:
- * {@code lockAtMostFor} is rounded up to that TTL, so the lock is still held where
- * ShedLock expects it gone. {@code RedlockLockProviderIntegrationTests} checks the
- * rounding itself.
+ * One case keeps ShedLock's number and is disabled with the reason: its
+ * {@code lockAtMostFor} of 2 ms is no longer than the clock drift allowed for it, so no
+ * lock of it can be valid and the provider refuses it.
+ * {@code RedlockLockProviderIntegrationTests} checks the refusal and the same case at 50
+ * ms.
  */
 class RedlockLockProviderContractIntegrationTests {
 
@@ -123,11 +123,6 @@ class RedlockLockProviderContractIntegrationTests {
 
 	// follows AbstractLockProviderIntegrationTest.shouldTimeout (doTestTimeout(50 ms))
 	@Test
-	@Disabled("ShedLock's lockAtMostFor of 50 ms is below the shortest TTL a quorum can grant, three node timeouts"
-			+ " (300 ms by default): the provider rounds it up to 300 ms (with a WARN), so the lock is still held"
-			+ " 100 ms later where this case expects it gone. ShedLock's memcached and etcd providers round up the"
-			+ " same way and override this case; RedlockLockProviderIntegrationTests"
-			+ ".aLockAtMostForBelowTheMinimumTtlIsRoundedUpWithOneWarningPerName checks the rounding")
 	void shouldTimeout() throws InterruptedException {
 		Duration lockAtMostFor = Duration.ofMillis(50);
 		Optional<SimpleLock> lock1 = provider.lock(lockConfig(this.lockName1, lockAtMostFor, Duration.ZERO));
@@ -254,10 +249,11 @@ class RedlockLockProviderContractIntegrationTests {
 	// follows
 	// AbstractExtensibleLockProviderIntegrationTest.shouldNotBeAbleToExtendExpiredLock
 	@Test
-	@Disabled("ShedLock's lockAtMostFor of 2 ms is below the shortest TTL a quorum can grant, three node timeouts"
-			+ " (300 ms by default): the provider rounds it up to 300 ms (with a WARN), so 4 ms later the lock is"
-			+ " still held and can be extended; RedlockLockProviderIntegrationTests.shouldNotBeAbleToExtendExpiredLock"
-			+ " waits for the rounded-up lock to expire")
+	@Disabled("ShedLock's lockAtMostFor of 2 ms is no longer than the clock drift the Redlock validity allows for"
+			+ " (2 ms + 1 % of the TTL = 2.02 ms): validity = ttl - elapsed - drift is negative before any node"
+			+ " answers, so lock() refuses it with an IllegalArgumentException (the shortest TTL is 3 ms)."
+			+ " RedlockLockProviderIntegrationTests.shouldNotBeAbleToExtendExpiredLock runs this case at 50 ms and"
+			+ " .aLockAtMostForNoLockCanBeValidForIsRefusedWithTheFix checks the refusal")
 	void shouldNotBeAbleToExtendExpiredLock() throws InterruptedException {
 		Optional<SimpleLock> lock = provider.lock(lockConfig(this.lockName1, Duration.ofMillis(2), Duration.ZERO));
 		assertThat(lock).isNotEmpty();

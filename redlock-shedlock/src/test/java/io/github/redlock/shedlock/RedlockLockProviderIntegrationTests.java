@@ -18,6 +18,7 @@ import ch.qos.logback.core.read.ListAppender;
 import io.github.redlock.Lease;
 import io.github.redlock.LockAcquisitionException;
 import io.github.redlock.embedded.RedisFleetExtension;
+import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.engine.RedlockRegistry;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
@@ -39,9 +40,9 @@ import static org.awaitility.Awaitility.await;
  * What the redlock provider adds to ShedLock's contract (which
  * {@link RedlockLockProviderContractIntegrationTests} checks at ShedLock's numbers),
  * against real nodes: {@code lockAtMostFor} and {@code lockAtLeastFor} above the maximum
- * TTL (1s here, so that they go through the watchdog), a {@code lockAtMostFor} below the
- * shortest TTL or above the maximum hold, a lost quorum, a minority of nodes down, and
- * the lock name as the registry key.
+ * TTL (1s here, so that they go through the watchdog), a short {@code lockAtMostFor} or
+ * one above the maximum hold, a lost quorum, a minority of nodes down, and the lock name
+ * as the registry key.
  */
 class RedlockLockProviderIntegrationTests {
 
@@ -119,11 +120,11 @@ class RedlockLockProviderIntegrationTests {
 
 	// ShedLock's
 	// AbstractExtensibleLockProviderIntegrationTest.shouldNotBeAbleToExtendExpiredLock
-	// with its lockAtMostFor of 2 ms, rounded up to the shortest TTL: once that has run
-	// out, the lock cannot be extended
+	// with a lockAtMostFor of 50 ms (its 2 ms is refused: no lock of it can be valid):
+	// once that has run out, the lock cannot be extended
 	@Test
 	void shouldNotBeAbleToExtendExpiredLock() {
-		Optional<SimpleLock> lock = this.provider.lock(lockConfig(this.lockName, Duration.ofMillis(2), Duration.ZERO));
+		Optional<SimpleLock> lock = this.provider.lock(lockConfig(this.lockName, Duration.ofMillis(50), Duration.ZERO));
 		assertThat(lock).isNotEmpty();
 		await().atMost(Duration.ofSeconds(10)).until(() -> !this.registry.inspect(this.lockName).isHeldAnywhere());
 		assertThat(lock.get().extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
@@ -194,31 +195,37 @@ class RedlockLockProviderIntegrationTests {
 		}
 	}
 
-	// Issue 24: a lockAtMostFor below the shortest TTL a quorum can grant (3 node
-	// timeouts: 300 ms) is rounded up to it, as ShedLock's memcached and etcd providers
-	// round up to what their stores can do, and said once per lock name. Failed before:
-	// IllegalArgumentException ("is not a TTL the LockRegistry accepts") at every call,
-	// so ShedLock's own doTestTimeout(50 ms) could not even lock.
+	// Issue 39: a lockAtMostFor below three node timeouts is the lock's TTL as asked.
+	// Failed before: the 50 ms lock was rounded up to 300 ms with a WARN ("asks for
+	// lockAtMostFor 50ms, below the shortest TTL a quorum of redlock nodes can grant
+	// (300ms, three times redlock.node-timeout)"): "[PTTL on node0@redis://...]
+	// Expecting actual: 293L to be less than or equal to: 50L".
 	@Test
-	void aLockAtMostForBelowTheMinimumTtlIsRoundedUpWithOneWarningPerName() throws Exception {
+	void aShortLockAtMostForIsTheLocksTtlAsAsked() throws Exception {
 		try (ProviderLog log = new ProviderLog()) {
-			long start = System.nanoTime();
 			SimpleLock lock = this.provider.lock(lockConfig(this.lockName, Duration.ofMillis(50), Duration.ZERO))
 				.orElseThrow();
-			assertThat(this.provider.lock(lockConfig(this.lockName, Duration.ofMillis(50), Duration.ZERO))).isEmpty();
-			// it expires by itself, no sooner than the shortest TTL
-			await().atMost(Duration.ofSeconds(10)).until(() -> !this.registry.inspect(this.lockName).isHeldAnywhere());
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+			for (RedisNode node : fleet.fleet().nodes()) {
+				assertThat((Long) node.call("PTTL", "redlock:lock:{" + this.lockName + "}")).as("PTTL on %s", node)
+					.isLessThanOrEqualTo(50);
+			}
+			// it expires by itself, long before the 300 ms it was rounded up to once
+			await().atMost(Duration.ofSeconds(1)).until(() -> !this.registry.inspect(this.lockName).isHeldAnywhere());
 			lock.unlock();
-			this.provider.lock(lockConfig(this.lockName, Duration.ofMillis(50), Duration.ZERO)).orElseThrow().unlock();
-			this.provider.lock(lockConfig(this.lockName + "-2", Duration.ofMillis(2), Duration.ZERO))
-				.orElseThrow()
-				.unlock();
-			assertThat(log.warnings()).hasSize(2);
-			assertThat(log.warnings().get(0)).contains(this.lockName, "lockAtMostFor 50ms", "300ms",
-					"redlock.node-timeout", "Raise lockAtMostFor");
-			assertThat(log.warnings().get(1)).contains(this.lockName + "-2", "lockAtMostFor 2ms");
+			assertThat(log.warnings()).isEmpty();
 		}
+	}
+
+	// Issue 39: only a lockAtMostFor that no lock can be valid for (no longer than the
+	// clock drift allowed for it) is refused, saying which and what to do.
+	@Test
+	void aLockAtMostForNoLockCanBeValidForIsRefusedWithTheFix() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.provider.lock(lockConfig(this.lockName, Duration.ofMillis(2), Duration.ZERO)))
+			.withMessageContaining("lockAtMostFor 2ms of ShedLock lock '" + this.lockName + "'")
+			.withMessageContaining("clock drift")
+			.withMessageContaining("raise lockAtMostFor");
+		assertUnlocked(this.lockName);
 	}
 
 	// Issue 24: a lockAtMostFor above redlock.max-hold (a nightly job's 2h, known only

@@ -18,7 +18,7 @@ public final class DistributedLockSettings {
 
 	private static final DistributedLockSettings DEFAULTS = new DistributedLockSettings(Duration.ofSeconds(30),
 			Duration.ofSeconds(10), Duration.ofMillis(100), Duration.ofSeconds(60), Duration.ofHours(1),
-			LostLockPolicy.THROW);
+			LostLockPolicy.THROW, Duration.ofMillis(3));
 
 	private final Duration defaultTtl;
 
@@ -32,8 +32,11 @@ public final class DistributedLockSettings {
 
 	private final LostLockPolicy lostLockPolicy;
 
+	private final Duration leastTtl;
+
 	private DistributedLockSettings(Duration defaultTtl, Duration defaultWaitTime, Duration nodeTimeout,
-			Duration maxTtl, Duration maxHold, LostLockPolicy lostLockPolicy) {
+			Duration maxTtl, Duration maxHold, LostLockPolicy lostLockPolicy, Duration leastTtl) {
+		this.leastTtl = Objects.requireNonNull(leastTtl, "leastTtl must not be null");
 		this.defaultTtl = Objects.requireNonNull(defaultTtl, "defaultTtl must not be null");
 		this.defaultWaitTime = Objects.requireNonNull(defaultWaitTime, "defaultWaitTime must not be null");
 		this.nodeTimeout = Objects.requireNonNull(nodeTimeout, "nodeTimeout must not be null");
@@ -65,7 +68,7 @@ public final class DistributedLockSettings {
 	 */
 	public DistributedLockSettings withDefaultTtl(Duration defaultTtl) {
 		return new DistributedLockSettings(defaultTtl, this.defaultWaitTime, this.nodeTimeout, this.maxTtl,
-				this.maxHold, this.lostLockPolicy);
+				this.maxHold, this.lostLockPolicy, this.leastTtl);
 	}
 
 	/**
@@ -84,12 +87,12 @@ public final class DistributedLockSettings {
 	 */
 	public DistributedLockSettings withDefaultWaitTime(Duration defaultWaitTime) {
 		return new DistributedLockSettings(this.defaultTtl, defaultWaitTime, this.nodeTimeout, this.maxTtl,
-				this.maxHold, this.lostLockPolicy);
+				this.maxHold, this.lostLockPolicy, this.leastTtl);
 	}
 
 	/**
-	 * Returns the node timeout ({@code redlock.node-timeout}): an annotation's TTL must
-	 * leave room for three.
+	 * Returns the node timeout ({@code redlock.node-timeout}). It no longer bounds an
+	 * annotation's TTL: a lock's calls wait for each node a share of a shorter TTL.
 	 * @return the node timeout
 	 */
 	public Duration getNodeTimeout() {
@@ -103,7 +106,27 @@ public final class DistributedLockSettings {
 	 */
 	public DistributedLockSettings withNodeTimeout(Duration nodeTimeout) {
 		return new DistributedLockSettings(this.defaultTtl, this.defaultWaitTime, nodeTimeout, this.maxTtl,
-				this.maxHold, this.lostLockPolicy);
+				this.maxHold, this.lostLockPolicy, this.leastTtl);
+	}
+
+	/**
+	 * Returns the shortest TTL an annotation may give: the shortest any lock can be valid
+	 * for, longer than the clock drift allowed for it
+	 * ({@link io.github.redlock.engine.RedlockRegistry#leastTtl(double)}).
+	 * @return the shortest TTL
+	 */
+	public Duration getLeastTtl() {
+		return this.leastTtl;
+	}
+
+	/**
+	 * Returns these settings with another shortest TTL.
+	 * @param leastTtl the shortest TTL an annotation may give
+	 * @return a copy
+	 */
+	public DistributedLockSettings withLeastTtl(Duration leastTtl) {
+		return new DistributedLockSettings(this.defaultTtl, this.defaultWaitTime, this.nodeTimeout, this.maxTtl,
+				this.maxHold, this.lostLockPolicy, leastTtl);
 	}
 
 	/**
@@ -121,7 +144,7 @@ public final class DistributedLockSettings {
 	 */
 	public DistributedLockSettings withMaxTtl(Duration maxTtl) {
 		return new DistributedLockSettings(this.defaultTtl, this.defaultWaitTime, this.nodeTimeout, maxTtl,
-				this.maxHold, this.lostLockPolicy);
+				this.maxHold, this.lostLockPolicy, this.leastTtl);
 	}
 
 	/**
@@ -140,7 +163,7 @@ public final class DistributedLockSettings {
 	 */
 	public DistributedLockSettings withMaxHold(Duration maxHold) {
 		return new DistributedLockSettings(this.defaultTtl, this.defaultWaitTime, this.nodeTimeout, this.maxTtl,
-				maxHold, this.lostLockPolicy);
+				maxHold, this.lostLockPolicy, this.leastTtl);
 	}
 
 	/**
@@ -159,7 +182,7 @@ public final class DistributedLockSettings {
 	 */
 	public DistributedLockSettings withLostLockPolicy(LostLockPolicy lostLockPolicy) {
 		return new DistributedLockSettings(this.defaultTtl, this.defaultWaitTime, this.nodeTimeout, this.maxTtl,
-				this.maxHold, lostLockPolicy);
+				this.maxHold, lostLockPolicy, this.leastTtl);
 	}
 
 	@Override
@@ -167,20 +190,20 @@ public final class DistributedLockSettings {
 		return other instanceof DistributedLockSettings that && this.defaultTtl.equals(that.defaultTtl)
 				&& this.defaultWaitTime.equals(that.defaultWaitTime) && this.nodeTimeout.equals(that.nodeTimeout)
 				&& this.maxTtl.equals(that.maxTtl) && this.maxHold.equals(that.maxHold)
-				&& this.lostLockPolicy == that.lostLockPolicy;
+				&& this.lostLockPolicy == that.lostLockPolicy && this.leastTtl.equals(that.leastTtl);
 	}
 
 	@Override
 	public int hashCode() {
 		return Objects.hash(this.defaultTtl, this.defaultWaitTime, this.nodeTimeout, this.maxTtl, this.maxHold,
-				this.lostLockPolicy);
+				this.lostLockPolicy, this.leastTtl);
 	}
 
 	@Override
 	public String toString() {
 		return "DistributedLockSettings[defaultTtl=" + this.defaultTtl + ", defaultWaitTime=" + this.defaultWaitTime
 				+ ", nodeTimeout=" + this.nodeTimeout + ", maxTtl=" + this.maxTtl + ", maxHold=" + this.maxHold
-				+ ", lostLockPolicy=" + this.lostLockPolicy + "]";
+				+ ", lostLockPolicy=" + this.lostLockPolicy + ", leastTtl=" + this.leastTtl + "]";
 	}
 
 }

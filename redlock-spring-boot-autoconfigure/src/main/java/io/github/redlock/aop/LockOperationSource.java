@@ -167,12 +167,13 @@ final class LockOperationSource {
 			throw invalid(description, "waitTime", "\"" + annotation.waitTime() + "\" is negative",
 					"Give a wait time such as 2s, or 0s for a single attempt");
 		}
-		Duration nodeTimeout = nodeTimeout();
-		if (ttl != null && nodeTimeout != null && ttl.compareTo(nodeTimeout.multipliedBy(3)) < 0) {
+		Duration leastTtl = leastTtl();
+		if (ttl != null && leastTtl != null && ttl.compareTo(leastTtl) < 0) {
 			throw invalid(description, "ttl",
-					"\"" + annotation.ttl() + "\" is under 3 times redlock.node-timeout (" + nodeTimeout.toMillis()
-							+ "ms): a lock could not be valid after waiting for the nodes",
-					"Raise the ttl or lower redlock.node-timeout (at most a tenth of the ttl is best)");
+					"\"" + annotation.ttl()
+							+ "\" is too short: no lock of it can be valid, as the clock drift allowed for (2ms plus"
+							+ " redlock.drift-factor of the ttl) is at least as long",
+					"Raise the ttl to at least " + Durations.format(leastTtl));
 		}
 		boolean skipIfLocked = annotation.skipIfLocked();
 		if (skipIfLocked) {
@@ -375,9 +376,9 @@ final class LockOperationSource {
 		}
 	}
 
-	private @Nullable Duration nodeTimeout() {
+	private @Nullable Duration leastTtl() {
 		DistributedLockSettings settings = settings();
-		return (settings != null) ? settings.getNodeTimeout() : null;
+		return (settings != null) ? settings.getLeastTtl() : null;
 	}
 
 	private @Nullable Duration maxTtl() {

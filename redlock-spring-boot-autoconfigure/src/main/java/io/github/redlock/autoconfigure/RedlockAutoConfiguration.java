@@ -168,6 +168,7 @@ public final class RedlockAutoConfiguration {
 			.withDefaultTtl(properties.getDefaultTtl())
 			.withDefaultWaitTime(properties.getDefaultWaitTime())
 			.withNodeTimeout(properties.getNodeTimeout())
+			.withLeastTtl(RedlockRegistry.leastTtl(properties.getDriftFactor()))
 			.withMaxTtl(properties.getMaxTtl())
 			.withMaxHold(properties.getMaxHold())
 			.withLostLockPolicy(properties.getLostLockPolicy());

@@ -18,8 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * A key that names no parameter, a key with a null part, and an annotation TTL the node
- * timeout leaves no room for (issue 11, items 5 and 7). Each failed before its fix: the
+ * A key that names no parameter, a key with a null part, and an annotation TTL no lock
+ * can be valid for (issue 11, items 5 and 7; issue 39). Each failed before its fix: the
  * typo'd key started and locked one global {@code order:null}, the null part did the same
  * at call time, and the short TTL started and failed only at the first call.
  */
@@ -73,16 +73,28 @@ class KeyAndTtlCheckIntegrationTests {
 	}
 
 	@Test
-	void anAnnotationTtlTheNodeTimeoutLeavesNoRoomForStopsStartUp() {
-		this.contextRunner.withUserConfiguration(ShortTtlConfig.class)
-			.withPropertyValues("redlock.node-timeout=2500ms", "redlock.default-ttl=30s")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(context.getStartupFailure()).rootCause()
-					.isInstanceOf(InvalidDistributedLockException.class)
-					.hasMessageContaining("@DistributedLock on ShortTtlService.run(): attribute ttl \"3s\"")
-					.hasMessageContaining("redlock.node-timeout");
-			});
+	void anAnnotationTtlNoLockCanBeValidForStopsStartUp() {
+		this.contextRunner.withUserConfiguration(TooShortTtlConfig.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(InvalidDistributedLockException.class)
+				.hasMessageContaining("@DistributedLock on TooShortTtlService.run(): attribute ttl \"2ms\"")
+				.hasMessageContaining("clock drift")
+				.hasMessageContaining("at least 3ms");
+		});
+	}
+
+	@Test
+	void anAnnotationTtlBelowThreeNodeTimeoutsStartsUp() {
+		// issue 39: with this runner's node timeout (250 ms), "50ms" stopped the start-up
+		// before ("is under 3 times redlock.node-timeout (250ms): a lock could not be
+		// valid after waiting for the nodes"). ShortTtlIntegrationTests checks a 50 ms
+		// lock on the nodes; a call here would hold it across this loaded machine's
+		// pauses, longer than 50 ms
+		this.contextRunner.withUserConfiguration(ShortTtlConfig.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(ShortTtlService.class);
+		});
 	}
 
 	@Test
@@ -246,7 +258,25 @@ class KeyAndTtlCheckIntegrationTests {
 
 	static class ShortTtlService {
 
-		@DistributedLock(key = "'short'", ttl = "3s")
+		@DistributedLock(key = "'short'", ttl = "50ms")
+		public void run() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TooShortTtlConfig {
+
+		@Bean
+		TooShortTtlService tooShortTtlService() {
+			return new TooShortTtlService();
+		}
+
+	}
+
+	static class TooShortTtlService {
+
+		@DistributedLock(key = "'too-short'", ttl = "2ms")
 		public void run() {
 		}
 

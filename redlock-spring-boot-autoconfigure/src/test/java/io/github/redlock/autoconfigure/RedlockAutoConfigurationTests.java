@@ -333,6 +333,7 @@ class RedlockAutoConfigurationTests {
 					.withDefaultTtl(Duration.ofSeconds(12))
 					.withDefaultWaitTime(Duration.ofSeconds(3))
 					.withNodeTimeout(Duration.ofMillis(50))
+					.withLeastTtl(Duration.ofMillis(3))
 					.withMaxTtl(Duration.ofMinutes(2))
 					.withMaxHold(Duration.ofMinutes(10))
 					.withLostLockPolicy(LostLockPolicy.LOG)));

@@ -87,6 +87,9 @@ abstract class AcquisitionLoop extends AcquisitionKind implements LiveLeases.Pen
 
 	final String ttlMillis;
 
+	/** How long each attempt and its fencing round wait for a node. */
+	private final long callTimeoutNanos;
+
 	private final long deadline;
 
 	private final CompletableFuture<RedlockLease> result = new CompletableFuture<>();
@@ -127,6 +130,7 @@ abstract class AcquisitionLoop extends AcquisitionKind implements LiveLeases.Pen
 		this.countedInLine = countedInLine;
 		this.ttlNanos = ttl.toNanos();
 		this.ttlMillis = String.valueOf(ttl.toMillis());
+		this.callTimeoutNanos = engine.validity().callTimeoutNanos(this.ttlNanos);
 		this.deadline = engine.clock().nanoTime() + waitTime.toNanos();
 	}
 
@@ -210,7 +214,7 @@ abstract class AcquisitionLoop extends AcquisitionKind implements LiveLeases.Pen
 		int slot = nextSlot();
 		SentAttempt attempt = new SentAttempt(this, ++this.attempts, value, slot, args(value, slot),
 				this.engine.clock().nanoTime(), before);
-		this.fleet.quorumCall(AGREES, attempt).decision().thenAccept(attempt);
+		this.fleet.quorumCall(AGREES, this.callTimeoutNanos, attempt).decision().thenAccept(attempt);
 	}
 
 	/**

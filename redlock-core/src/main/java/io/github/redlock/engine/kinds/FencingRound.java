@@ -159,7 +159,7 @@ final class FencingRound {
 		}
 		long token = highest;
 		String tokenText = String.valueOf(token);
-		QuorumCall round = QuorumCall.start(behind, missing, (reply) -> reply == 1,
+		QuorumCall round = QuorumCall.start(behind, missing, (reply) -> reply == 1, call.timeoutNanos(),
 				(node, index, replies) -> attempt.raise(node, tokenText, index, replies));
 		round.decision().thenAccept((decided) -> {
 			if (decided.succeeded()) {

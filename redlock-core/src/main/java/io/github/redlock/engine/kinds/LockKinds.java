@@ -20,6 +20,7 @@ import io.github.redlock.engine.lease.ThreadHolds;
 import io.github.redlock.engine.node.KeyLayout;
 import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.node.Script;
+import io.github.redlock.engine.quorum.Validity;
 import io.github.redlock.engine.waiting.Waiting;
 import org.jspecify.annotations.Nullable;
 
@@ -215,14 +216,15 @@ public final class LockKinds {
 	/**
 	 * Joins the lease the current thread holds: at once, with no waiting. The nested
 	 * hold's TTL is honoured: when the lease has less validity left than a fresh
-	 * acquisition of that TTL could guarantee after its round trip (its validity less
-	 * three node timeouts), it is extended to the TTL first. The nested hold's
-	 * auto-extension lasts until it is released.
+	 * acquisition of that TTL could guarantee after its round trips (its validity less
+	 * three of its call timeouts, {@link Validity#callTimeoutNanos}), it is extended to
+	 * the TTL first. The nested hold's auto-extension lasts until it is released.
 	 * @throws LockAcquisitionException if the lease could not be extended to the TTL
 	 */
 	private void joinHeld(ThreadHolds holds, ThreadHolds.Hold hold, Duration ttl, boolean autoExtend) {
 		RedlockLease lease = hold.lease();
-		long promised = this.engine.validity().validUntil(0, ttl.toNanos()) - this.engine.minimumTtlNanos();
+		Validity validity = this.engine.validity();
+		long promised = validity.validUntil(0, ttl.toNanos()) - 3 * validity.callTimeoutNanos(ttl.toNanos());
 		RedlockLease.ExtendOutcome outcome;
 		try {
 			outcome = (lease.remainingValidity().toNanos() < promised) ? lease.extendNow(ttl) : null;

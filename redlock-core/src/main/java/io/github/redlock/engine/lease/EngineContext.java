@@ -59,8 +59,6 @@ public final class EngineContext {
 
 	private final String retentionMillis;
 
-	private final long minimumTtlNanos;
-
 	private final long connectTimeoutNanos;
 
 	public EngineContext(RedlockSettings settings, NodeFleet fleet, KeyLayout keys, MonotonicClock clock,
@@ -81,7 +79,6 @@ public final class EngineContext {
 		this.expiryChecks = new ExpiryChecks(clock, this.scheduler);
 		this.callbacks = callbackThreads();
 		this.retentionMillis = String.valueOf(settings.fencingRetention().toMillis());
-		this.minimumTtlNanos = 3 * settings.nodeTimeout().toNanos();
 		this.connectTimeoutNanos = settings.connectTimeout().toNanos();
 	}
 
@@ -187,14 +184,6 @@ public final class EngineContext {
 		return this.retentionMillis;
 	}
 
-	/**
-	 * Returns the shortest TTL that can still be valid after waiting for the nodes: three
-	 * node timeouts.
-	 */
-	public long minimumTtlNanos() {
-		return this.minimumTtlNanos;
-	}
-
 	public void countAcquisition(boolean secondRound) {
 		this.acquisitions.increment();
 		if (secondRound) {
@@ -211,7 +200,9 @@ public final class EngineContext {
 	}
 
 	/**
-	 * Refuses a TTL that the nodes could not honour.
+	 * Refuses a TTL that no lock can be valid for ({@link Validity#canBeValid}) or that
+	 * is above the maximum TTL. A short TTL is served as asked: its calls wait for each
+	 * node for a share of it ({@link Validity#callTimeoutNanos}).
 	 * @return the TTL
 	 * @throws IllegalArgumentException saying what is wrong and what to change
 	 */
@@ -219,10 +210,13 @@ public final class EngineContext {
 		if (ttl == null || ttl.isNegative() || ttl.isZero()) {
 			throw new IllegalArgumentException("ttl must be positive, was " + Durations.format(ttl));
 		}
-		if (ttl.toNanos() < this.minimumTtlNanos) {
-			throw new IllegalArgumentException("ttl " + ttl.toMillis() + "ms is too short: it must be at least 3 times"
-					+ " the node timeout (" + this.settings.nodeTimeout().toMillis()
-					+ "ms) so that a lock can be valid after waiting for the nodes; raise the ttl or lower the node timeout");
+		if (!this.validity.canBeValid(ttl.toNanos())) {
+			throw new IllegalArgumentException("ttl " + Durations.format(ttl)
+					+ " is too short: no lock of it can be valid, as the clock drift allowed for ("
+					+ Durations.format(Duration.ofNanos(this.validity.driftNanos(ttl.toNanos())))
+					+ ", 2ms plus driftFactor " + this.settings.driftFactor()
+					+ " of the ttl) is at least as long; raise the ttl to at least " + this.validity.leastTtlMillis()
+					+ "ms");
 		}
 		if (ttl.compareTo(this.settings.maxTtl()) > 0) {
 			throw new IllegalArgumentException("ttl " + Durations.format(ttl) + " is above the maximum TTL "

@@ -207,7 +207,7 @@ abstract sealed class LeaseExtensions extends LeaseState permits RedlockLease {
 		if (reachesEnd && untilEnd < 1_000_000) {
 			return endNow(sent);
 		}
-		if (!reachesEnd && ttlNanos < this.engine.minimumTtlNanos()) {
+		if (!reachesEnd && ttlNanos < requestedTtlNanos && ttlNanos < this.engine.validity().holdMarginNanos()) {
 			sent.complete(null);
 			return CompletableFuture.completedFuture(new ExtendOutcome(false, 0,
 					"it reached the maximum hold time of " + this.engine.settings().maxHold()));
@@ -220,7 +220,8 @@ abstract sealed class LeaseExtensions extends LeaseState permits RedlockLease {
 		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
 		String[] args = { this.secret, ttlMillis, this.engine.retentionMillis() };
 		QuorumCall call = this.engine.fleet()
-			.quorumCall((reply) -> reply == 1, (node, index, replies) -> this.ops.extend(node, args, index, replies));
+			.quorumCall((reply) -> reply == 1, this.engine.validity().callTimeoutNanos(ttlNanos),
+					(node, index, replies) -> this.ops.extend(node, args, index, replies));
 		CompletableFuture<ExtendOutcome> outcome = call.decision()
 			.thenApply((decided) -> decide(decided, start, ttlNanos, reachesEnd, askedEnd));
 		// the next extension goes out once every node answered AND this one's outcome was

@@ -195,7 +195,7 @@ final class LeaseWatchdog {
 				return; // expires at its end as set; the expiry check ends it then
 			}
 			long now = engine().clock().nanoTime();
-			if (this.lease.holdDeadline() - now < engine().minimumTtlNanos()) {
+			if (this.lease.holdDeadline() - now < engine().validity().holdMarginNanos()) {
 				return; // the expiry check reports it when the last extension runs out
 			}
 			long remaining = this.lease.validUntil() - now;
@@ -259,7 +259,7 @@ final class LeaseWatchdog {
 			this.lease.markLost("its validity ran out before it could be extended to that end");
 			return;
 		}
-		if (this.lease.holdDeadline() - now < engine().minimumTtlNanos()) {
+		if (this.lease.holdDeadline() - now < engine().validity().holdMarginNanos()) {
 			this.lease.markLost("it reached the maximum hold time of " + engine().settings().maxHold()
 					+ " (redlock.max-hold) and was not extended further");
 		}

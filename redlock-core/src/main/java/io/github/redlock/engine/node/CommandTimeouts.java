@@ -8,18 +8,20 @@ import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.RedisCommand;
 
 /**
- * The node timeout for every command but a {@code TIME}, which only {@link NodeSilence}
- * sends as its probe: it waits as long as {@link NodeSilence#probeTimeout}, so that a
- * node that answers late on a busy machine is not taken for silent again; and but a
- * deletion ({@link Script#deletes()}), which Lettuce keeps for as long as any entry it
- * deletes can live (the maximum TTL). Lettuce never writes a command that timed out
- * before its turn: with the node timeout, a release handed to an I/O thread that a loaded
- * machine does not run for longer than that would be dropped, and the lock would stay on
- * the node until its TTL. Whoever waits for a deletion still hears of it within the node
- * timeout ({@link DeletionReply}). A cluster master's check ({@link SlotCheck}) sends a
- * script per slot it owns, thousands, which a loaded server may not answer within the
- * node timeout: they wait as long as a probe, since nothing counts on the master before
- * its check ends.
+ * The timeout a script call carries ({@link ScriptArgs#timeoutNanos}: an acquisition's or
+ * an extension's, shorter than the node timeout for a short TTL), else the node timeout,
+ * for every command but a {@code TIME}, which only {@link NodeSilence} sends as its
+ * probe: it waits as long as {@link NodeSilence#probeTimeout}, so that a node that
+ * answers late on a busy machine is not taken for silent again; and but a deletion
+ * ({@link Script#deletes()}), which Lettuce keeps for as long as any entry it deletes can
+ * live (the maximum TTL). Lettuce never writes a command that timed out before its turn:
+ * with the node timeout, a release handed to an I/O thread that a loaded machine does not
+ * run for longer than that would be dropped, and the lock would stay on the node until
+ * its TTL. Whoever waits for a deletion still hears of it within the node timeout
+ * ({@link DeletionReply}). A cluster master's check ({@link SlotCheck}) sends a script
+ * per slot it owns, thousands, which a loaded server may not answer within the node
+ * timeout: they wait as long as a probe, since nothing counts on the master before its
+ * check ends.
  *
  * @author redlock contributors
  */
@@ -66,6 +68,9 @@ final class CommandTimeouts extends TimeoutOptions.TimeoutSource {
 	public long getTimeout(RedisCommand<?, ?, ?> command) {
 		if (DELETING.get()[0]) {
 			return this.deletionTimeoutNanos;
+		}
+		if (command != null && command.getArgs() instanceof ScriptArgs args && args.timeoutNanos() > 0) {
+			return args.timeoutNanos();
 		}
 		return ((command != null && command.getType() == CommandType.TIME) || CHECKING.get()[0])
 				? this.probeTimeoutNanos : this.nodeTimeoutNanos;

@@ -309,6 +309,15 @@ public final class NodeClient implements QuorumMember {
 
 		void reply(int index, NodeReply reply);
 
+		/**
+		 * Returns how long the call waits for each node's reply, in ns, or {@code 0} for
+		 * the node timeout. It goes with the command ({@link ScriptArgs#timeoutNanos}),
+		 * which Lettuce times out then.
+		 */
+		default long timeoutNanos() {
+			return 0;
+		}
+
 	}
 
 	/**

@@ -60,8 +60,9 @@ final class NodeHealth {
 		try {
 			// what locking needs: a script, by SHA, reading keys under the prefix
 			String marker = trust.markerKey();
-			this.calls.<List<Object>>run(current, Script.INSPECT, ScriptOutputType.MULTI,
-					new String[] { marker, marker }, new String[0], (reply, ex) -> {
+			this.calls.<List<Object>>run(current,
+					new ScriptArgs(Script.INSPECT, new String[] { marker, marker }, new String[0]),
+					ScriptOutputType.MULTI, (reply, ex) -> {
 						if (ex != null) {
 							result.complete(status(false, null, this.calls.failure(Script.INSPECT, ex).describe()));
 							return;

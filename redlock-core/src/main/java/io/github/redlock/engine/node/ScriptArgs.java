@@ -9,7 +9,9 @@ import io.netty.buffer.ByteBufUtil;
 
 /**
  * The arguments of an {@code EVALSHA} of one of the engine's scripts, written straight
- * into the channel's buffer: the SHA, the number of keys, the keys and the arguments.
+ * into the channel's buffer: the SHA, the number of keys, the keys and the arguments; or
+ * of the {@code EVAL} that loads the script, with its text in place of the SHA
+ * ({@link #byText}).
  * <p>
  * Lettuce's own arguments cost the client, for each key and value, a temporary buffer and
  * a slice of it, and for every argument's length a {@code String} and its bytes
@@ -18,8 +20,10 @@ import io.netty.buffer.ByteBufUtil;
  * Here each string is written once, as UTF-8, behind a length written digit by digit.
  * <p>
  * The commands that carry these arguments go through Lettuce as any other (its command
- * stack, timeouts and reconnects); only their encoding differs. Their {@link #toString()}
- * names the script, never a value: Lettuce logs commands at DEBUG.
+ * stack, timeouts and reconnects); only their encoding differs, and they carry the
+ * timeout of their call ({@link #timeoutNanos}), which {@link CommandTimeouts} hands
+ * Lettuce. Their {@link #toString()} names the script, never a value: Lettuce logs
+ * commands at DEBUG.
  *
  * @author redlock contributors
  */
@@ -33,11 +37,47 @@ public final class ScriptArgs extends CommandArgs<String, String> {
 
 	private final String[] values;
 
+	private final long timeoutNanos;
+
+	private final boolean byText;
+
 	public ScriptArgs(Script script, String[] keys, String[] values) {
+		this(script, keys, values, 0, false);
+	}
+
+	/**
+	 * @param timeoutNanos how long the command may wait for the node's reply, or
+	 * {@code 0} for the node timeout
+	 * @param byText whether the script's text goes in place of its SHA, for an
+	 * {@code EVAL}
+	 */
+	ScriptArgs(Script script, String[] keys, String[] values, long timeoutNanos, boolean byText) {
 		super(StringCodec.UTF8);
 		this.script = script;
 		this.keys = keys;
 		this.values = values;
+		this.timeoutNanos = timeoutNanos;
+		this.byText = byText;
+	}
+
+	/**
+	 * Returns ScriptArgs for an {@code EVAL} of the same call: the script's text in place
+	 * of its SHA.
+	 */
+	ScriptArgs byText() {
+		return new ScriptArgs(this.script, this.keys, this.values, this.timeoutNanos, true);
+	}
+
+	Script script() {
+		return this.script;
+	}
+
+	/**
+	 * Returns how long the command may wait for the node's reply, in ns, or {@code 0} for
+	 * the node timeout.
+	 */
+	long timeoutNanos() {
+		return this.timeoutNanos;
 	}
 
 	@Override
@@ -47,11 +87,16 @@ public final class ScriptArgs extends CommandArgs<String, String> {
 
 	@Override
 	public void encode(ByteBuf buf) {
-		buf.writeByte('$');
-		writeDigits(buf, this.script.sha().length());
-		buf.writeBytes(CRLF);
-		buf.writeCharSequence(this.script.sha(), StandardCharsets.US_ASCII);
-		buf.writeBytes(CRLF);
+		if (this.byText) {
+			writeString(buf, this.script.text());
+		}
+		else {
+			buf.writeByte('$');
+			writeDigits(buf, this.script.sha().length());
+			buf.writeBytes(CRLF);
+			buf.writeCharSequence(this.script.sha(), StandardCharsets.US_ASCII);
+			buf.writeBytes(CRLF);
+		}
 		buf.writeByte('$');
 		writeDigits(buf, digits(this.keys.length));
 		buf.writeBytes(CRLF);

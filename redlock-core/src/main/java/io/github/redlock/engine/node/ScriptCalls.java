@@ -121,16 +121,19 @@ final class ScriptCalls {
 		}
 		NodeClient.ReplyHandler handler = replies;
 		try {
-			this.<Long>run(current, script, ScriptOutputType.INTEGER, keys, args, (value, ex) -> {
-				if (!sentOn.stillCurrent()) {
-					// answered after the connection dropped: by a server that may have
-					// restarted since the command was sent, so it proves nothing
-					handler.reply(index, NodeReply.failed(reset()));
-				}
-				else {
-					handler.reply(index, (ex != null) ? NodeReply.failed(failure(script, ex)) : reply(script, value));
-				}
-			});
+			this.<Long>run(current, new ScriptArgs(script, keys, args, replies.timeoutNanos(), false),
+					ScriptOutputType.INTEGER, (value, ex) -> {
+						if (!sentOn.stillCurrent()) {
+							// answered after the connection dropped: by a server that may
+							// have
+							// restarted since the command was sent, so it proves nothing
+							handler.reply(index, NodeReply.failed(reset()));
+						}
+						else {
+							handler.reply(index,
+									(ex != null) ? NodeReply.failed(failure(script, ex)) : reply(script, value));
+						}
+					});
 		}
 		catch (RuntimeException ex) {
 			handler.reply(index, NodeReply.failed(this.errors.classify(ex)));
@@ -148,7 +151,7 @@ final class ScriptCalls {
 				.failedFuture(new RedisConnectionException(this.connection.notConnected().detail()));
 		}
 		CompletableFuture<List<Object>> result = new CompletableFuture<>();
-		this.<List<Object>>run(current, script, ScriptOutputType.MULTI, keys, args, (value, ex) -> {
+		this.<List<Object>>run(current, new ScriptArgs(script, keys, args), ScriptOutputType.MULTI, (value, ex) -> {
 			if (ex != null) {
 				result.completeExceptionally(ex);
 			}
@@ -161,40 +164,39 @@ final class ScriptCalls {
 
 	/**
 	 * Runs a script by its SHA and, if the node does not know it (it restarted or flushed
-	 * its scripts), by its text, which loads it.
+	 * its scripts), by its text, which loads it; each within the timeout the call
+	 * carries.
 	 */
-	<T> void run(StatefulRedisConnection<String, String> connection, Script script, ScriptOutputType type,
-			String[] keys, String[] args, BiConsumer<@Nullable T, @Nullable Throwable> done) {
+	<T> void run(StatefulRedisConnection<String, String> connection, ScriptArgs call, ScriptOutputType type,
+			BiConsumer<@Nullable T, @Nullable Throwable> done) {
 		this.inFlight.sent();
 		int epoch = this.silence.epoch();
-		boolean deletes = script.deletes();
+		boolean deletes = call.script().deletes();
 		if (deletes) {
 			CommandTimeouts.deleting(true);
 		}
 		try {
-			connection.async()
-				.<T>dispatch(CommandType.EVALSHA, output(type), new ScriptArgs(script, keys, args))
-				.whenComplete((value, ex) -> {
-					if (ex != null && NodeErrors.isNoScript(ex)) {
-						if (deletes) {
-							CommandTimeouts.deleting(true);
-						}
-						try {
-							connection.async()
-								.<T>eval(script.text(), type, keys, args)
-								.whenComplete((retried, retryEx) -> settle(done, retried, retryEx, epoch));
-						}
-						catch (RuntimeException retryEx) {
-							settle(done, null, retryEx, epoch);
-						}
-						finally {
-							CommandTimeouts.deleting(false);
-						}
+			connection.async().<T>dispatch(CommandType.EVALSHA, output(type), call).whenComplete((value, ex) -> {
+				if (ex != null && NodeErrors.isNoScript(ex)) {
+					if (deletes) {
+						CommandTimeouts.deleting(true);
 					}
-					else {
-						settle(done, value, ex, epoch);
+					try {
+						connection.async()
+							.<T>dispatch(CommandType.EVAL, output(type), call.byText())
+							.whenComplete((retried, retryEx) -> settle(done, retried, retryEx, epoch));
 					}
-				});
+					catch (RuntimeException retryEx) {
+						settle(done, null, retryEx, epoch);
+					}
+					finally {
+						CommandTimeouts.deleting(false);
+					}
+				}
+				else {
+					settle(done, value, ex, epoch);
+				}
+			});
 		}
 		catch (RuntimeException ex) {
 			this.inFlight.settled();

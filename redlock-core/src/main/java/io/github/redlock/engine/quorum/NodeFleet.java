@@ -274,10 +274,12 @@ public final class NodeFleet {
 	/**
 	 * Sends a script to every node, decided as soon as a quorum agreed or no longer can.
 	 * @param agrees which integer replies count as agreement
+	 * @param timeoutNanos how long to wait for each node: the call timeout of the TTL it
+	 * sets ({@link Validity#callTimeoutNanos})
 	 * @param call the call to make on one node
 	 */
-	public QuorumCall quorumCall(LongPredicate agrees, QuorumCall.Send call) {
-		return QuorumCall.start(this.nodes, this.quorum.majority(), agrees, call);
+	public QuorumCall quorumCall(LongPredicate agrees, long timeoutNanos, QuorumCall.Send call) {
+		return QuorumCall.start(this.nodes, this.quorum.majority(), agrees, timeoutNanos, call);
 	}
 
 	/**

@@ -30,6 +30,8 @@ public final class QuorumCall implements NodeClient.ReplyHandler {
 
 	private final LongPredicate agrees;
 
+	private final long timeoutNanos;
+
 	private final @Nullable NodeReply[] replies;
 
 	/**
@@ -52,10 +54,11 @@ public final class QuorumCall implements NodeClient.ReplyHandler {
 
 	private int @Nullable [] agreedNodes;
 
-	private QuorumCall(List<QuorumMember> nodes, int quorum, LongPredicate agrees) {
+	private QuorumCall(List<QuorumMember> nodes, int quorum, LongPredicate agrees, long timeoutNanos) {
 		this.nodes = nodes;
 		this.quorum = quorum;
 		this.agrees = agrees;
+		this.timeoutNanos = timeoutNanos;
 		this.replies = new NodeReply[nodes.size()];
 	}
 
@@ -64,15 +67,26 @@ public final class QuorumCall implements NodeClient.ReplyHandler {
 	 * @param nodes the nodes
 	 * @param quorum how many must agree
 	 * @param agrees which integer replies count as agreement
+	 * @param timeoutNanos how long to wait for each node ({@link #timeoutNanos()})
 	 * @param send the call to make on one node
 	 * @return the call, whose {@link #decision()} completes when the outcome is known
 	 */
-	public static QuorumCall start(List<QuorumMember> nodes, int quorum, LongPredicate agrees, Send send) {
-		QuorumCall quorumCall = new QuorumCall(nodes, quorum, agrees);
+	public static QuorumCall start(List<QuorumMember> nodes, int quorum, LongPredicate agrees, long timeoutNanos,
+			Send send) {
+		QuorumCall quorumCall = new QuorumCall(nodes, quorum, agrees, timeoutNanos);
 		for (int i = 0; i < nodes.size(); i++) {
 			send.send(nodes.get(i), i, quorumCall);
 		}
 		return quorumCall;
+	}
+
+	/**
+	 * Returns how long this call waits for each node: the one its TTL allows
+	 * ({@link Validity#callTimeoutNanos}).
+	 */
+	@Override
+	public long timeoutNanos() {
+		return this.timeoutNanos;
 	}
 
 	@Override

@@ -17,9 +17,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link ScriptArgs} writes the bytes Lettuce's {@code evalsha} writes, for keys and
- * values of any length and any characters, and any number of keys. With its key count
- * written as one digit whatever its length, the 10- and 12-key cases failed.
+ * {@link ScriptArgs} writes the bytes Lettuce's {@code evalsha} (and, by text, its
+ * {@code eval}) writes, for keys and values of any length and any characters, and any
+ * number of keys. With its key count written as one digit whatever its length, the 10-
+ * and 12-key cases failed.
  */
 class ScriptArgsTests {
 
@@ -36,6 +37,11 @@ class ScriptArgsTests {
 			String[] keyArray = keys.toArray(new String[0]);
 			assertThat(encode(new ScriptArgs(script, keyArray, values)))
 				.isEqualTo(encode(new CommandArgs<>(StringCodec.UTF8).add(script.sha())
+					.add(keyArray.length)
+					.addKeys(keyArray)
+					.addValues(values)));
+			assertThat(encode(new ScriptArgs(script, keyArray, values, 1_000_000, false).byText()))
+				.isEqualTo(encode(new CommandArgs<>(StringCodec.UTF8).add(script.text())
 					.add(keyArray.length)
 					.addKeys(keyArray)
 					.addValues(values)));
