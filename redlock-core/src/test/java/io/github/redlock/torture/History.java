@@ -57,13 +57,7 @@ record History(List<Event> events) {
 			.sorted()
 			.forEach((key) -> {
 				for (String entry : lines(store, TortureStore.logKey(key))) {
-					String[] f = entry.split(" ");
-					events.add(Event.of("store")
-						.with("key", key)
-						.with("op", f[0])
-						.with("token", f[1])
-						.with("accepted", f[2])
-						.with("section", f[3]));
+					events.add(storeEntry(key, entry));
 				}
 			});
 		return new History(events);
@@ -129,16 +123,22 @@ record History(List<Event> events) {
 			String[] f = line.split(" ");
 			events.add(Event.of("stall").with("client", f[0]).with("from", f[1]).with("to", f[2]));
 		}
-		storeLogs.forEach((key, log) -> log.forEach((entry) -> {
-			String[] f = entry.split(" ");
-			events.add(Event.of("store")
-				.with("key", key)
-				.with("op", f[0])
-				.with("token", f[1])
-				.with("accepted", f[2])
-				.with("section", f[3]));
-		}));
+		storeLogs.forEach((key, log) -> log.forEach((entry) -> events.add(storeEntry(key, entry))));
 		return new History(events);
+	}
+
+	/**
+	 * Returns one entry of a key's store log ({@code opId token accepted section}) as an
+	 * event.
+	 */
+	private static Event storeEntry(String key, String entry) {
+		String[] f = entry.split(" ");
+		return Event.of("store")
+			.with("key", key)
+			.with("op", f[0])
+			.with("token", f[1])
+			.with("accepted", f[2])
+			.with("section", f[3]);
 	}
 
 	/**
