@@ -25,9 +25,12 @@ public interface Lease extends AutoCloseable {
 	/**
 	 * Returns the fencing token: a number that strictly increases across successive
 	 * holders of the same key, across registries and processes, after a minority of nodes
-	 * restarted empty and after the nodes' per-key state expired. It assumes node clocks
-	 * within the maximum TTL of each other, and a key acquired fewer than a million times
-	 * a second. A reentrant acquisition keeps the outer lease's token.
+	 * restarted empty and after the nodes' per-key state expired; and, only with the
+	 * restart guard on, after nodes (a minority or a quorum) came back from an older
+	 * snapshot or restarted empty within the second a key's counter began: without the
+	 * guard such a node can hand out a lower token. It assumes node clocks within the
+	 * maximum TTL of each other, and a key acquired fewer than a million times a second.
+	 * A reentrant acquisition keeps the outer lease's token.
 	 * <p>
 	 * Pass it with every write to the protected resource and have the resource reject a
 	 * token lower than the highest it has seen: that stops a holder that was paused past

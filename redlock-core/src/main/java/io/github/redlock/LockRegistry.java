@@ -104,9 +104,11 @@ public interface LockRegistry {
 	Optional<Lease> tryAcquire(String key, Duration ttl);
 
 	/**
-	 * Acquires the lock without blocking a thread. This call is not thread-reentrant.
-	 * Completion stages attached to the returned future without an executor run on the
-	 * client's I/O threads and must not block.
+	 * Acquires the lock without blocking a thread. This call is not thread-reentrant. The
+	 * future completes on one of the registry's {@code redlock-callback} threads, never
+	 * on a Lettuce I/O thread: completion stages attached to it without an executor run
+	 * there, and should not block for long, since those threads (two per core) also run
+	 * the other leases' callbacks.
 	 * @param key the lock's name
 	 * @param ttl how long the lock lives on the nodes unless extended or released
 	 * @param waitTime how long to keep trying; zero for one attempt
@@ -315,7 +317,8 @@ public interface LockRegistry {
 	/**
 	 * Returns a semaphore of {@code permits} permits on the key, each permit a lease.
 	 * Semaphores live apart from locks: a semaphore and a lock of the same key do not
-	 * exclude each other (they share only the fencing counter).
+	 * exclude each other, and share nothing on the nodes (a semaphore has its own fencing
+	 * counter, so their tokens are not ordered across both).
 	 * @param key the semaphore's name
 	 * @param permits how many holders at most, from 1 to 16383
 	 * @return the semaphore

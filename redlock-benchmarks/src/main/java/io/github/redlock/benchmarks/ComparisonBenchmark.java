@@ -120,8 +120,45 @@ public final class ComparisonBenchmark {
 			String notMeasured = (second == null) ? "bench.two-jvms=false"
 					: "the two JVMs' System.nanoTime() did not compare";
 			print(contenders, figures, (twoJvms != null) ? null : notMeasured);
+			writeCharts(contenders, figures, settings, twoJvms != null);
 			printCostTargets(contenders, figures, fencing, twoJvms != null, herd != null);
 		}
+	}
+
+	/**
+	 * Draws the main figures of the tables just printed, cycles/s and handoff latency by
+	 * threads and by JVMs for every contender, into {@code bench.charts-dir}
+	 * (docs/images/benchmarks by default, which docs/benchmarks.md embeds).
+	 */
+	private static void writeCharts(List<Contender> contenders, Map<Contender, Figures> figures, BenchSettings settings,
+			boolean twoJvms) throws IOException {
+		Path dir = Path.of(System.getProperty("bench.charts-dir",
+				Files.isDirectory(Path.of("docs")) ? "docs/images/benchmarks" : "../docs/images/benchmarks"));
+		String caption = "ComparisonBenchmark, " + settings.describe() + "\n" + machine();
+		List<BenchmarkCharts.Series> cycles = new ArrayList<>();
+		List<BenchmarkCharts.Series> handoffs = new ArrayList<>();
+		for (Contender contender : contenders) {
+			Figures f = figures.get(contender);
+			double none = Double.NaN;
+			cycles.add(new BenchmarkCharts.Series(contender.name(),
+					new double[] { f.oneThread.perSecond(), f.sixteenThreads.perSecond(),
+							f.oneKey.acquisitions.perSecond(),
+							twoJvms ? f.twoJvmOneKey.acquisitions.perSecond() : none }));
+			handoffs.add(new BenchmarkCharts.Series(contender.name(),
+					new double[] { micros(f.handoff, 50), micros(f.oneKey.handoffs, 50),
+							twoJvms ? micros(f.twoJvmHandoff, 50) : none,
+							twoJvms ? micros(f.twoJvmOneKey.handoffs, 50) : none }));
+		}
+		System.out.println("charts: " + List.of(
+				BenchmarkCharts.write(dir, "cycles",
+						new BenchmarkCharts.Chart("Acquire+release cycles and acquisitions per second", "per second",
+								List.of("1 thread, new keys", "16 threads, new keys", "8 threads, one key",
+										"2 JVMs x 4 threads, one key"),
+								cycles, caption)),
+				BenchmarkCharts.write(dir, "handoff-latency", new BenchmarkCharts.Chart(
+						"Handoff latency p50: release to the next holder's grant", "µs", List.of("2 threads, one JVM",
+								"8 threads, one JVM", "1 thread in each of 2 JVMs", "4 threads in each of 2 JVMs"),
+						handoffs, caption))));
 	}
 
 	/**

@@ -24,7 +24,14 @@ final class RegistryContender implements Contender {
 
 	private final Duration ttl;
 
+	private final String name;
+
 	RegistryContender(List<String> uris, Duration ttl, boolean restartGuard) {
+		this(uris, ttl, restartGuard, "this registry");
+	}
+
+	RegistryContender(List<String> uris, Duration ttl, boolean restartGuard, String name) {
+		this.name = name;
 		this.registry = RedlockRegistry.builder()
 			.nodes(uris)
 			.restartGuard(restartGuard)
@@ -37,7 +44,7 @@ final class RegistryContender implements Contender {
 
 	@Override
 	public String name() {
-		return "this registry";
+		return this.name;
 	}
 
 	@Override

@@ -52,6 +52,33 @@ final class Scenarios {
 	}
 
 	/**
+	 * The same cycles, each acquire's latency (the call to its return) added to
+	 * {@code acquireLatency}: two clock readings more per cycle, for every contender.
+	 */
+	void timedCycles(Contender contender, int threads, Duration duration, String keyPrefix, Figures.Rate into,
+			Samples acquireLatency) throws Exception {
+		AtomicLong next = new AtomicLong();
+		AtomicLong cycles = new AtomicLong();
+		List<Samples> latencies = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			latencies.add(new Samples());
+		}
+		long end = System.nanoTime() + duration.toNanos();
+		runThreads(threads, duration, (index) -> {
+			Samples mine = latencies.get(index);
+			while (System.nanoTime() - end < 0) {
+				long asked = System.nanoTime();
+				Contender.Held held = contender.acquire(keyPrefix + next.incrementAndGet());
+				mine.add(System.nanoTime() - asked);
+				held.release();
+				cycles.incrementAndGet();
+			}
+		});
+		latencies.forEach(acquireLatency::addAll);
+		into.add(cycles.get(), duration.toNanos());
+	}
+
+	/**
 	 * Threads that loop acquire, release on one key, as fast as they can, each hold
 	 * lasting the critical section ({@link #occupy}). Records each hold (acquire
 	 * returned, release called, release returned) and derives the acquisitions, each

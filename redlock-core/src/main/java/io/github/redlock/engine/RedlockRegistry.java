@@ -2,6 +2,7 @@ package io.github.redlock.engine;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -247,6 +248,36 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	public List<NodeStatus> checkNodes() {
 		this.parts.engine.leases().checkOpen();
 		return this.parts.diagnostics.checkNodes();
+	}
+
+	/**
+	 * Takes from their holders the leases this registry holds on {@code key}, for an
+	 * operator whose holder hangs: each is declared lost first, so that its holder finds
+	 * it gone ({@link Lease#isHeld()} is {@code false}, listeners hear
+	 * {@link io.github.redlock.LockLostException} with {@code reason}, the annotated
+	 * method's caller gets it as the lost-lock policy says), then deleted on every node,
+	 * so that another holder can acquire it at once. The work under it keeps running
+	 * without the lock until it next checks: only a fencing token protects the store from
+	 * it meanwhile. Other processes' leases on the key are not touched. Waits at most
+	 * about the node timeout for the deletions.
+	 * @param key the lock's key, as the application gives it (without the key prefix)
+	 * @param reason why, for the holder's {@code LockLostException} and the log
+	 * @return how many leases were revoked: 0 if this registry held none on the key
+	 */
+	public int revoke(String key, String reason) {
+		this.parts.engine.leases().checkOpen();
+		KeyLayout.check(key);
+		return this.parts.engine.leases().revoke(key, reason, this.parts.fleet.callBoundNanos());
+	}
+
+	/**
+	 * Returns where each node stands toward the quorum now, as the connection events and
+	 * the restart guard say. Asks no node, so it is cheap enough for a gauge.
+	 * @return each node's state by its URI without credentials (a cluster member, by its
+	 * name), in configuration order
+	 */
+	public Map<String, NodeState> nodeStates() {
+		return this.parts.fleet.states();
 	}
 
 	/**

@@ -76,6 +76,11 @@ final class RegistryEngine {
 					+ ". Remove verifyPeer from its URI to verify the host name."));
 		this.engine = new EngineContext(settings, this.fleet, keys, options.clock(), validity,
 				new RegistryEvents(options.listeners()));
+		RegistryEvents events = this.engine.events();
+		if (events.any()) {
+			this.fleet.onNodeChange(
+					(node, state, detail) -> events.tell((listener) -> listener.nodeChanged(node, state, detail)));
+		}
 		this.diagnostics = new Diagnostics(this.fleet, keys);
 		this.permitLines = new Waiting(settings, this.engine.scheduler(), this.engine.clock(),
 				this.fleet::queueStampMillis);

@@ -17,7 +17,8 @@
  * fleet: connecting, a quorum call, asking each node under one bound, releases that reach
  * every node), {@code Quorum} (the majority, and the rule that a lock counts only when a
  * majority agreed with time left), {@code QuorumCall}, {@code Validity},
- * {@code FleetAvailability};</li>
+ * {@code FleetAvailability}, {@code NodeStateChanges} (each node's {@code NodeState},
+ * told once per change);</li>
  * <li>{@link io.github.redlock.engine.waiting}, when to try again: {@code Waiting} (a
  * line per key, retries, hints, the turns processes take) and {@code ReleaseHints}
  * (wake-ups across processes);</li>
@@ -36,7 +37,7 @@
  * {@code RegistryOptions} keeps, checks and builds the {@code RegistryEngine} from),
  * {@code RedlockSettings}, {@code Diagnostics} ({@code inspect} and {@code checkNodes}),
  * and the types other modules use ({@code LockObserver}, {@code RegistryListener},
- * {@code NodeStatus}, {@code InvalidOptionException}).</li>
+ * {@code NodeStatus}, {@code NodeState}, {@code InvalidOptionException}).</li>
  * </ul>
  *
  * <h2>How an acquisition flows</h2> {@code RedlockRegistry.acquire} checks the key, TTL

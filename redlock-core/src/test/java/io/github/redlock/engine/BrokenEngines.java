@@ -22,10 +22,17 @@ import net.bytebuddy.matcher.ElementMatchers;
 public final class BrokenEngines {
 
 	/**
-	 * The node clients whose floor {@link #floorRemoved} took out; public for the advice
-	 * that {@link NodeClient#floor()} runs.
+	 * The node clients whose floor {@link #floorAndStartRemoved} took out; public for the
+	 * advice that {@link NodeClient#floor()} runs.
 	 */
 	public static final Set<Object> FLOORLESS = Collections
+		.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+
+	/**
+	 * The fleets whose counter start {@link #floorAndStartRemoved} took out; public for
+	 * the advice that {@link NodeFleet#fencingStart()} runs.
+	 */
+	public static final Set<Object> STARTLESS = Collections
 		.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
 
 	private static boolean floorAdviceInstalled;
@@ -34,23 +41,34 @@ public final class BrokenEngines {
 	}
 
 	/**
-	 * Takes the restart guard's floor out of every acquisition this registry sends: each
-	 * node's floor goes to the acquire scripts empty, as if they had none, so a node that
-	 * came back with old counters hands out tokens from them. Other registries of the JVM
-	 * keep theirs. Installs a Byte Buddy agent in the JVM on first use.
+	 * Takes out of every acquisition this registry sends both things that lift a counter
+	 * a node came back with: the restart guard's floor (each node's floor goes to the
+	 * acquire scripts empty, as if they had none) and the counter's start (sent as 1, as
+	 * if the nodes' clocks stood at the epoch), so a node that came back with old
+	 * counters hands out tokens from them. Either alone keeps tokens rising (the safety
+	 * model's argument), hence both. Other registries of the JVM keep theirs. Installs a
+	 * Byte Buddy agent in the JVM on first use.
 	 * @param registry the registry to break
 	 */
-	public static synchronized void floorRemoved(RedlockRegistry registry) {
+	public static synchronized void floorAndStartRemoved(RedlockRegistry registry) {
 		if (!floorAdviceInstalled) {
+			ByteBuddyAgent.install();
 			new AgentBuilder.Default().disableClassFormatChanges()
 				.with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
 				.type(ElementMatchers.named(NodeClient.class.getName()))
 				.transform((builder, type, loader, module, domain) -> builder
 					.visit(Advice.to(NoFloor.class).on(ElementMatchers.named("floor"))))
-				.installOn(ByteBuddyAgent.install());
+				.installOn(ByteBuddyAgent.getInstrumentation());
+			new AgentBuilder.Default().disableClassFormatChanges()
+				.with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+				.type(ElementMatchers.named(NodeFleet.class.getName()))
+				.transform((builder, type, loader, module, domain) -> builder
+					.visit(Advice.to(NoStart.class).on(ElementMatchers.named("fencingStart"))))
+				.installOn(ByteBuddyAgent.getInstrumentation());
 			floorAdviceInstalled = true;
 		}
 		FLOORLESS.addAll(registry.parts().fleet.nodes());
+		STARTLESS.add(registry.parts().fleet);
 	}
 
 	/** Sends an empty floor (none) for the node clients in {@link #FLOORLESS}. */
@@ -63,6 +81,21 @@ public final class BrokenEngines {
 		public static void exit(@Advice.This Object node, @Advice.Return(readOnly = false) String floor) {
 			if (FLOORLESS.contains(node)) {
 				floor = "";
+			}
+		}
+
+	}
+
+	/** Sends a counter start of 1 for the fleets in {@link #STARTLESS}. */
+	public static final class NoStart {
+
+		private NoStart() {
+		}
+
+		@Advice.OnMethodExit
+		public static void exit(@Advice.This Object fleet, @Advice.Return(readOnly = false) String start) {
+			if (STARTLESS.contains(fleet)) {
+				start = "1";
 			}
 		}
 

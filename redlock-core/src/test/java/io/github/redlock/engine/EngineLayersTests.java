@@ -35,8 +35,8 @@ class EngineLayersTests {
 	 * The public types of {@code io.github.redlock.engine} that other modules and
 	 * applications use: the layers may use them too, as values and callbacks.
 	 */
-	static final Set<String> SEAM = Set.of("InvalidOptionException", "LockObserver", "NodeStatus", "RegistryListener",
-			"RedlockSettings");
+	static final Set<String> SEAM = Set.of("InvalidOptionException", "LockObserver", "NodeState", "NodeStatus",
+			"RegistryListener", "RedlockSettings");
 
 	private static final JavaClasses CORE = new ClassFileImporter()
 		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

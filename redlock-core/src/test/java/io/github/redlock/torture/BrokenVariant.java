@@ -22,13 +22,18 @@ enum BrokenVariant {
 	/** A semaphore of one permit more than the checker allows. */
 	EXTRA_PERMIT("s-extra-permit", "P", "permit overruns", (report) -> report.permitOverruns),
 
-	/** Every node's fencing counter set back to 0 before each acquisition. */
+	/**
+	 * Every node's fencing counter set back to 0 before each acquisition, by a registry
+	 * that sends 1 as the counter's start (and no floor): the start alone would lift a
+	 * lost counter above the tokens before it.
+	 */
 	COUNTER_RESET("k-counter-reset", "X", "shared tokens", (report) -> report.sharedTokens),
 
 	/**
-	 * The nodes' floor taken out of the acquire script (each node's floor sent empty),
-	 * while a quorum comes back from older snapshots: its old counters decide tokens
-	 * again.
+	 * The nodes' floor and the counter's start taken out of the acquire script (each
+	 * node's floor sent empty, the start sent as 1), while a quorum comes back from older
+	 * snapshots: its old counters decide tokens again. Either alone would still lift
+	 * them.
 	 */
 	NO_FLOOR("k-no-floor", "X", "token regressions", (report) -> report.tokenRegressions),
 
@@ -107,6 +112,14 @@ enum BrokenVariant {
 	 */
 	boolean keptExtended() {
 		return this != LATE_WRITER && this != EXPIRED_LEASES && this != STUCK_KEY && this != LEFTOVER_KEY;
+	}
+
+	/**
+	 * Whether its workers use the registry without the floor and the counter's start
+	 * ({@code BrokenEngines.floorAndStartRemoved}).
+	 */
+	boolean withoutFloorAndStart() {
+		return this == NO_FLOOR || this == COUNTER_RESET;
 	}
 
 	/** The store's mode for this variant's writes. */

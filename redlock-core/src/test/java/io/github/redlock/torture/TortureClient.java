@@ -149,10 +149,10 @@ public final class TortureClient {
 				RedlockRegistry quorumOfOne = start(maxTtl, registries);
 				BrokenEngines.quorumOfOne(quorumOfOne);
 				RedlockRegistry floorless = start(maxTtl, registries);
-				BrokenEngines.floorRemoved(floorless);
+				BrokenEngines.floorAndStartRemoved(floorless);
 				for (BrokenVariant variant : BrokenVariant.values()) {
 					RedlockRegistry chosen = variant.quorumOfOne() ? quorumOfOne
-							: (variant == BrokenVariant.NO_FLOOR) ? floorless : registry;
+							: variant.withoutFloorAndStart() ? floorless : registry;
 					Random random = new Random(seed * 31 + variant.ordinal());
 					workers.add(worker(variant.name(), () -> work(chosen, variant, random)));
 				}

@@ -115,16 +115,20 @@ suspend fun <T> LockSemaphore.withPermit(ttl: Duration, waitTime: Duration, bloc
 private suspend fun <T> CompletableFuture<Lease>.holding(block: suspend (Lease) -> T): T {
 	val lease = awaitLease()
 	val lost = AtomicReference<LockLostException>()
-	lease.addListener { _, cause -> lost.set(cause) }
+	lease.addListener { _, cause -> lost.compareAndSet(null, cause) }
 	try {
 		val result = try {
 			block(lease)
 		}
 		catch (ex: Throwable) {
-			lost.get()?.let { if (it !== ex) ex.addSuppressed(it) }
+			if (!lease.isHeld) {
+				lossOf(lease, lost).let { if (it !== ex) ex.addSuppressed(it) }
+			}
 			throw ex
 		}
-		lost.get()?.let { throw it }
+		if (!lease.isHeld) {
+			throw lossOf(lease, lost)
+		}
 		return result
 	}
 	finally {
@@ -132,6 +136,19 @@ private suspend fun <T> CompletableFuture<Lease>.holding(block: suspend (Lease) 
 			runCatching { lease.releaseAsync().await() }
 		}
 	}
+}
+
+/**
+ * Returns why [lease], found not held, was lost. The lease is judged by its state, as
+ * `executeLocked` judges it, not by the listener alone: the registry tells listeners on
+ * its callback threads, later than the lease reads as not held. A listener added now is
+ * told at once if the loss is decided; the cause's reason is the registry's when it is
+ * known by then.
+ */
+private fun lossOf(lease: Lease, lost: AtomicReference<LockLostException>): LockLostException {
+	lost.get()?.let { return it }
+	lease.addListener { _, cause -> lost.compareAndSet(null, cause) }
+	return lost.get() ?: LockLostException(lease.key(), "its validity ran out before the work under it finished")
 }
 
 /**

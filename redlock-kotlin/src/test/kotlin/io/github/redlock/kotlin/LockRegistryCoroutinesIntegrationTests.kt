@@ -21,7 +21,10 @@ import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
+import kotlin.concurrent.thread
 import kotlin.time.Duration.Companion.seconds
 import kotlin.time.toJavaDuration
 
@@ -141,6 +144,58 @@ class LockRegistryCoroutinesIntegrationTests {
 			}
 		}
 		assertThat(result.exceptionOrNull()).isInstanceOf(LockLostException::class.java).hasMessageContaining("kotlin:lost")
+	}
+
+	/**
+	 * The registry tells a lease's listeners of its loss on its callback threads, after
+	 * the lease already reads as not held. Here every callback thread is kept busy by the
+	 * listeners of other lost leases, so the block sees its lease gone before the listener
+	 * [withLock] added can run. Before the fix the call returned "done": a loss that
+	 * [withLock] only learnt from its listener went unreported.
+	 */
+	@Test
+	fun aLockLostWhileTheCallbackThreadsAreBusyStillFailsTheCall() = runBlocking<Unit> {
+		// the registry's callback threads: two per core, at least two
+		val callbackThreads = maxOf(2, 2 * Runtime.getRuntime().availableProcessors())
+		val entered = CountDownLatch(callbackThreads)
+		val gate = CountDownLatch(1)
+		val blockers = (1..callbackThreads).map { registry.acquire("kotlin:busy:$it", java.time.Duration.ofSeconds(1), TTL) }
+		blockers.forEach { blocker ->
+			blocker.addListener { _, _ ->
+				entered.countDown()
+				gate.await()
+			}
+		}
+		try {
+			val result = runCatching {
+				registry.withLock("kotlin:lost-unheard", ttl = 1.seconds, waitTime = 2.seconds) { lease ->
+					// acquisitions complete on the callback threads too: take them only now
+					deleteOnEveryNode("*kotlin:busy:*")
+					assertThat(entered.await(30, TimeUnit.SECONDS)).describedAs("every callback thread is busy").isTrue()
+					deleteOnEveryNode("*kotlin:lost-unheard*")
+					await().until { !lease.isHeld }
+					// so does the release after the block: free them a while after the block
+					// has returned and withLock has judged it
+					thread(isDaemon = true) {
+						Thread.sleep(1000)
+						gate.countDown()
+					}
+					"done"
+				}
+			}
+			assertThat(result.exceptionOrNull()).isInstanceOf(LockLostException::class.java)
+				.hasMessageContaining("kotlin:lost-unheard")
+		}
+		finally {
+			gate.countDown()
+		}
+	}
+
+	private fun deleteOnEveryNode(pattern: String) {
+		fleet.fleet().nodes().forEach { node ->
+			node.call("EVAL", "for _, k in ipairs(redis.call('KEYS', ARGV[1])) do redis.call('DEL', k) end return 1", "0",
+					pattern)
+		}
 	}
 
 	@Test

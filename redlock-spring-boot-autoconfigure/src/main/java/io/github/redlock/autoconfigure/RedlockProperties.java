@@ -151,12 +151,17 @@ public class RedlockProperties {
 	private boolean acceptEviction;
 
 	/**
-	 * Whether a waiter is woken when another process releases the lock or permit it waits
-	 * for: the release publishes on a channel named as the lock key on the nodes (for a
-	 * semaphore, lock:permits: then its key in braces), and the registry subscribes to it
-	 * (on a second connection per node) only while it has such waiters. Off, or on a node
-	 * that forbids publish/subscribe, waiters poll every retry delay plus jitter, never
-	 * later than the holder's remaining TTL.
+	 * Whether waiters are woken when another process releases: the release publishes on a
+	 * channel named as the lock key on the nodes (for a semaphore, lock:permits: then its
+	 * key in braces), and the registry subscribes to it (on a second connection per node)
+	 * only while the first waiter of its line for the key sleeps between attempts. An
+	 * exclusive lock's release wakes the first waiter of the one process queued first for
+	 * the key on the nodes (a process is queued when a holder refused its waiter), and
+	 * publishes nothing when no process queued while it held the key or when its own
+	 * process's next waiter takes the key; a write lock's release, the last reader's and
+	 * a permit's wake the first waiter of every subscribed process. Off, on a node that
+	 * forbids publish/subscribe, and for a lease that expired, waiters poll every retry
+	 * delay plus jitter, never later than the holder's remaining TTL.
 	 */
 	private boolean releaseHints = true;
 

@@ -16,14 +16,16 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
- * {@link Endpoint @Endpoint} {@code redlock}, read-only: {@code GET /actuator/redlock}
- * asks every node whether it counts toward a quorum now
- * ({@link RedlockRegistry#checkNodes()}), and {@code GET /actuator/redlock/{key}} shows
- * who holds one lock on which node ({@link RedlockRegistry#inspect(String)}). Each call
- * asks the nodes and answers within about one node timeout. Node addresses never show
- * credentials, and a lock's secret value is never shown (only a fingerprint that tells
- * holders apart). A member of the quorum that is a Redis or Valkey Cluster is one node
- * whose {@code masters} list each of its masters' state.
+ * {@link Endpoint @Endpoint} {@code redlock}: {@code GET /actuator/redlock} asks every
+ * node whether it counts toward a quorum now ({@link RedlockRegistry#checkNodes()}) and
+ * shows the recent events ({@link RedlockEvents}), and {@code GET
+ * /actuator/redlock/{key}} shows who holds one lock on which node
+ * ({@link RedlockRegistry#inspect(String)}). Each call asks the nodes and answers within
+ * about one node timeout. Node addresses never show credentials, and a lock's secret
+ * value is never shown (only a fingerprint that tells holders apart). A member of the
+ * quorum that is a Redis or Valkey Cluster is one node whose {@code masters} list each of
+ * its masters' state. Over the web, {@link RedlockEndpointWebExtension} adds
+ * {@code DELETE /actuator/redlock/{key}}, off unless enabled.
  *
  * @author redlock contributors
  */
@@ -32,16 +34,28 @@ public class RedlockEndpoint {
 
 	private final RedlockRegistry registry;
 
+	private final @Nullable RedlockEvents events;
+
 	/**
-	 * Creates an endpoint for the given registry.
+	 * Creates an endpoint for the given registry, without recent events.
 	 * @param registry the lock registry
 	 */
 	public RedlockEndpoint(RedlockRegistry registry) {
-		this.registry = registry;
+		this(registry, null);
 	}
 
 	/**
-	 * Returns the state of every node and what the quorum tolerates.
+	 * Creates an endpoint for the given registry that shows the recent events.
+	 * @param registry the lock registry
+	 * @param events the recent events of the registry (a listener of it), or {@code null}
+	 */
+	public RedlockEndpoint(RedlockRegistry registry, @Nullable RedlockEvents events) {
+		this.registry = registry;
+		this.events = events;
+	}
+
+	/**
+	 * Returns the state of every node, what the quorum tolerates, and the recent events.
 	 * @return the nodes
 	 */
 	@ReadOperation
@@ -50,7 +64,8 @@ public class RedlockEndpoint {
 		int quorum = this.registry.quorum();
 		int usable = (int) statuses.stream().filter(NodeStatus::usable).count();
 		List<NodeDescriptor> nodes = statuses.stream().map(NodeDescriptor::of).toList();
-		return new NodesDescriptor(usable >= quorum, quorum, usable, Math.max(0, usable - quorum), nodes);
+		return new NodesDescriptor(usable >= quorum, quorum, usable, Math.max(0, usable - quorum), nodes,
+				(this.events != null) ? this.events.recent() : List.of());
 	}
 
 	/**
@@ -61,8 +76,6 @@ public class RedlockEndpoint {
 	 * @return the lock
 	 */
 	@ReadOperation
-	// an invalid key's IllegalArgumentException says what is wrong with it
-	@SuppressWarnings("NullAway")
 	public LockDescriptor lock(@Selector(match = Selector.Match.ALL_REMAINING) String[] key) {
 		String joined = String.join("/", key);
 		LockInfo info;
@@ -70,10 +83,19 @@ public class RedlockEndpoint {
 			info = this.registry.inspect(joined);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new InvalidEndpointRequestException(ex.getMessage(), "Invalid lock key");
+			throw invalidKey(ex);
 		}
 		return new LockDescriptor(info.key(), info.quorum(), info.holder().orElse(null), info.isHeldAnywhere(),
 				info.nodes().stream().map(LockNodeDescriptor::of).toList());
+	}
+
+	/**
+	 * Answers 400 for a key the registry refuses (empty, too long), saying why.
+	 */
+	// an invalid key's IllegalArgumentException says what is wrong with it
+	@SuppressWarnings("NullAway")
+	static InvalidEndpointRequestException invalidKey(IllegalArgumentException ex) {
+		return new InvalidEndpointRequestException(ex.getMessage(), "Invalid lock key");
 	}
 
 	private static @Nullable String millis(@Nullable Duration duration) {
@@ -90,9 +112,24 @@ public class RedlockEndpoint {
 	 * @param toleratedFailures how many more nodes may fail before no lock can be
 	 * acquired: {@code usable - quorum}, at least 0
 	 * @param nodes each node, in configuration order
+	 * @param events the recent events of the locks and nodes of this instance, the newest
+	 * first (see {@link RedlockEvents})
 	 */
 	public record NodesDescriptor(boolean canLock, int quorum, int usable, int toleratedFailures,
-			List<NodeDescriptor> nodes) implements OperationResponseBody {
+			List<NodeDescriptor> nodes, List<RedlockEvents.LockEvent> events) implements OperationResponseBody {
+
+		/**
+		 * Creates the descriptor without events.
+		 * @param canLock whether a quorum of nodes is usable
+		 * @param quorum how many nodes must agree
+		 * @param usable how many nodes count toward a quorum now
+		 * @param toleratedFailures how many more nodes may fail
+		 * @param nodes each node, in configuration order
+		 */
+		public NodesDescriptor(boolean canLock, int quorum, int usable, int toleratedFailures,
+				List<NodeDescriptor> nodes) {
+			this(canLock, quorum, usable, toleratedFailures, nodes, List.of());
+		}
 
 	}
 

@@ -1,5 +1,6 @@
 package io.github.redlock.metrics;
 
+import io.github.redlock.engine.NodeState;
 import io.github.redlock.engine.RedlockRegistry;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -24,12 +25,26 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * now, having jumped or being far off the other nodes' clocks
  * ({@link RedlockRegistry#clockFaultNodes()}; no node is asked). Alert above 0: a node's
  * clock is being stepped.</li>
+ * <li>{@code redlock.node.state}, tagged {@code node} (its URI without credentials; a
+ * cluster member, its name): {@value #USABLE} while the node counts toward quorums,
+ * {@value #OUT} while it is connected but kept out (the restart guard, for instance),
+ * {@value #DOWN} while it is disconnected ({@link NodeState}); read from the same events,
+ * no node is asked. Alert when it is below {@value #USABLE}.</li>
  * </ul>
  *
  * @author redlock contributors
  * @see RedlockMetrics
  */
 public class RedlockRegistryMeterBinder implements MeterBinder {
+
+	/** {@code redlock.node.state} of a node that counts toward quorums. */
+	public static final int USABLE = 2;
+
+	/** {@code redlock.node.state} of a node connected but kept out of quorums. */
+	public static final int OUT = 1;
+
+	/** {@code redlock.node.state} of a node that is disconnected. */
+	public static final int DOWN = 0;
 
 	private final RedlockRegistry registry;
 
@@ -39,6 +54,18 @@ public class RedlockRegistryMeterBinder implements MeterBinder {
 	 */
 	public RedlockRegistryMeterBinder(RedlockRegistry registry) {
 		this.registry = registry;
+	}
+
+	private static double state(RedlockRegistry registry, String node) {
+		NodeState state = registry.nodeStates().get(node);
+		if (state == null) {
+			return Double.NaN;
+		}
+		return switch (state) {
+			case USABLE -> USABLE;
+			case OUT -> OUT;
+			case DOWN -> DOWN;
+		};
 	}
 
 	@Override
@@ -62,6 +89,12 @@ public class RedlockRegistryMeterBinder implements MeterBinder {
 			.description(
 					"Redlock nodes kept out of every quorum now because their clock jumped or is far off the others'")
 			.register(meterRegistry);
+		for (String node : this.registry.nodeStates().keySet()) {
+			Gauge.builder("redlock.node.state", this.registry, (registry) -> state(registry, node))
+				.description("Whether a redlock node counts toward quorums: 2 usable, 1 connected but kept out, 0 down")
+				.tag("node", node)
+				.register(meterRegistry);
+		}
 	}
 
 }

@@ -35,8 +35,10 @@ abstract class AcquisitionKind extends AttemptOutcomes {
 
 	/**
 	 * Returns the acquire script's arguments that every node gets alike for an attempt
-	 * with this value and slot ({@link Attempt#args}); a node whose marker is checked
-	 * gets the marker and its floor after them ({@link Attempt#argsWithMarker}).
+	 * with this value and slot ({@link Attempt#args}), the last of them the fencing
+	 * counter's start ({@link io.github.redlock.engine.quorum.NodeFleet#fencingStart}),
+	 * the same on every node so that they agree on a new key; a node whose marker is
+	 * checked gets the marker and its floor after them ({@link Attempt#argsWithMarker}).
 	 */
 	abstract String[] args(String value, int slot);
 

@@ -63,11 +63,11 @@ final class ExclusiveAcquisition extends AcquisitionLoop {
 
 	/**
 	 * Sends the acquire script to one node: with the node marker's key and value only
-	 * when the restart guard knows a marker to check, else two keys and three arguments.
+	 * when the restart guard knows a marker to check, else two keys and four arguments.
 	 */
 	@Override
 	String[] args(String value, int slot) {
-		return new String[] { value, this.ttlMillis, this.engine.retentionMillis() };
+		return new String[] { value, this.ttlMillis, this.engine.retentionMillis(), this.fleet.fencingStart() };
 	}
 
 	@Override

@@ -293,7 +293,7 @@ public final class PermitSemaphore implements LockSemaphore {
 		@Override
 		String[] args(String value, int slot) {
 			return new String[] { value, this.ttlMillis, this.engine.retentionMillis(),
-					PermitSemaphore.this.permitsText, String.valueOf(slot) };
+					PermitSemaphore.this.permitsText, String.valueOf(slot), this.fleet.fencingStart() };
 		}
 
 		@Override

@@ -175,7 +175,7 @@ public final class ReadWriteLocks {
 		@Override
 		String[] args(String value, int slot) {
 			return new String[] { LockValues.secret(value), this.ttlMillis, this.engine.retentionMillis(),
-					this.writerSecret };
+					this.writerSecret, this.fleet.fencingStart() };
 		}
 
 		@Override
@@ -253,7 +253,7 @@ public final class ReadWriteLocks {
 		@Override
 		String[] args(String value, int slot) {
 			return new String[] { value, this.ttlMillis, this.engine.retentionMillis(),
-					ReadWriteLocks.this.markTtlMillis, this.mark };
+					ReadWriteLocks.this.markTtlMillis, this.mark, this.fleet.fencingStart() };
 		}
 
 		@Override

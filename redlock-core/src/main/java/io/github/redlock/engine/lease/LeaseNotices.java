@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.redlock.Lease;
@@ -93,11 +94,27 @@ abstract sealed class LeaseNotices implements Lease permits LeaseState {
 		if (this.engine.events().any()) {
 			Duration held = heldFor();
 			String key = key();
-			this.engine.events().tell((listener) -> listener.lost(key, held));
+			this.engine.events().tell((listener) -> listener.lost(key, held, cause));
 		}
 		if (this.observation != null) {
 			endObservation(cause);
 		}
+	}
+
+	/**
+	 * Tells the registry's events, once the nodes answered, if a release by the holder
+	 * freed fewer than a quorum of them.
+	 */
+	final CompletableFuture<Boolean> tellIfNotConfirmed(CompletableFuture<Boolean> release) {
+		if (this.engine.events().any()) {
+			String key = key();
+			release.thenAccept((freed) -> {
+				if (!freed) {
+					this.engine.events().tell((listener) -> listener.releaseNotConfirmed(key));
+				}
+			});
+		}
+		return release;
 	}
 
 	// a compareAndSet fails only when another thread made the list

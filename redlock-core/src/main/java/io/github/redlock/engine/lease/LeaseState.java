@@ -232,7 +232,8 @@ abstract sealed class LeaseState extends LeaseNotices permits LeaseExtensions {
 		// the next waiter of this registry tries once a quorum is free of the lock; a
 		// lost lease told the line when it was lost
 		// a held lease's release warns when it could not free a quorum (NodeFleet)
-		return (previous == HELD) ? releaseEverywhere(this.ops::released, key()) : releaseEverywhere(null, null);
+		return (previous == HELD) ? tellIfNotConfirmed(releaseEverywhere(this.ops::released, key()))
+				: releaseEverywhere(null, null);
 	}
 
 	/** Tells the registry's events and the observer that the held lease was released. */

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.redlock.LockKeys;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -71,6 +72,25 @@ public final class LiveLeases {
 
 	public void remove(Pending acquisition) {
 		this.acquisitions.remove(acquisition);
+	}
+
+	/**
+	 * Takes the leases held now on {@code key}, of any kind (an exclusive lock, read
+	 * locks, permits), from their holders: each is declared lost first, so that its
+	 * holder is told as of any loss, then deleted on every node; waits at most
+	 * {@code boundNanos} for the deletions.
+	 * @return how many leases were held on the key
+	 */
+	public int revoke(String key, String reason, long boundNanos) {
+		List<CompletableFuture<?>> deletions = new ArrayList<>();
+		for (RedlockLease lease : this.leases) {
+			if (lease.key().equals(key)) {
+				lease.markLost(reason);
+				deletions.add(lease.releaseAsync());
+			}
+		}
+		await(deletions, boundNanos, "revoking lock '" + LockKeys.printable(key) + "'");
+		return deletions.size();
 	}
 
 	public int size() {
@@ -188,6 +208,14 @@ public final class LiveLeases {
 			logger.info("The LockRegistry is " + what + ": releasing " + releases.size() + " held lock(s)"
 					+ ((left > 0) ? ", leaving " + left + " with work still running under them to expire" : ""));
 		}
+		await(releases, boundNanos, "the LockRegistry " + what);
+	}
+
+	/**
+	 * Waits at most {@code boundNanos} for releases: those that do not land in time go
+	 * on, and locks expire in any case.
+	 */
+	private static void await(List<CompletableFuture<?>> releases, long boundNanos, String when) {
 		try {
 			CompletableFuture.allOf(releases.toArray(CompletableFuture<?>[]::new))
 				.get(boundNanos, TimeUnit.NANOSECONDS);
@@ -196,7 +224,7 @@ public final class LiveLeases {
 			Thread.currentThread().interrupt();
 		}
 		catch (ExecutionException | TimeoutException ex) {
-			logger.debug("Not every lease was released when the LockRegistry " + what, ex);
+			logger.debug("Not every lease was released when " + when, ex);
 		}
 	}
 

@@ -100,11 +100,12 @@ final class NodeClock {
 		long error = TimeUnit.NANOSECONDS.toMicros(receivedNanos - sentNanos) / 2;
 		long previousAt = this.measuredAtNanos;
 		if (this.guardNanos == 0) {
-			// read for the time the nodes agree on (FleetClocks#nowMillis), not judged:
+			// read for the time the nodes agree on (FleetClocks#nowMicros), not judged:
 			// with the restart guard off, nothing keeps a node out for a time
 			this.offsetMicros = offset;
 			this.errorMicros = error;
 			this.measuredAtNanos = receivedNanos;
+			this.fleet.measured();
 			return;
 		}
 		if (previousAt != 0) {
@@ -119,6 +120,7 @@ final class NodeClock {
 		this.offsetMicros = offset;
 		this.errorMicros = error;
 		this.measuredAtNanos = receivedNanos;
+		this.fleet.measured();
 		long median = this.fleet.medianOffsetMicros();
 		long bound = TimeUnit.NANOSECONDS.toMicros(this.guardNanos) / 2;
 		if (median != Long.MIN_VALUE && Math.abs(offset - median) > bound + error) {
@@ -193,14 +195,6 @@ final class NodeClock {
 
 	long offsetMicros() {
 		return this.offsetMicros;
-	}
-
-	/**
-	 * Returns the node's clock now as this client reckons it, in ms: its monotonic clock
-	 * plus the last offset measured.
-	 */
-	long nowMillis() {
-		return TimeUnit.MICROSECONDS.toMillis(TimeUnit.NANOSECONDS.toMicros(System.nanoTime()) + this.offsetMicros);
 	}
 
 	/**

@@ -249,6 +249,7 @@ final class RestartGuardState {
 		logger.warn("Redlock node " + this.node + " " + reason + ": it counts toward no quorum for the next "
 				+ TimeUnit.NANOSECONDS.toSeconds(delay + 999_999_999)
 				+ "s, until every lock it may have forgotten has expired");
+		this.changed.run();
 		this.resources.eventExecutorGroup().schedule(() -> {
 			if (this.guardedUntilNanos == untilNanos) {
 				logger.info("Redlock node " + this.node + " counts toward quorums again");

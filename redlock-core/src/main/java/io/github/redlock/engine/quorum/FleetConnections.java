@@ -42,6 +42,8 @@ final class FleetConnections {
 
 	private volatile FleetAvailability availability;
 
+	private final NodeStateChanges states;
+
 	FleetConnections(List<QuorumMember> nodes, Quorum quorum, FleetResources fleetResources, FleetDeletions deletions,
 			Duration connectTimeout, long callBoundNanos) {
 		this.nodes = nodes;
@@ -51,6 +53,11 @@ final class FleetConnections {
 		this.connectTimeout = connectTimeout;
 		this.callBoundNanos = callBoundNanos;
 		this.availability = new FleetAvailability(nodes, quorum);
+		this.states = new NodeStateChanges(nodes);
+	}
+
+	NodeStateChanges states() {
+		return this.states;
 	}
 
 	/**
@@ -61,6 +68,7 @@ final class FleetConnections {
 		if (current != null) {
 			current.changed();
 		}
+		this.states.changed();
 	}
 
 	/**
@@ -80,6 +88,7 @@ final class FleetConnections {
 						.thenRun(() -> {
 							try {
 								fleetAvailability.start();
+								this.states.start();
 							}
 							catch (RuntimeException ex) {
 								// only logging: it must never keep attempts from running
@@ -129,6 +138,7 @@ final class FleetConnections {
 	 * waits a bounded time.
 	 */
 	void stop() {
+		this.states.pause();
 		CompletableFuture<?>[] stopping = this.nodes.stream()
 			.map(QuorumMember::stopAsync)
 			.toArray(CompletableFuture[]::new);
@@ -165,6 +175,7 @@ final class FleetConnections {
 	 * bounded time.
 	 */
 	void close() {
+		this.states.pause();
 		try {
 			if (!this.deletions.awaitDeletions(this.callBoundNanos)) {
 				logger.debug("Redlock releases were still on their way to some node when the connections closed");

@@ -1,7 +1,9 @@
 package io.github.redlock.engine.quorum;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
@@ -10,6 +12,7 @@ import java.util.function.Function;
 import java.util.function.LongPredicate;
 import java.util.function.LongSupplier;
 
+import io.github.redlock.engine.NodeState;
 import io.github.redlock.engine.RedlockSettings;
 import io.github.redlock.engine.node.ClusterMember;
 import io.github.redlock.engine.node.FleetClocks;
@@ -57,6 +60,8 @@ public final class NodeFleet {
 	private volatile LongSupplier wallClock = System::currentTimeMillis;
 
 	private final FleetClocks clocks;
+
+	private final FencingStarts fencingStarts = new FencingStarts();
 
 	/**
 	 * Creates the clients; connects none of them.
@@ -135,6 +140,16 @@ public final class NodeFleet {
 		return this.clocks.nowMillis(this.wallClock.getAsLong());
 	}
 
+	/**
+	 * Returns the value an attempt asks every node to start a new key's fencing counter
+	 * from ({@link FencingStarts}), as the scripts take it: the time the nodes' clocks
+	 * agree on, in µs, this process's wall clock until a node's was read.
+	 */
+	public String fencingStart() {
+		long agreed = this.clocks.nowMicros(TimeUnit.MILLISECONDS.toMicros(this.wallClock.getAsLong()));
+		return Long.toString(this.fencingStarts.next(agreed));
+	}
+
 	public int size() {
 		return this.nodes.size();
 	}
@@ -180,6 +195,25 @@ public final class NodeFleet {
 			}
 		}
 		return this.quorum.reachedBy(possible);
+	}
+
+	/**
+	 * Tells {@code listener} of each node's change of state from now on.
+	 */
+	public void onNodeChange(NodeStateChanges.Listener listener) {
+		this.connections.states().listen(listener);
+	}
+
+	/**
+	 * Returns where each node stands now, by its name, in configuration order; asks no
+	 * node.
+	 */
+	public Map<String, NodeState> states() {
+		Map<String, NodeState> states = new LinkedHashMap<>();
+		for (QuorumMember node : this.nodes) {
+			states.put(node.toString(), NodeStateChanges.stateOf(node));
+		}
+		return states;
 	}
 
 	public List<QuorumMember> nodes() {

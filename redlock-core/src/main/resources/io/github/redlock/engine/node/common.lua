@@ -4,35 +4,25 @@
 
 --- next-token
 -- The next fencing token, the one place a counter starts and rises: KEYS[$F] the
--- counter, KEYS[$M] the node marker (present only with the restart guard), ARGV[$L]
--- the node's floor (idem; empty for none), ARGV[3] the counter's retention ms.
--- Returns the token. A missing counter starts at the node's clock in microseconds:
--- INCR first, and only when that made it 1 (it was missing; a counter is never 0, and
--- never below the clock value it started at) is the clock read and the counter
--- written with its expiry in one SET (string.format writes it whole: a Lua number
--- would be written as 1.79e+15). With the restart guard checking the marker it starts
--- from the whole second, so that nodes starting it within the same second agree and
--- need no second round: a node that lost its counter then sits out the maximum TTL
--- before it counts, so its new counter starts seconds later. Without the guard a node
--- can restart empty within the second the counter began and start it again from the
--- same second, below the last token: it keeps the microseconds. A counter below the
--- floor is old data the node came back with, and is lifted to it. The script must
--- have called replicate_commands before its first write, as TIME follows one here.
-local floor = ARGV[$L] and tonumber(ARGV[$L])
-local token = redis.call('incr', KEYS[$F])
-if token == 1 then
-  local start = redis.call('time')
-  token = tonumber(start[1]) * 1000000 + 1
-  if not KEYS[$M] then token = token + tonumber(start[2]) end
-  if floor and token < floor then token = floor end
+-- counter, ARGV[$S] the start the client sends (the time the nodes' clocks agree on,
+-- in µs, as the client reckons it: FencingStarts), ARGV[$L] the node's floor (present
+-- only with the restart guard; empty for none), ARGV[3] the counter's retention ms.
+-- Returns the token: the largest of the start, the floor and the counter plus one,
+-- written back with the retention. A counter only ever moves up here. The start is the
+-- same on every node of an attempt, so that the nodes of a new key agree and need no
+-- second round; it grows with true time, so that a counter lost or expired starts
+-- above the tokens handed out before (FencingRound). A counter below the floor is old
+-- data the node came back with, and is lifted to it. One SET with GET writes the start
+-- and reads what was there: the common case (a new key, or a counter the clock has
+-- passed) costs one command, and a counter at or above the start is written again.
+local token = ARGV[$S]
+if ARGV[$L] and ARGV[$L] ~= '' and tonumber(ARGV[$L]) > tonumber(token) then token = ARGV[$L] end
+local previous = redis.call('set', KEYS[$F], token, 'PX', ARGV[3], 'GET')
+token = tonumber(token)
+if previous and tonumber(previous) >= token then
+  token = tonumber(previous) + 1
   redis.call('set', KEYS[$F], string.format('%d', token), 'PX', ARGV[3])
-  return token
 end
-if floor and token < floor then
-  redis.call('set', KEYS[$F], ARGV[$L], 'PX', ARGV[3])
-  return floor
-end
-redis.call('pexpire', KEYS[$F], ARGV[3])
 return token
 
 --- raise

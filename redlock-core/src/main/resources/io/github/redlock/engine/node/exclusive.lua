@@ -3,8 +3,9 @@
 --- acquire
 -- KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] node marker (only when the
 -- client knows a marker to check); ARGV[1] lock value, ARGV[2] ttl ms, ARGV[3]
--- counter retention ms, ARGV[4] the marker the client knows and ARGV[5] the node's
--- floor (both with KEYS[3] only: RestartDecision). The token is next-token's.
+-- counter retention ms, ARGV[4] the counter's start, ARGV[5] the marker the client
+-- knows and ARGV[6] the node's floor (both with KEYS[3] only: RestartDecision). The
+-- token is next-token's.
 -- Returns the fencing token (> 0) when the lock was set, 0 when the marker is not the
 -- one the client knows (the node lost its data), else, held by another owner,
 -- -(1 + the holder's remaining ms + 2^33 * (1 + the counter's value mod 2^19, or 0
@@ -17,11 +18,10 @@
 -- key; the marker key only with the restart guard on), the value 27 random characters
 -- plus the owner (":host:pid:thread") plus 6, the ttl 8 to 11, the retention 14 (a
 -- day: "86400000"; seconds would save 3 but need EXPIRE in the ACL), the marker 36 (a
--- 16-character id, ':' and the creation ms).
-if KEYS[3] and redis.call('get', KEYS[3]) ~= ARGV[4] then return 0 end
-if redis.replicate_commands then redis.replicate_commands() end
+-- 16-character id, ':' and the creation ms), the start 22 (16 digits).
+if KEYS[3] and redis.call('get', KEYS[3]) ~= ARGV[5] then return 0 end
 if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
---@include next-token $F=2 $M=3 $L=5
+--@include next-token $F=2 $S=4 $L=6
 end
 local left = redis.call('pttl', KEYS[1])
 if left < 0 then left = 0 end

@@ -23,7 +23,8 @@ if not v or #ARGV[1] < @MIN_SECRET@ or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] the
 -- (sorted set: slot -> expiry ms), KEYS[3] fencing counter, KEYS[4] node marker (only
 -- when the client knows one); ARGV[1] holder value, ARGV[2] ttl ms, ARGV[3] counter
 -- retention ms, ARGV[4] the permit count, ARGV[5] the slot asked for (0 to count -
--- 1), ARGV[6] the marker and ARGV[7] the node's floor (both with KEYS[4] only).
+-- 1), ARGV[6] the counter's start, ARGV[7] the marker and ARGV[8] the node's floor
+-- (both with KEYS[4] only).
 -- Takes the slot if it is free and fewer than the permit count are live (slots at
 -- or above the count, held under a larger count, count too). Returns the fencing
 -- token (> 0), 0 when the marker is not the one the client knows, else -(1 + ms *
@@ -33,7 +34,7 @@ if not v or #ARGV[1] < @MIN_SECRET@ or string.sub(v, 1, #ARGV[1]) ~= ARGV[1] the
 -- none is free. Cyclic, so that a tryAcquire sweeping the slots onward from where it
 -- began learns from each refusal how far it may skip (PermitSemaphore).
 if ARGV[1] == '' then return 0 end
-if KEYS[4] and redis.call('get', KEYS[4]) ~= ARGV[6] then return 0 end
+if KEYS[4] and redis.call('get', KEYS[4]) ~= ARGV[7] then return 0 end
 --@include now
 --@include purge-permits
 local permits = tonumber(ARGV[4])
@@ -59,7 +60,7 @@ redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[5])
 local last = tonumber(redis.call('zrange', KEYS[2], -1, -1, 'WITHSCORES')[2])
 redis.call('pexpire', KEYS[1], last - now)
 redis.call('pexpire', KEYS[2], last - now)
---@include next-token $F=3 $M=4 $L=7
+--@include next-token $F=3 $S=6 $L=8
 
 --- extend-permit
 -- KEYS[1] permit holders, KEYS[2] permit expiries, KEYS[3] fencing counter; ARGV[1]

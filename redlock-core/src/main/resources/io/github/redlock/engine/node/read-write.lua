@@ -19,14 +19,15 @@ if #latest > 0 then last = tonumber(latest[2]) end
 -- expiry ms), KEYS[4] writer's mark, KEYS[5] node marker (only when the client knows
 -- one); ARGV[1] reader secret, ARGV[2] ttl ms, ARGV[3] counter retention ms, ARGV[4]
 -- the secret of this thread's write lease for a downgrade, else "", ARGV[5] the
--- marker and ARGV[6] the node's floor (both with KEYS[5] only).
+-- counter's start, ARGV[6] the marker and ARGV[7] the node's floor (both with KEYS[5]
+-- only).
 -- Adds the reader unless a writer or an exclusive lock holds the key (other than the
 -- downgrading writer) or a writer waits (its mark is set); the lock key then holds
 -- READERS until the latest reader's expiry, so that a writer's or a mutex's SET NX
 -- fails while readers hold. Returns the fencing token (> 0), 0 when the marker is not
 -- the one the client knows, else -(1 + ms until the holder's or the mark's expiry).
 if ARGV[1] == '' then return 0 end
-if KEYS[5] and redis.call('get', KEYS[5]) ~= ARGV[5] then return 0 end
+if KEYS[5] and redis.call('get', KEYS[5]) ~= ARGV[6] then return 0 end
 local v = redis.call('get', KEYS[1])
 local downgrade = v and #ARGV[4] >= @MIN_SECRET@ and string.sub(v, 1, #ARGV[4]) == ARGV[4]
 if v and v ~= '(readers)' and not downgrade then
@@ -48,7 +49,7 @@ if not downgrade then
 elseif redis.call('pttl', KEYS[1]) < last - now then
   redis.call('pexpire', KEYS[1], last - now)
 end
---@include next-token $F=2 $M=5 $L=6
+--@include next-token $F=2 $S=5 $L=7
 
 --- extend-read
 -- KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] readers; ARGV[1] reader secret,
@@ -120,15 +121,15 @@ return removed
 -- KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] readers, KEYS[4] writer's mark,
 -- KEYS[5] node marker (only when the client knows one); ARGV[1] lock value, ARGV[2]
 -- ttl ms, ARGV[3] counter retention ms, ARGV[4] the mark's ttl ms, ARGV[5] the
--- acquisition's mark (the same for all its attempts), ARGV[6] the marker and ARGV[7]
--- the node's floor (both with KEYS[5] only).
+-- acquisition's mark (the same for all its attempts), ARGV[6] the counter's start,
+-- ARGV[7] the marker and ARGV[8] the node's floor (both with KEYS[5] only).
 -- Sets the lock as acquire does, but also refuses while a live reader is left (the
 -- lock key holds READERS then; this checks the set too). Refused, it sets the
 -- writer's mark to ARGV[5] for ARGV[4] ms, which keeps new readers out; acquired, it
 -- deletes the mark if the mark is its own. Returns the fencing token (> 0), 0 when
 -- the marker is not the one the client knows, else -(1 + the holders' remaining ms).
 if ARGV[1] == '' then return 0 end
-if KEYS[5] and redis.call('get', KEYS[5]) ~= ARGV[6] then return 0 end
+if KEYS[5] and redis.call('get', KEYS[5]) ~= ARGV[7] then return 0 end
 --@include now
 local left = nil
 if redis.call('exists', KEYS[1]) == 1 then
@@ -144,7 +145,7 @@ if left then
 end
 redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if redis.call('get', KEYS[4]) == ARGV[5] then redis.call('del', KEYS[4]) end
---@include next-token $F=2 $M=5 $L=7
+--@include next-token $F=2 $S=6 $L=8
 
 --- extend-write
 -- KEYS[1] lock key, KEYS[2] fencing counter, KEYS[3] readers; ARGV[1] lock secret,

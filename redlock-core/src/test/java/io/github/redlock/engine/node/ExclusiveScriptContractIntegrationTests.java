@@ -15,7 +15,8 @@ import static io.github.redlock.engine.node.ScriptContractSupport.eval;
 import static io.github.redlock.engine.node.ScriptContractSupport.evalLong;
 import static io.github.redlock.engine.node.ScriptContractSupport.get;
 import static io.github.redlock.engine.node.ScriptContractSupport.lockValue;
-import static io.github.redlock.engine.node.ScriptContractSupport.nodeMicros;
+import static io.github.redlock.engine.node.ScriptContractSupport.START;
+import static io.github.redlock.engine.node.ScriptContractSupport.START_TEXT;
 import static io.github.redlock.engine.node.ScriptContractSupport.nodeMillis;
 import static io.github.redlock.engine.node.ScriptContractSupport.pttl;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,21 +50,19 @@ class ExclusiveScriptContractIntegrationTests {
 	}
 
 	long acquire(String value, String ttl) {
-		return evalLong(this.node, Script.ACQUIRE, List.of(LOCK, FENCE), value, ttl, RETENTION);
+		return evalLong(this.node, Script.ACQUIRE, List.of(LOCK, FENCE), value, ttl, RETENTION, START_TEXT);
 	}
 
 	long acquireChecked(String value, String marker, String floor) {
-		return evalLong(this.node, Script.ACQUIRE, List.of(LOCK, FENCE, MARKER_KEY), value, "30000", RETENTION, marker,
-				floor);
+		return evalLong(this.node, Script.ACQUIRE, List.of(LOCK, FENCE, MARKER_KEY), value, "30000", RETENTION,
+				START_TEXT, marker, floor);
 	}
 
 	@Test
-	void acquireAFreeKeyIsSetWithTheValueAndTtlAndAMissingCounterStartsAtTheNodeClockInMicros() {
+	void acquireAFreeKeyIsSetWithTheValueAndTtlAndAMissingCounterStartsAtTheStartSent() {
 		String value = lockValue();
-		long before = nodeMicros(node);
 		long token = acquire(value, "30000");
-		long after = nodeMicros(node);
-		assertThat(token).isBetween(before + 1, after + 1);
+		assertThat(token).isEqualTo(START);
 		assertThat(get(node, LOCK)).isEqualTo(value);
 		assertThat(pttl(node, LOCK)).isBetween(1L, 30000L);
 		assertThat(counter(node, FENCE)).isEqualTo(token);
@@ -71,24 +70,30 @@ class ExclusiveScriptContractIntegrationTests {
 	}
 
 	@Test
-	void acquireAnExistingCounterIncrementsByOneAndKeepsItsRetention() {
-		long first = acquire(lockValue(), "30000");
-		node.call("DEL", LOCK);
-		node.call("PEXPIRE", FENCE, "1000");
-		long second = acquire(lockValue(), "30000");
-		assertThat(second).isEqualTo(first + 1);
-		assertThat(counter(node, FENCE)).isEqualTo(second);
+	void acquireACounterBelowTheStartIsLiftedToTheStartAndKeptForTheRetention() {
+		node.call("SET", FENCE, String.valueOf(START - 5), "PX", "1000");
+		assertThat(acquire(lockValue(), "30000")).isEqualTo(START);
+		assertThat(counter(node, FENCE)).isEqualTo(START);
 		assertThat(pttl(node, FENCE)).isGreaterThan(1000L).isLessThanOrEqualTo(RETENTION_MS);
 	}
 
 	@Test
-	void acquireWithTheMarkerKeyAMissingCounterStartsAtTheWholeSecondPlusOne() {
+	void acquireACounterAtOrAboveTheStartIncrementsByOneAndKeepsItsRetention() {
+		node.call("SET", FENCE, START_TEXT, "PX", "1000");
+		assertThat(acquire(lockValue(), "30000")).isEqualTo(START + 1);
+		node.call("DEL", LOCK);
+		node.call("SET", FENCE, String.valueOf(START + 1000), "PX", "1000");
+		long token = acquire(lockValue(), "30000");
+		assertThat(token).isEqualTo(START + 1001);
+		assertThat(counter(node, FENCE)).isEqualTo(token);
+		assertThat(pttl(node, FENCE)).isGreaterThan(1000L).isLessThanOrEqualTo(RETENTION_MS);
+	}
+
+	@Test
+	void acquireWithTheMarkerKeyAMissingCounterStartsAtTheStartSentToo() {
 		node.call("SET", MARKER_KEY, "node-id:1795000000000");
-		long before = nodeMicros(node) / 1_000_000L;
 		long token = acquireChecked(lockValue(), "node-id:1795000000000", "0");
-		long after = nodeMicros(node) / 1_000_000L;
-		assertThat(token % 1_000_000L).isEqualTo(1L);
-		assertThat(token / 1_000_000L).isBetween(before, after);
+		assertThat(token).isEqualTo(START);
 		assertThat(counter(node, FENCE)).isEqualTo(token);
 	}
 
@@ -109,7 +114,7 @@ class ExclusiveScriptContractIntegrationTests {
 	void acquireTheFloorLiftsACounterBelowIt() {
 		node.call("SET", MARKER_KEY, "m");
 		node.call("SET", FENCE, "100");
-		long floor = nodeMicros(node) + 3_600_000_000L;
+		long floor = START + 3_600_000_000L;
 		long token = acquireChecked(lockValue(), "m", String.valueOf(floor));
 		assertThat(token).isEqualTo(floor);
 		assertThat(counter(node, FENCE)).isEqualTo(floor);
@@ -119,7 +124,7 @@ class ExclusiveScriptContractIntegrationTests {
 	@Test
 	void acquireTheFloorLiftsAMissingCounterThatWouldStartBelowIt() {
 		node.call("SET", MARKER_KEY, "m");
-		long floor = nodeMicros(node) + 3_600_000_000L;
+		long floor = START + 3_600_000_000L;
 		assertThat(acquireChecked(lockValue(), "m", String.valueOf(floor))).isEqualTo(floor);
 		assertThat(counter(node, FENCE)).isEqualTo(floor);
 	}
@@ -130,11 +135,10 @@ class ExclusiveScriptContractIntegrationTests {
 	 * and the counter, leaving the counter at 1 without an expiry.
 	 */
 	@Test
-	void acquireWithTheMarkerAndAnEmptyFloorStartsTheCounterAtTheWholeSecond() {
+	void acquireWithTheMarkerAndAnEmptyFloorStartsTheCounterAtTheStart() {
 		node.call("SET", MARKER_KEY, "m");
-		long before = nodeMicros(node) / 1_000_000 * 1_000_000;
 		long token = acquireChecked(lockValue(), "m", "");
-		assertThat(token).isBetween(before + 1, nodeMicros(node) + 1);
+		assertThat(token).isEqualTo(START);
 		assertThat(counter(node, FENCE)).isEqualTo(token);
 		assertThat(pttl(node, FENCE)).isBetween(1L, RETENTION_MS);
 	}
@@ -142,8 +146,8 @@ class ExclusiveScriptContractIntegrationTests {
 	@Test
 	void acquireAFloorBelowTheCounterLeavesTheIncrement() {
 		node.call("SET", MARKER_KEY, "m");
-		node.call("SET", FENCE, "5000");
-		assertThat(acquireChecked(lockValue(), "m", "10")).isEqualTo(5001L);
+		node.call("SET", FENCE, String.valueOf(START + 5000));
+		assertThat(acquireChecked(lockValue(), "m", "10")).isEqualTo(START + 5001);
 	}
 
 	@Test

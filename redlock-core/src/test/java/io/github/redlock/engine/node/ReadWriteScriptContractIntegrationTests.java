@@ -15,7 +15,8 @@ import static io.github.redlock.engine.node.ScriptContractSupport.counter;
 import static io.github.redlock.engine.node.ScriptContractSupport.evalLong;
 import static io.github.redlock.engine.node.ScriptContractSupport.get;
 import static io.github.redlock.engine.node.ScriptContractSupport.lockValue;
-import static io.github.redlock.engine.node.ScriptContractSupport.nodeMicros;
+import static io.github.redlock.engine.node.ScriptContractSupport.START;
+import static io.github.redlock.engine.node.ScriptContractSupport.START_TEXT;
 import static io.github.redlock.engine.node.ScriptContractSupport.nodeMillis;
 import static io.github.redlock.engine.node.ScriptContractSupport.pttl;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -54,12 +55,12 @@ class ReadWriteScriptContractIntegrationTests {
 
 	long acquireRead(String secret, String ttl, String downgrade) {
 		return evalLong(this.node, Script.ACQUIRE_READ, List.of(LOCK, FENCE, READERS, MARK), secret, ttl, RETENTION,
-				downgrade);
+				downgrade, START_TEXT);
 	}
 
 	long acquireWrite(String value, String ttl, String mark) {
 		return evalLong(this.node, Script.ACQUIRE_WRITE, List.of(LOCK, FENCE, READERS, MARK), value, ttl, RETENTION,
-				"20000", mark);
+				"20000", mark, START_TEXT);
 	}
 
 	/** The ms from the node's now until the reader's expiry. */
@@ -70,9 +71,8 @@ class ReadWriteScriptContractIntegrationTests {
 	@Test
 	void acquireReadOnAFreeKeyAddsTheReaderSetsReadersOnTheLockKeyAndAnswersAToken() {
 		String reader = secret();
-		long before = nodeMicros(node);
 		long token = acquireRead(reader, "30000", "");
-		assertThat(token).isBetween(before + 1, nodeMicros(node) + 1);
+		assertThat(token).isEqualTo(START);
 		assertThat(counter(node, FENCE)).isEqualTo(token);
 		assertThat(readerLeft(reader)).isBetween(0L, 30000L);
 		assertThat(get(node, LOCK)).isEqualTo(Script.READERS);
@@ -132,7 +132,7 @@ class ReadWriteScriptContractIntegrationTests {
 		assertThat(acquireRead("", "30000", "")).isZero();
 		node.call("SET", MARKER_KEY, "new-id:1");
 		assertThat(evalLong(node, Script.ACQUIRE_READ, List.of(LOCK, FENCE, READERS, MARK, MARKER_KEY), secret(),
-				"30000", RETENTION, "", "old-id:1", "0"))
+				"30000", RETENTION, "", START_TEXT, "old-id:1", "0"))
 			.isZero();
 		assertThat((Long) node.call("EXISTS", LOCK, READERS, FENCE)).isZero();
 	}
@@ -245,9 +245,8 @@ class ReadWriteScriptContractIntegrationTests {
 	void acquireWriteOnAFreeKeySetsTheValueAnswersATokenAndDeletesOnlyItsOwnMark() {
 		String value = lockValue();
 		node.call("SET", MARK, "attempt-1", "PX", "20000");
-		long before = nodeMicros(node);
 		long token = acquireWrite(value, "30000", "attempt-1");
-		assertThat(token).isBetween(before + 1, nodeMicros(node) + 1);
+		assertThat(token).isEqualTo(START);
 		assertThat(get(node, LOCK)).isEqualTo(value);
 		assertThat(pttl(node, LOCK)).isBetween(1L, 30000L);
 		assertThat(counter(node, FENCE)).isEqualTo(token);
@@ -286,7 +285,7 @@ class ReadWriteScriptContractIntegrationTests {
 		assertThat(acquireWrite("", "30000", "attempt-1")).isZero();
 		node.call("SET", MARKER_KEY, "new-id:1");
 		assertThat(evalLong(node, Script.ACQUIRE_WRITE, List.of(LOCK, FENCE, READERS, MARK, MARKER_KEY), lockValue(),
-				"30000", RETENTION, "20000", "attempt-1", "old-id:1", "0"))
+				"30000", RETENTION, "20000", "attempt-1", START_TEXT, "old-id:1", "0"))
 			.isZero();
 		assertThat((Long) node.call("EXISTS", LOCK, FENCE, MARK)).isZero();
 	}

@@ -24,6 +24,15 @@ final class ScriptContractSupport {
 	/** A day, as the client sends a fencing counter's retention. */
 	static final String RETENTION = "86400000";
 
+	/**
+	 * The fencing counter's start an acquire script is sent (the nodes' agreed clock in
+	 * µs, in 2026).
+	 */
+	static final long START = 1_795_000_000_000_000L;
+
+	/** {@link #START} as the scripts take it. */
+	static final String START_TEXT = String.valueOf(START);
+
 	static final long RETENTION_MS = 86_400_000L;
 
 	private static final LockValues VALUES = new LockValues();
