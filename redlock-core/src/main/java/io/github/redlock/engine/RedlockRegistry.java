@@ -330,6 +330,20 @@ public final class RedlockRegistry implements LockRegistry, AutoCloseable {
 	}
 
 	/**
+	 * Returns how many nodes count toward no quorum now because their clock jumped or is
+	 * far off the other nodes' ({@link io.github.redlock.NodeFailure.Kind#CLOCK}): each
+	 * sits out until its clock has been steady for the maximum TTL. A member that is a
+	 * cluster counts once, whichever of its masters it is. Asks no node (each node's
+	 * clock is read once a second in the background), so it is cheap enough for a gauge;
+	 * {@link #checkNodes()} says which nodes and why. Always 0 with the restart guard
+	 * off, which keeps no node out for a time.
+	 * @return the number of nodes out for their clocks
+	 */
+	public int clockFaultNodes() {
+		return this.parts.fleet.clockFaults();
+	}
+
+	/**
 	 * Returns how many more nodes may fail before no lock can be acquired or extended:
 	 * {@code usableNodes() - quorum()}, at least 0. Alert when it reaches 0, before the
 	 * next node matters.

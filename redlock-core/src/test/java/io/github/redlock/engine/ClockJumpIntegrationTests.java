@@ -89,6 +89,34 @@ class ClockJumpIntegrationTests {
 		}
 	}
 
+	/**
+	 * The count behind the {@code redlock.nodes.clock.faults} gauge, written before it
+	 * existed: nothing but {@code checkNodes}, which asks every node, told of a clock
+	 * fault.
+	 */
+	@Test
+	void theNodesAClockFaultKeepsOutAreCountedWithoutAskingThem() throws Exception {
+		RedlockRegistry registry = registry();
+		assertThat(registry.clockFaultNodes()).isZero();
+		RedisNode jumped = fleet.node(2);
+		jumped.clockOffset(jumped.clockOffset().plusSeconds(10));
+		await().atMost(Duration.ofSeconds(10)).until(() -> registry.clockFaultNodes() == 1);
+		// checkNodes asks the node: on a loaded machine it may time out first
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(registry.checkNodes().get(2).problem()).startsWith("clock unsteady"));
+		// stopped, the node could not answer a question: the count does not ask it
+		jumped.pause();
+		try {
+			assertThat(registry.clockFaultNodes()).isEqualTo(1);
+		}
+		finally {
+			jumped.resume();
+		}
+		jumped.clockOffset(Duration.ZERO);
+		await().atMost(Duration.ofSeconds(30)).until(() -> registry.usableNodes() == 3);
+		assertThat(registry.clockFaultNodes()).isZero();
+	}
+
 	@Test
 	void aNodeWhoseClockIsSetBackIsOutToo() {
 		RedlockRegistry registry = registry();

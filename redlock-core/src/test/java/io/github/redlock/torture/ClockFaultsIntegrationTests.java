@@ -13,7 +13,6 @@ import io.github.redlock.embedded.RedisFleet;
 import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.engine.NodeStatus;
 import io.github.redlock.engine.RedlockRegistry;
-import io.github.redlock.torture.TortureChecker.History;
 import io.github.redlock.torture.TortureChecker.Report;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -236,7 +235,7 @@ class ClockFaultsIntegrationTests {
 	}
 
 	private Report check() {
-		return TortureChecker.check(new History(this.sections, List.of(), Map.of(), List.of(), List.of()));
+		return TortureChecker.check(History.of(this.sections, List.of(), Map.of(), List.of(), List.of()));
 	}
 
 	/**

@@ -134,7 +134,7 @@ final class ClockNemesis {
 			this.skip.accept("clocks already as far behind as the bound lets them");
 			return;
 		}
-		this.count.accept("clock set back on a running node, within the bound (" + extent(chosen) + ")");
+		this.count.accept(Nemesis.Kind.CLOCK_SET_BACK.label + " (" + extent(chosen) + ")");
 	}
 
 	/**
@@ -158,7 +158,7 @@ final class ClockNemesis {
 			this.lastForward[node] = now;
 		}
 		this.count.accept(
-				"clock stepped forward by the drift allowance (" + DRIFT_STEP_MILLIS + " ms, " + extent(chosen) + ")");
+				Nemesis.Kind.CLOCK_STEPPED_FORWARD.label + " (" + DRIFT_STEP_MILLIS + " ms, " + extent(chosen) + ")");
 	}
 
 	/**

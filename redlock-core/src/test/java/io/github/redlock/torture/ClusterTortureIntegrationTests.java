@@ -128,10 +128,12 @@ class ClusterTortureIntegrationTests {
 		}
 		// let promoted masters through their guard before the clients stop
 		Thread.sleep(MAX_TTL.plusSeconds(1).toMillis());
-		Report report = clients.stop(store);
+		Path history = Path.of("target", "cluster-torture-history-" + TortureIntegrationTests.SEED + ".jsonl");
+		Report report = clients.stop(store, history);
 		System.out.println("CLUSTER TORTURE SUMMARY plan=" + plan + " seed=" + TortureIntegrationTests.SEED
 				+ " clients=" + TortureIntegrationTests.CLIENTS + "\n  faults injected: " + faults + "\n  clients: "
-				+ clients.results + "\n" + report.summary());
+				+ clients.results + "\n  history: " + history.toAbsolutePath() + " (" + History.read(history).tally()
+				+ ")\n" + report.summary());
 		if (report.violations() > 0) {
 			clients.keepLogs(Path.of("target", "cluster-torture-logs-" + TortureIntegrationTests.SEED));
 		}

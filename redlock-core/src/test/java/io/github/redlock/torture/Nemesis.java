@@ -3,6 +3,7 @@ package io.github.redlock.torture;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
@@ -41,7 +42,62 @@ import io.github.redlock.embedded.RedisNode;
 final class Nemesis {
 
 	/** The fault the run asserts happened, having gone back over acquisitions. */
-	static final String QUORUM_RESTORED = "crash back to older snapshots (a quorum, the others paused), losing acquisitions";
+	static final String QUORUM_RESTORED = Kind.QUORUM_RESTORED.label;
+
+	/**
+	 * Every kind of fault the nemesis draws; each is counted under its label, or its
+	 * label followed by details.
+	 */
+	enum Kind {
+
+		RESTART_KEEPING_DATA("restart keeping data", false),
+
+		RESTART_LOSING_DATA("restart losing data", false),
+
+		CRASH_TO_SNAPSHOT("crash back to an older snapshot (one node)", false),
+
+		QUORUM_RESTORED("crash back to older snapshots (a quorum, the others paused), losing acquisitions", false),
+
+		NODE_PAUSED("node paused", false),
+
+		NODE_SLOWED("node slowed", false),
+
+		BLACK_HOLE("black hole: one node cut from every client, links held open", false),
+
+		CLIENT_PAUSED("client JVM paused past its TTL", false),
+
+		OVERLAPPING_MAJORITIES("partition: two clients with majorities sharing one node", false),
+
+		CUT_FROM_MAJORITY("partition: client cut off from a majority", false),
+
+		REPLIES_CUT("network: replies from one node cut", false),
+
+		ONE_WAY_DELAY("network: one-way delay to one node", false),
+
+		CLOCK_SET_BACK("clock set back on a running node, within the bound", true),
+
+		CLOCK_STEPPED_FORWARD("clock stepped forward by the drift allowance", true),
+
+		RESTARTED_WITH_CLOCK_MOVED("restarted with its clock moved within the bound", true);
+
+		final String label;
+
+		final boolean clock;
+
+		Kind(String label, boolean clock) {
+			this.label = label;
+			this.clock = clock;
+		}
+
+		/**
+		 * Returns the kinds a run draws: the clock faults only where nodes have a fake
+		 * clock.
+		 */
+		static List<Kind> drawn(boolean clocks) {
+			return Arrays.stream(values()).filter((kind) -> clocks || !kind.clock).toList();
+		}
+
+	}
 
 	private static final int MAX_DISTURBED = 2;
 
@@ -165,18 +221,18 @@ final class Nemesis {
 					.println("NEMESIS " + System.nanoTime() + " node " + node + " " + target.uri() + " kind " + kind);
 				if ((kind == 0 || kind == 1 || (kind == 11 && target.hasSnapshot()))
 						&& this.clocks.beforeRestart(node)) {
-					count("restarted with its clock moved within the bound");
+					count(Kind.RESTARTED_WITH_CLOCK_MOVED.label);
 				}
 				switch (kind) {
 					case 0 -> {
 						target.restart(true);
 						this.disturbedUntil[node] = System.nanoTime() + this.guard.toNanos();
-						count("restart keeping data");
+						count(Kind.RESTART_KEEPING_DATA.label);
 					}
 					case 1 -> {
 						target.restart(false);
 						this.disturbedUntil[node] = System.nanoTime() + this.guard.toNanos();
-						count("restart losing data");
+						count(Kind.RESTART_LOSING_DATA.label);
 					}
 					case 11 -> {
 						if (!target.hasSnapshot()) {
@@ -185,21 +241,21 @@ final class Nemesis {
 						}
 						target.crashToSnapshot();
 						this.disturbedUntil[node] = System.nanoTime() + this.guard.toNanos();
-						count("crash back to an older snapshot (one node)");
+						count(Kind.CRASH_TO_SNAPSHOT.label);
 					}
 					case 2 -> {
 						long pause = 300 + this.random.nextInt(1200);
 						target.pause();
 						this.disturbedUntil[node] = now + TimeUnit.MILLISECONDS.toNanos(pause + 200);
 						this.endings.schedule(target::resume, pause, TimeUnit.MILLISECONDS);
-						count("node paused");
+						count(Kind.NODE_PAUSED.label);
 					}
 					default -> {
 						long slow = 1000 + this.random.nextInt(1000);
 						target.slow(Duration.ofMillis(50 + this.random.nextInt(100)));
 						this.disturbedUntil[node] = now + TimeUnit.MILLISECONDS.toNanos(slow + 500);
 						this.endings.schedule(target::unslow, slow, TimeUnit.MILLISECONDS);
-						count("node slowed");
+						count(Kind.NODE_SLOWED.label);
 					}
 				}
 			}
@@ -385,7 +441,7 @@ final class Nemesis {
 			this.endings.schedule(link::heal, millis, TimeUnit.MILLISECONDS);
 		}
 		this.disturbedUntil[node] = now + TimeUnit.MILLISECONDS.toNanos(millis + 200);
-		count("black hole: one node cut from every client, links held open");
+		count(Kind.BLACK_HOLE.label);
 	}
 
 	private void pauseClient() {
@@ -393,7 +449,7 @@ final class Nemesis {
 		long pause = this.ttl.toMillis() * 3 / 2 + this.random.nextInt((int) this.ttl.toMillis());
 		signal(client, "STOP");
 		this.endings.schedule(() -> signal(client, "CONT"), pause, TimeUnit.MILLISECONDS);
-		count("client JVM paused past its TTL");
+		count(Kind.CLIENT_PAUSED.label);
 	}
 
 	private void disturbNetwork(int kind) {
@@ -419,22 +475,22 @@ final class Nemesis {
 				network.partition(nodes.get(3), nodes.get(4));
 				this.networks.get(b).partition(nodes.get(0), nodes.get(1));
 				healLater(b, millis);
-				count("partition: two clients with majorities sharing one node");
+				count(Kind.OVERLAPPING_MAJORITIES.label);
 			}
 			case 6 -> {
 				network.partition(nodes.get(0), nodes.get(1), nodes.get(2));
-				count("partition: client cut off from a majority");
+				count(Kind.CUT_FROM_MAJORITY.label);
 			}
 			default -> {
 				NodeProxy link = network.node(nodes.get(0));
 				if (this.random.nextBoolean()) {
 					link.cut(Direction.TO_CLIENT);
-					count("network: replies from one node cut");
+					count(Kind.REPLIES_CUT.label);
 				}
 				else {
 					Direction direction = this.random.nextBoolean() ? Direction.TO_NODE : Direction.TO_CLIENT;
 					link.delay(direction, Duration.ofMillis(20 + this.random.nextInt(180)));
-					count("network: one-way delay to one node");
+					count(Kind.ONE_WAY_DELAY.label);
 				}
 			}
 		}

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,8 +12,6 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiPredicate;
 import java.util.stream.Collectors;
-
-import io.github.redlock.embedded.RedisNode;
 
 /**
  * The torture run's checker: reads what the clients and the store recorded (a
@@ -262,55 +259,6 @@ final class TortureChecker {
 				secondToken = highest;
 			}
 		}
-	}
-
-	/**
-	 * What a run recorded, as lines of text.
-	 *
-	 * @param sections every critical section, in the format of
-	 * {@link TortureStore#SECTIONS}
-	 * @param writes every write as its client saw it ({@link TortureStore#WRITES})
-	 * @param storeLogs each key's store log, in arrival order
-	 * ({@link TortureStore#logKey})
-	 * @param errors what a worker threw that it should not have
-	 * ({@link TortureStore#ERRORS})
-	 * @param stalls when a client JVM stood still ({@link TortureStore#STALLS})
-	 */
-	record History(List<String> sections, List<String> writes, Map<String, List<String>> storeLogs, List<String> errors,
-			List<String> stalls) {
-
-		/**
-		 * Reads what the clients recorded in the store node.
-		 */
-		static History read(RedisNode store) {
-			List<String> sections = lines(store, TortureStore.SECTIONS);
-			Set<String> keys = new HashSet<>();
-			sections.forEach((line) -> keys.add(line.substring(0, line.indexOf(' '))));
-			Map<String, List<String>> logs = new LinkedHashMap<>();
-			keys.stream().sorted().forEach((key) -> logs.put(key, lines(store, TortureStore.logKey(key))));
-			return new History(sections, lines(store, TortureStore.WRITES), logs, lines(store, TortureStore.ERRORS),
-					lines(store, TortureStore.STALLS));
-		}
-
-		/**
-		 * Returns what this history holds of one key: its sections, writes, store log and
-		 * errors, and every stall (a stall is a client's, not a key's).
-		 */
-		History forKey(String key) {
-			return new History(startingWith(this.sections, key + " "),
-					this.writes.stream().filter((line) -> line.split(" ")[1].equals(key)).toList(),
-					this.storeLogs.containsKey(key) ? Map.of(key, this.storeLogs.get(key)) : Map.of(),
-					this.errors.stream().filter((line) -> line.split(" ")[1].equals(key)).toList(), this.stalls);
-		}
-
-		private static List<String> startingWith(List<String> lines, String prefix) {
-			return lines.stream().filter((line) -> line.startsWith(prefix)).toList();
-		}
-
-		private static List<String> lines(RedisNode store, String list) {
-			return ((List<?>) store.call("LRANGE", list, "0", "-1")).stream().map(String.class::cast).toList();
-		}
-
 	}
 
 	/**

@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.github.redlock.torture.TortureChecker.History;
 import io.github.redlock.torture.TortureChecker.Report;
 import org.junit.jupiter.api.Test;
 
@@ -254,7 +253,7 @@ class TortureCheckerTests {
 	}
 
 	private History history() {
-		return new History(this.sections, this.writes, this.logs, this.errors, this.stalls);
+		return History.of(this.sections, this.writes, this.logs, this.errors, this.stalls);
 	}
 
 	private Report check() {

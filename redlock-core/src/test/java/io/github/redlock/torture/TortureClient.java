@@ -29,10 +29,11 @@ import io.lettuce.core.api.sync.RedisCommands;
  * or a permit of the semaphore of {@link TortureStore#SEMAPHORE_KEY}. In the
  * {@code broken} plan, one thread per {@link BrokenVariant}, each broken its way on its
  * own key. Each exclusive or write section writes three times to the store with its
- * token; read and permit sections hold for as long without writing. Each records what it
- * did, what it threw if it threw anything but a refusal (the worker then ends and the JVM
- * exits with {@value #WORKER_FAILED}), and when the JVM stood still. Started by
- * {@link TortureIntegrationTests}.
+ * token; read and permit sections hold for as long without writing. Each records in the
+ * store, as {@link History} events, what it asked for and got or was refused, when its
+ * section ended, its writes, what it threw if it threw anything but a refusal (the worker
+ * then ends and the JVM exits with {@value #WORKER_FAILED}), and when the JVM stood
+ * still. Started by {@link TortureIntegrationTests}.
  */
 public final class TortureClient {
 
@@ -220,7 +221,13 @@ public final class TortureClient {
 				this.failed.set(true);
 				System.out.println("WORKER FAILED " + threadName);
 				ex.printStackTrace(System.out);
-				store.rpush(TortureStore.ERRORS, this.id + " " + CURRENT_KEY.get() + " " + threadName + ": " + ex);
+				record(store,
+						History.Event.of("error")
+							.with("client", this.id)
+							.with("key", CURRENT_KEY.get())
+							.with("thread", threadName)
+							.with("message", ex.toString())
+							.at(System.nanoTime()));
 			}
 		}, threadName);
 	}
@@ -279,7 +286,13 @@ public final class TortureClient {
 		boolean fenced = mode.equals("X") || mode.equals("W");
 		boolean autoExtend = variant == null || variant.keptExtended();
 		String section = this.id + "-" + Thread.currentThread().getName() + "-" + this.sequence.incrementAndGet();
+		History.Event event = History.Event.of("")
+			.with("client", this.id)
+			.with("key", key)
+			.with("mode", mode)
+			.with("section", section);
 		long askedAt = System.nanoTime();
+		record(store, event.as("invoke").with("thread", Thread.currentThread().getName()).at(askedAt));
 		if (variant == BrokenVariant.COUNTER_RESET) {
 			for (String node : this.nodes) {
 				direct(node).set("redlock:fence:{" + key + "}", "0");
@@ -299,6 +312,7 @@ public final class TortureClient {
 		}
 		catch (LockAcquisitionException ex) {
 			this.refused.incrementAndGet();
+			record(store, event.as("fail").with("reason", ex.getMessage()).at(System.nanoTime()));
 			return true;
 		}
 		this.acquisitions.incrementAndGet();
@@ -317,6 +331,8 @@ public final class TortureClient {
 		long token = lease.fencingToken();
 		long start = System.nanoTime();
 		long safeEnd = start + lease.remainingValidity().toNanos();
+		event = event.with("token", token);
+		record(store, event.as("ok").at(start).with("validUntil", safeEnd));
 		try {
 			if (variant == BrokenVariant.LATE_WRITER && this.id.equals("c0")) {
 				// stands still past its lease until a newer holder has written
@@ -340,8 +356,16 @@ public final class TortureClient {
 				Long accepted = store.eval(TortureStore.WRITE, ScriptOutputType.INTEGER,
 						new String[] { TortureStore.highestKey(key), TortureStore.logKey(key) }, String.valueOf(token),
 						opId, section, (variant != null) ? variant.storeMode() : TortureStore.FENCED);
-				store.rpush(TortureStore.WRITES,
-						opId + " " + key + " " + token + " " + send + " " + (late ? 1 : 0) + " " + accepted);
+				record(store,
+						History.Event.of("write")
+							.with("op", opId)
+							.with("client", this.id)
+							.with("key", key)
+							.with("token", token)
+							.with("section", section)
+							.at(send)
+							.with("late", late ? 1 : 0)
+							.with("accepted", accepted));
 				this.writes.incrementAndGet();
 				Thread.sleep(2 + random.nextInt(12));
 			}
@@ -351,13 +375,17 @@ public final class TortureClient {
 		}
 		finally {
 			long end = System.nanoTime();
-			store.rpush(TortureStore.SECTIONS, key + " " + this.id + " " + token + " " + start + " " + end + " "
-					+ safeEnd + " " + section + " " + askedAt + " " + mode);
+			// a section that outlived its lease lost the lock before it let go
+			record(store, event.as((end > safeEnd) ? "lost" : "release").at(end).with("validUntil", safeEnd));
 			if (!abandon) {
 				lease.release();
 			}
 		}
 		return !abandon;
+	}
+
+	private static void record(RedisCommands<String, String> store, History.Event event) {
+		store.rpush(History.EVENTS, event.toJson());
 	}
 
 	private static long highestWritten(RedisCommands<String, String> store, String key) {
@@ -392,7 +420,12 @@ public final class TortureClient {
 			}
 			long now = System.nanoTime();
 			if (now - last >= TortureChecker.STALL_NANOS) {
-				store.rpush(TortureStore.STALLS, this.id + " " + last + " " + now);
+				record(store,
+						History.Event.of("stall")
+							.with("client", this.id)
+							.with("from", last)
+							.with("to", now)
+							.with("wall", java.time.Instant.now()));
 			}
 			last = now;
 		}

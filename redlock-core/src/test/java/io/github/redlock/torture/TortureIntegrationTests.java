@@ -25,7 +25,6 @@ import io.github.redlock.embedded.FleetProxy;
 import io.github.redlock.embedded.RedisFleet;
 import io.github.redlock.embedded.RedisNode;
 import io.github.redlock.engine.RedlockRegistry;
-import io.github.redlock.torture.TortureChecker.History;
 import io.github.redlock.torture.TortureChecker.Report;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,13 +46,23 @@ import static org.assertj.core.api.Assertions.assertThat;
  * an engine broken for it.
  * <p>
  * 30 s of faults in {@code ./mvnw verify} (the {@code redlock.torture.duration} property
- * of the build), 5 minutes with {@code -Dsoak}, longer with
- * {@code -Dredlock.torture.duration=PT30M}; replay a schedule with
- * {@code -Dredlock.torture.seed=<seed>}.
+ * of the build), 30 minutes with {@code -Dsoak} (where a run of
+ * {@value #EVERY_KIND_AFTER_MINUTES} minutes or more must have injected every kind of
+ * fault the nemesis draws, the clock faults too where nodes have a fake clock), any other
+ * time with {@code -Dredlock.torture.duration=PT10M}; replay a schedule with
+ * {@code -Dredlock.torture.seed=<seed>}. Each run writes its history to
+ * {@code target/torture-history-<seed>.jsonl} and is judged from that file; judge a saved
+ * one again with {@code TortureHistoryRecheckTests}.
  */
 class TortureIntegrationTests {
 
 	private static final Duration DURATION = Duration.parse(System.getProperty("redlock.torture.duration", "PT30S"));
+
+	/**
+	 * How long a run must last to be expected to have drawn and injected every kind of
+	 * fault, given the draws skipped while too many nodes are disturbed.
+	 */
+	static final long EVERY_KIND_AFTER_MINUTES = 10;
 
 	static final long SEED = Long.getLong("redlock.torture.seed", System.nanoTime());
 
@@ -78,7 +87,8 @@ class TortureIntegrationTests {
 			nemesis.run(DURATION);
 			// the faults have stopped; let restarted nodes through their guard
 			Thread.sleep(MAX_TTL.plusSeconds(1).toMillis());
-			Report report = clients.stop(store);
+			Path history = Path.of("target", "torture-history-" + SEED + ".jsonl");
+			Report report = clients.stop(store, history);
 			String lastOffsets = clocks.active() ? clocks.offsets() : "none";
 			// the clocks behind true time step forward now, with no client to see it
 			fleet.undoFaults();
@@ -96,7 +106,8 @@ class TortureIntegrationTests {
 						.collect(Collectors.joining(", "))
 					+ "\n  clocks: bound +-" + clocks.bound().toMillis() + " ms; skewed at the start: " + skewed
 					+ "; at the end: " + lastOffsets + "\n  clients: " + clients.results + "\n  faults injected: "
-					+ listed(nemesis.faults()) + "\n  faults drawn but skipped: " + listed(nemesis.skipped()) + "\n"
+					+ listed(nemesis.faults()) + "\n  faults drawn but skipped: " + listed(nemesis.skipped())
+					+ "\n  history: " + history.toAbsolutePath() + " (" + History.read(history).tally() + ")\n"
 					+ report.summary());
 			if (report.violations() > 0) {
 				clients.keepLogs(Path.of("target", "torture-logs-" + SEED));
@@ -115,6 +126,11 @@ class TortureIntegrationTests {
 			if (clocks.active()) {
 				assertThat(nemesis.faults()).as("faults injected")
 					.containsKey("clock set back on a running node, within the bound (a quorum)");
+			}
+			if (DURATION.toMinutes() >= EVERY_KIND_AFTER_MINUTES) {
+				assertThat(Nemesis.Kind.drawn(clocks.active())).as("every kind of fault injected in a long run")
+					.allSatisfy((kind) -> assertThat(nemesis.faults().keySet()).as(kind.label)
+						.anySatisfy((fault) -> assertThat(fault).startsWith(kind.label)));
 			}
 		}
 	}
@@ -154,19 +170,22 @@ class TortureIntegrationTests {
 			// every variant has done its harm (the stuck key is taken once, the throwing
 			// engine may throw before it grants anything)
 			awaitUntil(Duration.ofSeconds(60), () -> {
-				List<String> recorded = new ArrayList<>(lines(store, TortureStore.SECTIONS));
-				lines(store, TortureStore.ERRORS)
-					.forEach((line) -> recorded.add(line.substring(line.indexOf(' ') + 1)));
+				History recording = History.read(store);
+				List<String> recorded = new ArrayList<>(recording.sections());
+				recording.errors().forEach((line) -> recorded.add(line.substring(line.indexOf(' ') + 1)));
 				return List.of(BrokenVariant.values())
 					.stream()
 					.allMatch((variant) -> recorded.stream().anyMatch((line) -> line.startsWith(variant.key() + " ")));
 			});
-			Report all = clients.stop(store);
+			// judged from its file, as a saved run would be
+			Path file = Path.of("target", "torture-history-broken-" + SEED + ".jsonl");
+			Report all = clients.stop(store, file);
 			List<String> keys = List.of(BrokenVariant.values()).stream().map(BrokenVariant::key).toList();
 			checkLiveness(fleet, keys, MAX_TTL.plusSeconds(1), TTL.plusSeconds(2), all);
-			History history = History.read(store);
-			StringBuilder figures = new StringBuilder("BROKEN ENGINE ROUND seed=" + SEED + "\n  clients: "
-					+ clients.results + "\n  client failures: " + all.clientFailures);
+			History history = History.read(file);
+			StringBuilder figures = new StringBuilder("BROKEN ENGINE ROUND seed=" + SEED + "\n  history: "
+					+ file.toAbsolutePath() + " (" + history.tally() + ")\n  clients: " + clients.results
+					+ "\n  client failures: " + all.clientFailures);
 			Map<BrokenVariant, Report> reports = new EnumMap<>(BrokenVariant.class);
 			for (BrokenVariant variant : BrokenVariant.values()) {
 				Report report = TortureChecker.check(history.forKey(variant.key()));
@@ -301,7 +320,7 @@ class TortureIntegrationTests {
 	}
 
 	private static int sectionsOf(RedisNode store, String key) {
-		return (int) lines(store, TortureStore.SECTIONS).stream().filter((line) -> line.startsWith(key + " ")).count();
+		return (int) History.read(store).sections().stream().filter((line) -> line.startsWith(key + " ")).count();
 	}
 
 	private static List<String> lines(RedisNode store, String list) {
@@ -403,10 +422,11 @@ class TortureIntegrationTests {
 		}
 
 		/**
-		 * Stops the clients, and checks what they recorded; a client that did not exit
-		 * cleanly is a failure of the run.
+		 * Stops the clients, writes what they recorded to a history file and checks what
+		 * it reads back from that file; a client that did not exit cleanly is a failure
+		 * of the run.
 		 */
-		Report stop(RedisNode store) throws Exception {
+		Report stop(RedisNode store, Path history) throws Exception {
 			Files.createFile(this.stop);
 			List<String> failures = new ArrayList<>();
 			try {
@@ -424,7 +444,8 @@ class TortureIntegrationTests {
 			finally {
 				this.processes.forEach(Process::destroyForcibly);
 			}
-			Report report = TortureChecker.check(History.read(store));
+			History.read(store).write(history);
+			Report report = TortureChecker.check(History.read(history));
 			report.clientFailures.addAll(failures);
 			return report;
 		}

@@ -49,37 +49,6 @@ final class TortureStore {
 	/** The semaphore's permits. */
 	static final int PERMITS = 2;
 
-	/**
-	 * List of every critical section:
-	 * {@code key client token start end safeEnd section askedAt mode}, where mode is
-	 * {@code X} (exclusive lock), {@code R} (read lock), {@code W} (write lock) or
-	 * {@code P} (a permit of the semaphore), {@code askedAt} is when the client began
-	 * asking for the lock and {@code start} when it held it (both
-	 * {@link System#nanoTime()}, which every JVM on one machine reads from the same
-	 * monotonic clock).
-	 */
-	static final String SECTIONS = "sections";
-
-	/**
-	 * List of every write as the client saw it:
-	 * {@code opId key token send late accepted}.
-	 */
-	static final String WRITES = "writes";
-
-	/**
-	 * List of what a worker threw that it should not have
-	 * ({@code client key description}): anything but a refusal ends the worker, and the
-	 * checker counts it.
-	 */
-	static final String ERRORS = "errors";
-
-	/**
-	 * List of the times a client JVM stood still ({@code client from to}, both
-	 * {@link System#nanoTime()}): a SIGSTOP, or a pause of the whole JVM, as its stall
-	 * watcher saw them.
-	 */
-	static final String STALLS = "stalls";
-
 	private TortureStore() {
 	}
 

@@ -21,6 +21,10 @@ import io.micrometer.core.instrument.binder.MeterBinder;
  * <li>{@code redlock.nodes.tolerated.failures}: how many more nodes may fail before no
  * lock can be acquired or extended ({@code usable - quorum}, at least 0). Alert when it
  * is 0: the next node to fail stops every lock.</li>
+ * <li>{@code redlock.nodes.clock.faults}: nodes their clocks keep out of every quorum
+ * now, having jumped or being far off the other nodes' clocks
+ * ({@link RedlockRegistry#clockFaultNodes()}; no node is asked). Alert above 0: a node's
+ * clock is being stepped.</li>
  * <li>{@code redlock.node.state}, tagged {@code node} (its URI without credentials; a
  * cluster member, its name): {@value #USABLE} while the node counts toward quorums,
  * {@value #OUT} while it is connected but kept out (the restart guard, for instance),
@@ -80,6 +84,10 @@ public class RedlockRegistryMeterBinder implements MeterBinder {
 			.register(meterRegistry);
 		Gauge.builder("redlock.nodes.tolerated.failures", this.registry, RedlockRegistry::toleratedFailures)
 			.description("Further node failures the quorum tolerates before no lock can be acquired; alert at 0")
+			.register(meterRegistry);
+		Gauge.builder("redlock.nodes.clock.faults", this.registry, RedlockRegistry::clockFaultNodes)
+			.description(
+					"Redlock nodes kept out of every quorum now because their clock jumped or is far off the others'")
 			.register(meterRegistry);
 		for (String node : this.registry.nodeStates().keySet()) {
 			Gauge.builder("redlock.node.state", this.registry, (registry) -> state(registry, node))

@@ -433,6 +433,11 @@ public final class ClusterMember implements QuorumMember {
 	}
 
 	@Override
+	public boolean clockKeepsOut() {
+		return this.view.masters().stream().anyMatch(NodeClient::clockKeepsOut);
+	}
+
+	@Override
 	public NodeTrust.@Nullable GuardCause guardCause() {
 		for (NodeClient master : this.view.masters()) {
 			NodeTrust.GuardCause cause = master.guardCause();

@@ -228,6 +228,11 @@ public final class NodeClient implements QuorumMember {
 		return this.trust.guardCause();
 	}
 
+	@Override
+	public boolean clockKeepsOut() {
+		return this.trust.clockKeepsOut();
+	}
+
 	/**
 	 * Returns whether this node counts toward quorums now: its trust says so and it is
 	 * not silent.

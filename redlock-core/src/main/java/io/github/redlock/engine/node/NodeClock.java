@@ -170,6 +170,14 @@ final class NodeClock {
 	}
 
 	/**
+	 * Returns whether the clock keeps the node out now, reading only what the last
+	 * measurements left: no node is asked.
+	 */
+	boolean keepsOut() {
+		return this.guardNanos != 0 && this.fault.get() != null && this.outUntilNanos - System.nanoTime() > 0;
+	}
+
+	/**
 	 * Returns until when the clock keeps the node out, as {@link System#nanoTime()}: in
 	 * the past when it does not.
 	 */

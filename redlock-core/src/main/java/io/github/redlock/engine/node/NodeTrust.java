@@ -177,6 +177,14 @@ public final class NodeTrust {
 	}
 
 	/**
+	 * Returns whether the node's clock keeps it out of quorums now ({@link NodeClock});
+	 * asks no node.
+	 */
+	boolean clockKeepsOut() {
+		return this.clock != null && this.clock.keepsOut();
+	}
+
+	/**
 	 * Returns what keeps this node out of quorums, for a summary, or {@code null}.
 	 */
 	@Nullable GuardCause guardCause() {

@@ -107,6 +107,12 @@ public interface QuorumMember {
 	long countsFrom();
 
 	/**
+	 * Returns whether the clock of the member (of a master of it) keeps it out of quorums
+	 * now, having jumped or being far off the others' ({@link NodeClock}); asks no node.
+	 */
+	boolean clockKeepsOut();
+
+	/**
 	 * Returns what keeps the member (a master of it) out of quorums, for a summary, or
 	 * {@code null}.
 	 */

@@ -160,6 +160,14 @@ public final class NodeFleet {
 	}
 
 	/**
+	 * Returns how many nodes their clocks keep out of quorums now (a cluster member
+	 * counting once); asks no node.
+	 */
+	public int clockFaults() {
+		return (int) this.nodes.stream().filter(QuorumMember::clockKeepsOut).count();
+	}
+
+	/**
 	 * Returns how many nodes count toward a quorum now, as the last connection events and
 	 * the restart guard say; asks no node.
 	 */
