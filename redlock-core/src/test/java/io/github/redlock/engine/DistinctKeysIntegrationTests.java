@@ -42,8 +42,8 @@ class DistinctKeysIntegrationTests {
 	@FieldSource("pairs")
 	void holdingOneLeavesTheOtherFree(Pair pair) throws Exception {
 		assertThat(pair.one()).isNotEqualTo(pair.other());
-		RedlockRegistry holder = this.registries.start(TestRegistries.builder(fleet));
-		RedlockRegistry contender = this.registries.start(TestRegistries.builder(fleet));
+		RedlockRegistry holder = this.registries.start(builder());
+		RedlockRegistry contender = this.registries.start(builder());
 		for (List<String> keys : List.of(List.of(pair.one(), pair.other()), List.of(pair.other(), pair.one()))) {
 			String held = keys.get(0);
 			String free = keys.get(1);
@@ -67,9 +67,9 @@ class DistinctKeysIntegrationTests {
 	@ParameterizedTest(name = "{0}")
 	@FieldSource("prefixedPairs")
 	void holdingOneUnderItsPrefixLeavesTheOtherFreeUnderItsOwn(PrefixedPair pair) throws Exception {
-		RedlockRegistry one = this.registries.start(TestRegistries.builder(fleet).keyPrefix(pair.onePrefix()));
-		RedlockRegistry other = this.registries.start(TestRegistries.builder(fleet).keyPrefix(pair.otherPrefix()));
-		RedlockRegistry oneElsewhere = this.registries.start(TestRegistries.builder(fleet).keyPrefix(pair.onePrefix()));
+		RedlockRegistry one = this.registries.start(builder().keyPrefix(pair.onePrefix()));
+		RedlockRegistry other = this.registries.start(builder().keyPrefix(pair.otherPrefix()));
+		RedlockRegistry oneElsewhere = this.registries.start(builder().keyPrefix(pair.onePrefix()));
 		try (Lease lease = one.acquire(pair.one(), TTL, Duration.ofSeconds(5))) {
 			Optional<Lease> free = other.tryAcquire(pair.other(), TTL);
 			assertThat(free)
@@ -81,10 +81,16 @@ class DistinctKeysIntegrationTests {
 		}
 	}
 
+	private static RedlockRegistry.Builder builder() {
+		return TestRegistries.builder(fleet)
+			.nodeTimeout(DistinctKeys.NODE_TIMEOUT)
+			.connectTimeout(DistinctKeys.CONNECT_TIMEOUT);
+	}
+
 	@Test
 	void keysLongerThanTheLongestAreRefusedRatherThanShortened() {
 		assertThat(DistinctKeys.LONGEST_KEY).isEqualTo(RedlockRegistry.MAX_KEY_LENGTH);
-		RedlockRegistry registry = this.registries.start(TestRegistries.builder(fleet));
+		RedlockRegistry registry = this.registries.start(builder());
 		Pair tooLong = DistinctKeys.tooLong();
 		for (String key : List.of(tooLong.one(), tooLong.other())) {
 			assertThatIllegalArgumentException().isThrownBy(() -> registry.tryAcquire(key, TTL))

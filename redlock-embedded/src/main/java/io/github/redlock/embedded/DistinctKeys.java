@@ -1,5 +1,6 @@
 package io.github.redlock.embedded;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -14,6 +15,16 @@ import java.util.List;
  * @author redlock contributors
  */
 public final class DistinctKeys {
+
+	/**
+	 * Node timeout for the tests of these pairs: far above a round trip, since what they
+	 * check is which locks are free, not how fast, on machines that other work may slow
+	 * down.
+	 */
+	public static final Duration NODE_TIMEOUT = Duration.ofSeconds(1);
+
+	/** Connect timeout for the tests of these pairs, for the same reason. */
+	public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
 	/** The longest lock key a registry accepts, in characters. */
 	public static final int LONGEST_KEY = 1024;

@@ -29,14 +29,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 class RedlockLockProviderDistinctKeysIntegrationTests {
 
-	/**
-	 * Node timeouts far above a round trip: what is checked here is which locks are free,
-	 * not how fast, on a machine that other work may slow down.
-	 */
-	private static final Duration NODE_TIMEOUT = Duration.ofSeconds(1);
-
-	private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
-
 	static final List<Pair> pairs = DistinctKeys.pairs();
 
 	static final List<PrefixedPair> prefixedPairs = DistinctKeys.prefixedPairs();
@@ -101,8 +93,8 @@ class RedlockLockProviderDistinctKeysIntegrationTests {
 		RedlockRegistry registry = RedlockRegistry.builder()
 			.nodes(fleet.uris())
 			.restartGuard(false)
-			.nodeTimeout(NODE_TIMEOUT)
-			.connectTimeout(CONNECT_TIMEOUT)
+			.nodeTimeout(DistinctKeys.NODE_TIMEOUT)
+			.connectTimeout(DistinctKeys.CONNECT_TIMEOUT)
 			.keyPrefix(keyPrefix)
 			.build()
 			.start();

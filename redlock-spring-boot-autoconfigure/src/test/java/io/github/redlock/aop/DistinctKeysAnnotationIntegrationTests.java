@@ -109,14 +109,12 @@ class DistinctKeysAnnotationIntegrationTests {
 		});
 	}
 
-	/**
-	 * Node timeouts far above a round trip: what is checked here is which locks are free,
-	 * not how fast, on a machine that other work may slow down.
-	 */
 	private static ApplicationContextRunner contextRunner(String keyPrefix) {
 		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedlockAutoConfiguration.class))
-			.withPropertyValues(FleetProperties.of(fleet, "redlock.node-timeout=1s", "redlock.connect-timeout=10s",
-					"redlock.key-prefix=" + keyPrefix))
+			.withPropertyValues(
+					FleetProperties.of(fleet, "redlock.node-timeout=" + DistinctKeys.NODE_TIMEOUT.toMillis() + "ms",
+							"redlock.connect-timeout=" + DistinctKeys.CONNECT_TIMEOUT.toMillis() + "ms",
+							"redlock.key-prefix=" + keyPrefix))
 			.withUserConfiguration(PairConfig.class);
 	}
 
@@ -124,8 +122,8 @@ class DistinctKeysAnnotationIntegrationTests {
 		RedlockRegistry registry = RedlockRegistry.builder()
 			.nodes(fleet.uris())
 			.restartGuard(false)
-			.nodeTimeout(Duration.ofSeconds(1))
-			.connectTimeout(Duration.ofSeconds(10))
+			.nodeTimeout(DistinctKeys.NODE_TIMEOUT)
+			.connectTimeout(DistinctKeys.CONNECT_TIMEOUT)
 			.keyPrefix(keyPrefix)
 			.build()
 			.start();

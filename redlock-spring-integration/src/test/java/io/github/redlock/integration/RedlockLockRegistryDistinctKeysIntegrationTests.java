@@ -30,14 +30,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 class RedlockLockRegistryDistinctKeysIntegrationTests {
 
-	/**
-	 * Node timeouts far above a round trip: what is checked here is which locks are free,
-	 * not how fast, on a machine that other work may slow down.
-	 */
-	private static final Duration NODE_TIMEOUT = Duration.ofSeconds(1);
-
-	private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
-
 	private static final Duration TTL = Duration.ofSeconds(30);
 
 	static final List<Pair> pairs = DistinctKeys.pairs();
@@ -116,8 +108,8 @@ class RedlockLockRegistryDistinctKeysIntegrationTests {
 		RedlockRegistry redlock = RedlockRegistry.builder()
 			.nodes(fleet.uris())
 			.restartGuard(false)
-			.nodeTimeout(NODE_TIMEOUT)
-			.connectTimeout(CONNECT_TIMEOUT)
+			.nodeTimeout(DistinctKeys.NODE_TIMEOUT)
+			.connectTimeout(DistinctKeys.CONNECT_TIMEOUT)
 			.keyPrefix(keyPrefix)
 			.build()
 			.start();
