@@ -3,30 +3,34 @@ package io.github.redlock.engine;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 import io.github.redlock.Lease;
+import io.github.redlock.embedded.DistinctKeys;
+import io.github.redlock.embedded.DistinctKeys.Pair;
+import io.github.redlock.embedded.DistinctKeys.PrefixedPair;
 import io.github.redlock.embedded.RedisFleetExtension;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.FieldSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Distinct keys never share a lock: each pair below differs the way keys broke in other
- * libraries (Spring Integration 7's issues 11146, 11157 and 11180 had distinct keys
- * sharing one lock), by case, by Unicode normalisation, by a hash tag of their own, by
- * the prefix's separator, past any length a cache or a truncation would keep, or only in
- * a colliding {@code String.hashCode}. Holding one, the other is free, for the exclusive
- * lock, the write lock and a semaphore of one permit, while the held key itself is not.
- * Through {@code LockRegistry} only: the annotation, ShedLock's provider and the Spring
- * Integration registry hand the key on unchanged (issue 39 asks for them too).
+ * Distinct keys never share a lock, through {@code LockRegistry}: each pair of
+ * {@link DistinctKeys} differs the way keys broke in other libraries. Holding one, the
+ * other is free, for the exclusive lock, the write lock and a semaphore of one permit,
+ * while the held key itself is not. The annotation, ShedLock's provider and the Spring
+ * Integration registry run the same pairs in their modules.
  */
 class DistinctKeysIntegrationTests {
 
 	private static final Duration TTL = Duration.ofSeconds(10);
+
+	static final List<Pair> pairs = DistinctKeys.pairs();
+
+	static final List<PrefixedPair> prefixedPairs = DistinctKeys.prefixedPairs();
 
 	@RegisterExtension
 	static final RedisFleetExtension fleet = RedisFleetExtension.nodes(3);
@@ -34,26 +38,13 @@ class DistinctKeysIntegrationTests {
 	@RegisterExtension
 	final TestRegistries registries = new TestRegistries();
 
-	static Stream<Arguments> pairs() {
-		String longKey = "k".repeat(1023);
-		return Stream.of(Arguments.of("case", "Order:1", "order:1"),
-				Arguments.of("Unicode normalisation (NFC and NFD)", "caf\u00e9", "cafe\u0301"),
-				Arguments.of("a hash tag of their own", "{x}a", "{x}b"), Arguments.of("a closing brace", "x}", "x}}"),
-				Arguments.of("braces only", "{}", "{}{}"), Arguments.of("the prefix's separator", "lock:a", "a"),
-				Arguments.of("the semaphore channel's word", "permits:x", "x"),
-				Arguments.of("the last of 1,024 characters", longKey + "a", longKey + "b"),
-				Arguments.of("a String.hashCode collision", "Aa", "BB"),
-				Arguments.of("a longer String.hashCode collision", "AaAaBB", "BBBBAa"),
-				Arguments.of("a surrogate pair", "\uD83D\uDD12", "\uD83D\uDD13"));
-	}
-
 	@ParameterizedTest(name = "{0}")
-	@MethodSource("pairs")
-	void holdingOneLeavesTheOtherFree(String how, String one, String other) throws Exception {
-		assertThat(one).isNotEqualTo(other);
-		RedlockRegistry holder = this.registries.start(TestRegistries.builder(fleet));
-		RedlockRegistry contender = this.registries.start(TestRegistries.builder(fleet));
-		for (List<String> keys : List.of(List.of(one, other), List.of(other, one))) {
+	@FieldSource("pairs")
+	void holdingOneLeavesTheOtherFree(Pair pair) throws Exception {
+		assertThat(pair.one()).isNotEqualTo(pair.other());
+		RedlockRegistry holder = this.registries.start(builder());
+		RedlockRegistry contender = this.registries.start(builder());
+		for (List<String> keys : List.of(List.of(pair.one(), pair.other()), List.of(pair.other(), pair.one()))) {
 			String held = keys.get(0);
 			String free = keys.get(1);
 			try (Lease lease = holder.acquire(held, TTL, Duration.ofSeconds(5))) {
@@ -70,6 +61,40 @@ class DistinctKeysIntegrationTests {
 				assertThat(other1).as("the semaphore of '%s' while '%s' has its one permit", free, held).isPresent();
 				other1.get().release();
 			}
+		}
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@FieldSource("prefixedPairs")
+	void holdingOneUnderItsPrefixLeavesTheOtherFreeUnderItsOwn(PrefixedPair pair) throws Exception {
+		RedlockRegistry one = this.registries.start(builder().keyPrefix(pair.onePrefix()));
+		RedlockRegistry other = this.registries.start(builder().keyPrefix(pair.otherPrefix()));
+		RedlockRegistry oneElsewhere = this.registries.start(builder().keyPrefix(pair.onePrefix()));
+		try (Lease lease = one.acquire(pair.one(), TTL, Duration.ofSeconds(5))) {
+			Optional<Lease> free = other.tryAcquire(pair.other(), TTL);
+			assertThat(free)
+				.as("'%s' under '%s' while '%s' under '%s' is held", pair.other(), pair.otherPrefix(), pair.one(),
+						pair.onePrefix())
+				.isPresent();
+			free.get().release();
+			assertThat(oneElsewhere.tryAcquire(pair.one(), TTL)).as("'%s' itself", pair.one()).isEmpty();
+		}
+	}
+
+	private static RedlockRegistry.Builder builder() {
+		return TestRegistries.builder(fleet)
+			.nodeTimeout(DistinctKeys.NODE_TIMEOUT)
+			.connectTimeout(DistinctKeys.CONNECT_TIMEOUT);
+	}
+
+	@Test
+	void keysLongerThanTheLongestAreRefusedRatherThanShortened() {
+		assertThat(DistinctKeys.LONGEST_KEY).isEqualTo(RedlockRegistry.MAX_KEY_LENGTH);
+		RedlockRegistry registry = this.registries.start(builder());
+		Pair tooLong = DistinctKeys.tooLong();
+		for (String key : List.of(tooLong.one(), tooLong.other())) {
+			assertThatIllegalArgumentException().isThrownBy(() -> registry.tryAcquire(key, TTL))
+				.withMessageContaining(String.valueOf(RedlockRegistry.MAX_KEY_LENGTH));
 		}
 	}
 

@@ -84,8 +84,10 @@ public final class RedisServerBinary {
 	/**
 	 * Returns the binary shipped inside the embedded-redis jar, extracted, whatever
 	 * {@link #get()} would choose.
+	 * @return the bundled binary
+	 * @throws IllegalStateException if the jar ships no binary for this platform
 	 */
-	static RedisServerBinary bundled() {
+	public static RedisServerBinary bundled() {
 		return new RedisServerBinary(extractBundled(), "embedded-redis jar");
 	}
 

@@ -112,10 +112,11 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 	 * @param lockConfiguration the lock's name and durations
 	 * @return the lock, or empty if another holder has it
 	 * @throws LockAcquisitionException if too few nodes answered to tell
-	 * @throws IllegalArgumentException if {@code lockAtMostFor} is not a TTL the registry
-	 * accepts: one no lock can be valid for, or, for a {@link LockRegistry} that is not a
-	 * {@link RedlockRegistry} (whose limits the provider cannot adapt to), any other it
-	 * refuses
+	 * @throws IllegalArgumentException if the name is not a key the registry accepts
+	 * (such as one longer than {@link RedlockRegistry#MAX_KEY_LENGTH} characters), or if
+	 * {@code lockAtMostFor} is not a TTL it accepts: one no lock can be valid for, or,
+	 * for a {@link LockRegistry} that is not a {@link RedlockRegistry} (whose limits the
+	 * provider cannot adapt to), any other it refuses
 	 */
 	@Override
 	public Optional<SimpleLock> lock(LockConfiguration lockConfiguration) {
@@ -182,9 +183,13 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 			pending = this.registry.acquireAsync(name, ttl, Duration.ZERO, false);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("lockAtMostFor " + Durations.format(lockConfiguration.getLockAtMostFor())
-					+ " of ShedLock lock '" + LockKeys.printable(name) + "' is not a TTL the LockRegistry accepts ("
-					+ ex.getMessage() + "); raise lockAtMostFor (in @SchedulerLock or"
+			// the registry refuses a name it cannot take as a key as it refuses a TTL:
+			// its
+			// reason says which, and the advice names both
+			throw new IllegalArgumentException("ShedLock lock '" + LockKeys.printable(name) + "' with lockAtMostFor "
+					+ Durations.format(lockConfiguration.getLockAtMostFor()) + " was refused by the LockRegistry: "
+					+ ex.getMessage() + ". The lock name is the registry's key, unchanged, and lockAtMostFor its TTL:"
+					+ " shorten or fix the name, or raise lockAtMostFor (in @SchedulerLock or"
 					+ " @EnableSchedulerLock(defaultLockAtMostFor)) or adjust the redlock settings", ex);
 		}
 		Duration bound = this.registry.decisionBound(Duration.ZERO);
