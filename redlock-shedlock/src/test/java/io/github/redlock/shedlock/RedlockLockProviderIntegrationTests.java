@@ -222,7 +222,7 @@ class RedlockLockProviderIntegrationTests {
 	void aLockAtMostForNoLockCanBeValidForIsRefusedWithTheFix() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.provider.lock(lockConfig(this.lockName, Duration.ofMillis(2), Duration.ZERO)))
-			.withMessageContaining("lockAtMostFor 2ms of ShedLock lock '" + this.lockName + "'")
+			.withMessageContaining("ShedLock lock '" + this.lockName + "' with lockAtMostFor 2ms was refused")
 			.withMessageContaining("clock drift")
 			.withMessageContaining("raise lockAtMostFor");
 		assertUnlocked(this.lockName);
