@@ -37,7 +37,7 @@ class VersionClaimsTests {
 		String readme = String.join("\n", Docs.lines(README));
 		List<String> problems = new ArrayList<>();
 		expect(problems, readme, "Java (\\d+) or later", property("maven.compiler.release"), "Java");
-		expect(problems, readme, "built and tested with ([\\d.]+),", property("spring-boot.version"), "Spring Boot");
+		expect(problems, readme, "Tested with: Spring Boot ([\\d.]+);", property("spring-boot.version"), "Spring Boot");
 		expectPrefix(problems, readme, "Spring Framework ([\\d.]+), Lettuce", jar("spring-core"), "Spring Framework");
 		expectPrefix(problems, readme, "Lettuce (\\d+)\\)", jar("lettuce-core"), "Lettuce");
 		expectPrefix(problems, readme, "ShedLock ([\\d.]+) \\(", property("shedlock.version"), "ShedLock");
