@@ -42,6 +42,12 @@ import io.github.redlock.embedded.RedisServerBinary;
  * {@code bench.hold-ms}, {@code bench.section-us}, {@code bench.bare-retry-ms},
  * {@code bench.restart-guard} and {@code bench.two-jvms} change the defaults
  * ({@link BenchSettings}).
+ * <p>
+ * Past the size target because it is one harness run in order: it starts the nodes,
+ * interleaves the contenders per scenario and prints the tables, whose rows (figures,
+ * ratios, each issue's targets) are most of its length; the scenarios themselves are
+ * {@code Scenarios}, {@code HerdScenario} and {@code SecondJvm}, and the charts
+ * {@code BenchmarkCharts}.
  */
 public final class ComparisonBenchmark {
 

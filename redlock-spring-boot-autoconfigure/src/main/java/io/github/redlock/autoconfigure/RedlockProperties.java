@@ -13,6 +13,11 @@ import org.springframework.boot.context.properties.DeprecatedConfigurationProper
 /**
  * Configuration properties for distributed locks over a quorum of Redis, Valkey or KeyDB
  * masters.
+ * <p>
+ * One class past the size target because it is the {@code redlock.*} namespace as Boot
+ * binds it: each field is a property whose Javadoc becomes its description in the
+ * configuration metadata, so the length is those descriptions. It checks nothing: the
+ * registry's builder and {@code RedlockSettings} own the rules the values must meet.
  *
  * @author redlock contributors
  */
