@@ -61,7 +61,7 @@ record BenchSettings(int reps, Duration measure, Duration warmup, Duration costW
 				this.restartGuard ? "on (maxTtl = TTL)" : "off", this.twoJvms ? "on" : "off");
 	}
 
-	private static int intProperty(String name, int defaultValue, int least) {
+	static int intProperty(String name, int defaultValue, int least) {
 		String value = System.getProperty(name);
 		if (value == null || value.isBlank()) {
 			return defaultValue;
@@ -79,7 +79,7 @@ record BenchSettings(int reps, Duration measure, Duration warmup, Duration costW
 				+ "; leave it out for the default, " + defaultValue);
 	}
 
-	private static double doubleProperty(String name, double defaultValue, double least) {
+	static double doubleProperty(String name, double defaultValue, double least) {
 		String value = System.getProperty(name);
 		if (value == null || value.isBlank()) {
 			return defaultValue;
@@ -97,7 +97,7 @@ record BenchSettings(int reps, Duration measure, Duration warmup, Duration costW
 				+ "; leave it out for the default, " + defaultValue);
 	}
 
-	private static boolean booleanProperty(String name, boolean defaultValue) {
+	static boolean booleanProperty(String name, boolean defaultValue) {
 		String value = System.getProperty(name);
 		if (value == null || value.isBlank()) {
 			return defaultValue;

@@ -163,7 +163,7 @@ public final class CycleCostBenchmark {
 		return (nanos == -1) ? Double.NaN : nanos / 1000.0;
 	}
 
-	private static String format(double value) {
+	static String format(double value) {
 		if (!Double.isFinite(value)) {
 			return "-";
 		}
@@ -171,7 +171,7 @@ public final class CycleCostBenchmark {
 				: String.format(Locale.ROOT, "%.2f", value);
 	}
 
-	private static String loadAverage() {
+	static String loadAverage() {
 		try {
 			return Files.readString(Path.of("/proc/loadavg")).trim();
 		}

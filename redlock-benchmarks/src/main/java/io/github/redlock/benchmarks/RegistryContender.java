@@ -62,11 +62,19 @@ final class RegistryContender implements Contender {
 	 * @throws IllegalStateException when they did not all count in time
 	 */
 	Usable awaitUsable(Duration timeout) {
+		return awaitUsable(this.registry, timeout);
+	}
+
+	/**
+	 * Waits until every node of {@code registry} counts toward quorums, as
+	 * {@link #awaitUsable(Duration)} does.
+	 */
+	static Usable awaitUsable(RedlockRegistry registry, Duration timeout) {
 		long start = System.nanoTime();
 		long deadline = start + timeout.toNanos();
 		String reason = null;
 		while (true) {
-			List<NodeStatus> statuses = this.registry.checkNodes();
+			List<NodeStatus> statuses = registry.checkNodes();
 			if (statuses.stream().allMatch(NodeStatus::usable)) {
 				return new Usable(Duration.ofNanos(System.nanoTime() - start), reason);
 			}

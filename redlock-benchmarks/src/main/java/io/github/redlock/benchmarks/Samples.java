@@ -29,6 +29,17 @@ final class Samples {
 	}
 
 	/**
+	 * Returns the mean of the samples, or NaN without samples.
+	 */
+	double mean() {
+		double sum = 0;
+		for (int i = 0; i < this.size; i++) {
+			sum += this.values[i];
+		}
+		return (this.size > 0) ? sum / this.size : Double.NaN;
+	}
+
+	/**
 	 * Returns the nearest-rank percentile, or -1 without samples.
 	 */
 	long percentile(double percent) {
