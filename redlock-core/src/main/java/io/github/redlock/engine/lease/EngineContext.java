@@ -47,6 +47,8 @@ public final class EngineContext {
 
 	private final ExpiryChecks expiryChecks;
 
+	private final RenewalWindow renewals = new RenewalWindow();
+
 	private final ExecutorService callbacks;
 
 	private final LockValues values = new LockValues();
@@ -136,6 +138,13 @@ public final class EngineContext {
 	 */
 	public ExpiryChecks expiryChecks() {
 		return this.expiryChecks;
+	}
+
+	/**
+	 * Returns the window through which the watchdog sends its renewals.
+	 */
+	RenewalWindow renewals() {
+		return this.renewals;
 	}
 
 	/**

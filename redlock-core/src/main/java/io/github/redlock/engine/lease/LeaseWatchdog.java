@@ -15,7 +15,9 @@ import org.jspecify.annotations.Nullable;
  * Watches one lease on the registry's shared scheduler thread: declares it lost when its
  * validity runs out, and, once {@linkplain #autoExtend asked to}, extends it every third
  * of its TTL, retrying a failed extension while more than a quarter of the TTL is left. A
- * lease given an end ({@link RedlockLease#holdFor}, {@link RedlockLease#releaseAfter}) is
+ * renewal goes to the nodes through the registry's {@link RenewalWindow}, which keeps the
+ * renewals of many leases due together from swamping the nodes' connections. A lease
+ * given an end ({@link RedlockLease#holdFor}, {@link RedlockLease#releaseAfter}) is
  * extended {@linkplain #keepUntilEnd a maximum TTL at a time} until an extension sets it
  * to expire at that end, and then ends quietly when its validity runs out.
  * <p>
@@ -183,7 +185,7 @@ final class LeaseWatchdog {
 			}
 		}
 		long ttlNanos = demanded;
-		this.lease.extendAsync(ttlNanos).whenComplete((outcome, ex) -> {
+		engine().renewals().renew(this.lease, ttlNanos).whenComplete((outcome, ex) -> {
 			if (!this.lease.isWatched()) {
 				return;
 			}

@@ -11,7 +11,8 @@
  * whom its end concerns, declared by each kind ({@code ScriptedLeaseOps} for those of one
  * script each);</li>
  * <li>{@code LeaseWatchdog} and {@code ExpiryChecks}: auto-extension and the expiry check
- * of every lease, on one timer;</li>
+ * of every lease, on one timer; {@code RenewalWindow}: the renewals on the nodes at once,
+ * bounded;</li>
  * <li>{@code LiveLeases}: the held leases and pending acquisitions, and whether the
  * registry is stopped or closed; {@code ThreadHolds} and {@code ReentrantLease}:
  * per-thread reentrancy of the blocking API;</li>
