@@ -32,8 +32,9 @@ import io.lettuce.core.resource.DefaultClientResources;
  * samples the first node's extensions every {@link #SLICE} to show how they spread over
  * time; and counts the leases lost (their {@code LeaseListener}, and {@code isHeld()} at
  * the end). The heap per lease is the used heap after a full collection with the leases
- * held, less the same before acquiring, over their number. Last it releases every lease
- * and says how long that took. It asserts nothing.
+ * held (after the window, so that its pauses fall outside it), less the same before
+ * acquiring, over their number. Last it releases every lease and says how long that took.
+ * It asserts nothing.
  * <p>
  * Run with {@code ./mvnw -B -ntp -pl redlock-benchmarks -am verify -DskipTests
  * -Dbenchmarks -Dbench.main=HeldLeasesBenchmark}; {@code bench.leases},
@@ -88,7 +89,6 @@ public final class HeldLeasesBenchmark {
 			long acquired = System.nanoTime() - acquiring;
 			System.out.printf(Locale.ROOT, "acquired %,d leases in %.1f s (%,.0f a second); load average %s%n",
 					leases.length, acquired / 1e9, leases.length * 1e9 / acquired, CycleCostBenchmark.loadAverage());
-			long heapHeld = usedHeapAfterFullGc();
 			sleep(period);
 			Window window = Window.measure(registry, fleet.nodes(), flushes, leases.length,
 					period.multipliedBy(settings.periods()));
@@ -98,6 +98,11 @@ public final class HeldLeasesBenchmark {
 				notHeld += lease.isHeld() ? 0 : 1;
 			}
 			System.out.println("load average at the end of the window: " + CycleCostBenchmark.loadAverage());
+			// after the window, so that the full collections' pauses fall outside it
+			long collecting = System.nanoTime();
+			long heapHeld = usedHeapAfterFullGc();
+			System.out.printf(Locale.ROOT, "full collections with the leases held took %d ms; leases lost since: %d%n",
+					(System.nanoTime() - collecting) / 1_000_000, losses.count() - lost);
 			long releasing = System.nanoTime();
 			releaseAll(leases);
 			long released = System.nanoTime() - releasing;
