@@ -5,9 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -16,15 +18,15 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Many leases whose renewals fall due at once, as they do for leases acquired together:
- * the watchdog must keep them all extended, however many there are, within the node
- * timeout that each extension waits for. Here the test's clock moves a third of the TTL
- * forward, so that the next firing of the registry's lease timer finds every lease due.
+ * the watchdog must send them so that none fails on its own account, however many there
+ * are, within the node timeout that each extension waits for. Here the test's clock moves
+ * a third of the TTL forward, so that the next firing of the registry's lease timer finds
+ * every lease due, and the watchdog's log says which renewals failed.
  * <p>
  * Before the watchdog's renewals went through a bounded window, that firing sent every
  * renewal at once: the commands at the tail of the burst timed out behind it, and the
- * failed renewals were retried together seconds later. This test failed with "[leases not
- * extended within 5 s of their renewals falling due] expected: 0L but was: 4066L" (the
- * figure is printed below).
+ * failed renewals were retried together seconds later. This test failed with "[renewals
+ * that failed] expected: 0 but was: 15976" (the figure is printed below).
  */
 class RenewalBurstIntegrationTests {
 
@@ -40,6 +42,13 @@ class RenewalBurstIntegrationTests {
 
 	private final ManualClock clock = new ManualClock();
 
+	private final LogCapture log = LogCapture.of(Level.FINE, "io.github.redlock.engine.lease.LeaseWatchdog");
+
+	@AfterEach
+	void closeLog() {
+		this.log.close();
+	}
+
 	@Test
 	void renewalsThatFallDueTogetherAllExtendTheirLeases() throws Exception {
 		// three times the default node timeout: a loaded machine's stalls do not fail a
@@ -48,7 +57,7 @@ class RenewalBurstIntegrationTests {
 			.nodeTimeout(Duration.ofMillis(300))
 			.tune((options) -> options.clock = this.clock));
 		// kept extended every second, it makes the lease timer fire at least that often
-		Lease pacer = registry.acquire("burst:pacer", Duration.ofSeconds(3), Duration.ofSeconds(30), true);
+		Lease pacer = registry.acquire("pacer", Duration.ofSeconds(3), Duration.ofSeconds(30), true);
 		List<Lease> leases = new ArrayList<>();
 		for (int batch = 0; batch < LEASES / 250; batch++) {
 			List<CompletableFuture<Lease>> acquiring = new ArrayList<>();
@@ -62,15 +71,16 @@ class RenewalBurstIntegrationTests {
 		// every renewal (a third of the TTL after its lease was acquired) is due now, and
 		// the timer fires within a second (the pacer runs out meanwhile)
 		this.clock.advance(TTL.dividedBy(3).plusSeconds(1));
-		long due = System.nanoTime();
 		Duration extended = TTL.minusSeconds(5);
-		// a failed renewal is retried a third of the validity left later, well after 5 s
-		await().atMost(Duration.ofSeconds(10))
+		long due = System.nanoTime();
+		// however slowly a loaded machine renews them, but no longer than a minute
+		await().atMost(Duration.ofSeconds(90))
 			.pollInterval(Duration.ofMillis(200))
-			.until(() -> notExtended(leases, extended) == 0 || System.nanoTime() - due > 5_000_000_000L);
-		long left = notExtended(leases, extended);
-		System.out.printf("%d of %d leases not extended within 5 s of their renewals falling due%n", left, LEASES);
-		assertThat(left).as("leases not extended within 5 s of their renewals falling due").isZero();
+			.until(() -> notExtended(leases, extended) == 0 || System.nanoTime() - due > 60_000_000_000L);
+		int failed = this.log.lines("Could not extend lock 'burst:").size();
+		System.out.printf("%d renewals of %d leases due at once failed%n", failed, LEASES);
+		assertThat(failed).as("renewals that failed").isZero();
+		assertThat(notExtended(leases, extended)).as("leases not extended").isZero();
 		assertThat(leases).allMatch(Lease::isHeld);
 		pacer.release();
 		leases.forEach(Lease::release);
