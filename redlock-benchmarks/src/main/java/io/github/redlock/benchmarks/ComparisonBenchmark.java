@@ -568,7 +568,7 @@ public final class ComparisonBenchmark {
 				: String.format(Locale.ROOT, "%.2f", value);
 	}
 
-	private static String machine() {
+	static String machine() {
 		String cpu = "?";
 		try {
 			cpu = Files.readAllLines(Path.of("/proc/cpuinfo"))

@@ -161,7 +161,7 @@ public final class CycleCostBenchmark {
 				ratio(onRatio), target, met);
 	}
 
-	private static String yes(boolean met) {
+	static String yes(boolean met) {
 		return met ? "yes" : "no";
 	}
 

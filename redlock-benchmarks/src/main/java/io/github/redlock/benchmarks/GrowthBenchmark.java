@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
 import io.github.redlock.embedded.RedisFleet;
+import io.github.redlock.embedded.RedisServerBinary;
 
 /**
  * Issue 40's "how cost grows", items 2 and 3, each figure beside the bare quorum measured
@@ -58,6 +59,7 @@ public final class GrowthBenchmark {
 		BenchSettings settings = BenchSettings.fromSystemProperties();
 		List<Integer> jvmCounts = counts("bench.growth-jvms", "2,4,8");
 		List<Integer> nodeCounts = counts("bench.growth-nodes", "3,5,7");
+		System.out.println(ComparisonBenchmark.machine() + ", redis-server " + RedisServerBinary.get().version());
 		System.out.println(settings.describe());
 		System.out.println("load average at start: " + CycleCostBenchmark.loadAverage());
 		long started = System.nanoTime();
@@ -148,8 +150,8 @@ public final class GrowthBenchmark {
 					CycleCostBenchmark.format(ours.sectionsPerSecond()),
 					CycleCostBenchmark.format(bare.sectionsPerSecond()),
 					CycleCostBenchmark.ratio(ours.sectionsPerSecond() / bare.sectionsPerSecond()), refused(ours),
-					refused(bare), yes(ours.sections() <= ours.attempts()), yes(bare.sections() <= bare.attempts()),
-					ours.overlaps(), bare.overlaps());
+					refused(bare), CycleCostBenchmark.yes(ours.sections() <= ours.attempts()),
+					CycleCostBenchmark.yes(bare.sections() <= bare.attempts()), ours.overlaps(), bare.overlaps());
 		}
 		System.out.println();
 		System.out.println("sections (registry, bare quorum): " + String.join("; ",
@@ -201,10 +203,6 @@ public final class GrowthBenchmark {
 		System.out.printf(Locale.ROOT, "| %d | %s | %s | %s | %s | %s | %s |%n", nodes, measure,
 				CycleCostBenchmark.format(off), CycleCostBenchmark.format(on), CycleCostBenchmark.format(bare),
 				CycleCostBenchmark.ratio(off / bare), CycleCostBenchmark.ratio(on / bare));
-	}
-
-	private static String yes(boolean met) {
-		return met ? "yes" : "no";
 	}
 
 	private static List<Integer> counts(String property, String defaultValue) {
