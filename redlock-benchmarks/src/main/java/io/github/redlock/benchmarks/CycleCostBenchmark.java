@@ -169,7 +169,7 @@ public final class CycleCostBenchmark {
 		return Double.isFinite(ratio) ? String.format(Locale.ROOT, "%.2fx", ratio) : "-";
 	}
 
-	private static double micros(Samples samples, double percent) {
+	static double micros(Samples samples, double percent) {
 		long nanos = samples.percentile(percent);
 		return (nanos == -1) ? Double.NaN : nanos / 1000.0;
 	}

@@ -41,6 +41,9 @@ final class Figures {
 
 		private long nanos;
 
+		/** How long each acquire took, from the call to the grant, in every JVM. */
+		final Samples latency = new Samples();
+
 		void add(long sections, NodeAttempts.Count attempts, long overlaps, long nanos) {
 			this.sections += sections;
 			this.granted += attempts.granted();

@@ -161,6 +161,27 @@ public final class GrowthBenchmark {
 							entry.getValue()[0].sections(), entry.getValue()[1].sections()))
 					.toList()));
 		System.out.println();
+		System.out.println("Acquire latency in the herds, from the call to the grant (each JVM's own clock), in µs"
+				+ " (target: p99 and p99.9 <= 1.2x the bare quorum's):");
+		System.out.println();
+		System.out.println("| JVMs | p50: registry | bare quorum | p99: registry | bare quorum | registry / bare |"
+				+ " p99.9: registry | bare quorum | registry / bare | met (p99, p99.9) |");
+		System.out.println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+		for (Map.Entry<Integer, Figures.Herd[]> entry : herds.entrySet()) {
+			Samples ours = entry.getValue()[0].latency;
+			Samples bare = entry.getValue()[1].latency;
+			double p99 = CycleCostBenchmark.micros(ours, 99) / CycleCostBenchmark.micros(bare, 99);
+			double p999 = CycleCostBenchmark.micros(ours, 99.9) / CycleCostBenchmark.micros(bare, 99.9);
+			System.out.printf(Locale.ROOT, "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s |%n", entry.getKey(),
+					CycleCostBenchmark.format(CycleCostBenchmark.micros(ours, 50)),
+					CycleCostBenchmark.format(CycleCostBenchmark.micros(bare, 50)),
+					CycleCostBenchmark.format(CycleCostBenchmark.micros(ours, 99)),
+					CycleCostBenchmark.format(CycleCostBenchmark.micros(bare, 99)), CycleCostBenchmark.ratio(p99),
+					CycleCostBenchmark.format(CycleCostBenchmark.micros(ours, 99.9)),
+					CycleCostBenchmark.format(CycleCostBenchmark.micros(bare, 99.9)), CycleCostBenchmark.ratio(p999),
+					CycleCostBenchmark.yes(p99 <= 1.2), CycleCostBenchmark.yes(p999 <= 1.2));
+		}
+		System.out.println();
 	}
 
 	private static String refused(Figures.Herd herd) {

@@ -49,7 +49,7 @@ final class HerdScenario {
 		long latestReleasing = 0;
 		boolean first = true;
 		for (long[] hold : all) {
-			// holds are {thread, acquired, releasing, released}, by acquisition; a
+			// holds are {thread, acquired, releasing, released, asked}, by acquisition; a
 			// thread's own earlier holds began to release before it acquired again. (The
 			// first run of this compared the first hold with Long.MIN_VALUE, which
 			// overflowed and counted one overlap per run that was none.)
@@ -62,6 +62,10 @@ final class HerdScenario {
 			first = false;
 		}
 		into.add(all.size(), attempts, overlaps, duration.toNanos());
+		for (long[] hold : all) {
+			// both readings from the JVM that held: the JVMs' clocks are not compared
+			into.latency.add(hold[1] - hold[4]);
+		}
 	}
 
 	private void runAll(int contender, Contender local, int threads, Duration duration, String key, List<long[]> into)
