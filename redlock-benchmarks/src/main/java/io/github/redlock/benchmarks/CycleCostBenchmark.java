@@ -130,6 +130,12 @@ public final class CycleCostBenchmark {
 		row("node CPU, 16 threads (µs)", off, on, bare, (m) -> m.manyCost.nodes(), "<= 1.0x", 1.0, false);
 		row("JVM CPU, 1 thread (µs)", off, on, bare, (m) -> m.oneCost.jvm(), "<= 0.9x", 0.9, false);
 		row("JVM CPU, 16 threads (µs)", off, on, bare, (m) -> m.manyCost.jvm(), "<= 0.7x", 0.7, false);
+		// where the 1-thread cycle's time goes: the kernel's share (wake-ups and socket
+		// calls), and the node reads, one per wake-up of a node for a connection
+		row("of which in the kernel, JVM, 1 thread (µs)", off, on, bare, (m) -> m.oneCost.jvmSystem(), "-", Double.NaN,
+				false);
+		row("node reads, 1 thread (all " + nodes + " nodes)", off, on, bare, (m) -> m.oneCost.nodeReads(), "-",
+				Double.NaN, false);
 		row("acquire latency p50, 16 threads (µs)", off, on, bare, (m) -> micros(m.latency, 50), "-", Double.NaN,
 				false);
 		row("acquire latency p99, 16 threads (µs)", off, on, bare, (m) -> micros(m.latency, 99), "<= 1.2x", 1.2, false);
