@@ -31,7 +31,7 @@ import io.lettuce.core.resource.DefaultClientResources;
  */
 final class BareQuorumContender implements Contender {
 
-	private static final String COMPARE_AND_DELETE = "if redis.call('get', KEYS[1]) == ARGV[1] "
+	static final String COMPARE_AND_DELETE = "if redis.call('get', KEYS[1]) == ARGV[1] "
 			+ "then return redis.call('del', KEYS[1]) else return 0 end";
 
 	private static final long ANSWER_TIMEOUT_MILLIS = 5_000;

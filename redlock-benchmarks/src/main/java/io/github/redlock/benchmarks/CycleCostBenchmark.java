@@ -50,7 +50,18 @@ public final class CycleCostBenchmark {
 				settings.ttl().toMillis());
 		System.out.println("load average at start: " + loadAverage());
 		long started = System.nanoTime();
-		try (RedisFleet fleet = RedisFleet.start(settings.nodes());
+		Costs costs = measure(settings, settings.nodes(), settings.costWarmup());
+		System.out.println("load average at end: " + loadAverage());
+		System.out.printf(Locale.ROOT, "run took %.0f s%n%n", (System.nanoTime() - started) / 1e9);
+		print(costs, settings.nodes());
+	}
+
+	/**
+	 * Measures the three contenders' cycles over {@code nodes} fresh nodes, each warmed
+	 * up first for {@code warmup} on one thread and half that on sixteen.
+	 */
+	static Costs measure(BenchSettings settings, int nodes, Duration warmup) throws Exception {
+		try (RedisFleet fleet = RedisFleet.start(nodes);
 				RegistryContender off = new RegistryContender(fleet.uris(), settings.ttl(), false, "guard off");
 				RegistryContender on = new RegistryContender(fleet.uris(), settings.ttl(), true, "guard on");
 				BareQuorumContender bare = new BareQuorumContender(fleet.uris(), settings.ttl(),
@@ -61,29 +72,26 @@ public final class CycleCostBenchmark {
 			List<Contender> contenders = List.of(off, on, bare);
 			Scenarios scenarios = new Scenarios(settings.hold(), settings.section());
 			for (Contender contender : contenders) {
-				scenarios.cycles(contender, 1, settings.costWarmup(), "w1:" + contender.name() + ":",
+				scenarios.cycles(contender, 1, warmup, "w1:" + contender.name() + ":", new Figures.Rate());
+				scenarios.cycles(contender, MANY_THREADS, warmup.dividedBy(2), "w16:" + contender.name() + ":",
 						new Figures.Rate());
-				scenarios.cycles(contender, MANY_THREADS, settings.costWarmup().dividedBy(2),
-						"w16:" + contender.name() + ":", new Figures.Rate());
 			}
 			Map<Contender, Measured> measured = new LinkedHashMap<>();
 			contenders.forEach((contender) -> measured.put(contender, new Measured()));
-			List<RedisNode> nodes = fleet.nodes();
+			List<RedisNode> fleetNodes = fleet.nodes();
 			for (int rep = 1; rep <= settings.reps(); rep++) {
 				for (int i = 0; i < contenders.size(); i++) {
 					Contender contender = contenders.get((rep + i) % contenders.size());
 					Measured m = measured.get(contender);
 					String prefix = "r" + rep + ":" + contender.name() + ":";
-					counted(contender, m, () -> m.oneCost.measure(nodes, m.one,
+					counted(contender, m, () -> m.oneCost.measure(fleetNodes, m.one,
 							() -> scenarios.cycles(contender, 1, settings.measure(), prefix + "1:", m.one)));
-					counted(contender, m, () -> m.manyCost.measure(nodes, m.many, () -> scenarios.timedCycles(contender,
-							MANY_THREADS, settings.measure(), prefix + "16:", m.many, m.latency)));
+					counted(contender, m, () -> m.manyCost.measure(fleetNodes, m.many, () -> scenarios
+						.timedCycles(contender, MANY_THREADS, settings.measure(), prefix + "16:", m.many, m.latency)));
 				}
-				System.out.printf("rep %d of %d done%n", rep, settings.reps());
+				System.out.printf("%d nodes: rep %d of %d done%n", nodes, rep, settings.reps());
 			}
-			System.out.println("load average at end: " + loadAverage());
-			System.out.printf(Locale.ROOT, "run took %.0f s%n%n", (System.nanoTime() - started) / 1e9);
-			print(measured.get(off), measured.get(on), measured.get(bare), settings.nodes());
+			return new Costs(measured.get(off), measured.get(on), measured.get(bare));
 		}
 	}
 
@@ -99,7 +107,10 @@ public final class CycleCostBenchmark {
 		measured.acquisitions += registry.acquisitions() - acquisitions;
 	}
 
-	private static void print(Measured off, Measured on, Measured bare, int nodes) {
+	private static void print(Costs costs, int nodes) {
+		Measured off = costs.off();
+		Measured on = costs.on();
+		Measured bare = costs.bare();
 		System.out.println("Issue 40: per acquire+release cycle, a new key each cycle, each figure beside the bare"
 				+ " quorum measured in the same run (ratios: this registry / the bare quorum):");
 		System.out.println();
@@ -119,6 +130,12 @@ public final class CycleCostBenchmark {
 		row("node CPU, 16 threads (µs)", off, on, bare, (m) -> m.manyCost.nodes(), "<= 1.0x", 1.0, false);
 		row("JVM CPU, 1 thread (µs)", off, on, bare, (m) -> m.oneCost.jvm(), "<= 0.9x", 0.9, false);
 		row("JVM CPU, 16 threads (µs)", off, on, bare, (m) -> m.manyCost.jvm(), "<= 0.7x", 0.7, false);
+		// where the 1-thread cycle's time goes: the kernel's share (wake-ups and socket
+		// calls), and the node reads, one per wake-up of a node for a connection
+		row("of which in the kernel, JVM, 1 thread (µs)", off, on, bare, (m) -> m.oneCost.jvmSystem(), "-", Double.NaN,
+				false);
+		row("node reads, 1 thread (all " + nodes + " nodes)", off, on, bare, (m) -> m.oneCost.nodeReads(), "-",
+				Double.NaN, false);
 		row("acquire latency p50, 16 threads (µs)", off, on, bare, (m) -> micros(m.latency, 50), "-", Double.NaN,
 				false);
 		row("acquire latency p99, 16 threads (µs)", off, on, bare, (m) -> micros(m.latency, 99), "<= 1.2x", 1.2, false);
@@ -150,15 +167,15 @@ public final class CycleCostBenchmark {
 				ratio(onRatio), target, met);
 	}
 
-	private static String yes(boolean met) {
+	static String yes(boolean met) {
 		return met ? "yes" : "no";
 	}
 
-	private static String ratio(double ratio) {
+	static String ratio(double ratio) {
 		return Double.isFinite(ratio) ? String.format(Locale.ROOT, "%.2fx", ratio) : "-";
 	}
 
-	private static double micros(Samples samples, double percent) {
+	static double micros(Samples samples, double percent) {
 		long nanos = samples.percentile(percent);
 		return (nanos == -1) ? Double.NaN : nanos / 1000.0;
 	}
@@ -181,9 +198,20 @@ public final class CycleCostBenchmark {
 	}
 
 	/**
+	 * What the three contenders' cycles gave over one set of nodes.
+	 *
+	 * @param off the registry with its restart guard off
+	 * @param on the registry with its restart guard on
+	 * @param bare the bare quorum
+	 */
+	record Costs(Measured off, Measured on, Measured bare) {
+
+	}
+
+	/**
 	 * What one contender's cycles gave, summed over the repetitions.
 	 */
-	private static final class Measured {
+	static final class Measured {
 
 		final Figures.Rate one = new Figures.Rate();
 

@@ -27,21 +27,27 @@ final class Figures {
 
 	/**
 	 * The cross-process herd ({@link HerdScenario}): sections, the attempts the first
-	 * node saw, and overlapping holds.
+	 * node saw, granted and refused there, and overlapping holds.
 	 */
 	static final class Herd {
 
 		private long sections;
 
-		private long attempts;
+		private long granted;
+
+		private long refused;
 
 		private long overlaps;
 
 		private long nanos;
 
-		void add(long sections, long attempts, long overlaps, long nanos) {
+		/** How long each acquire took, from the call to the grant, in every JVM. */
+		final Samples latency = new Samples();
+
+		void add(long sections, NodeAttempts.Count attempts, long overlaps, long nanos) {
 			this.sections += sections;
-			this.attempts += attempts;
+			this.granted += attempts.granted();
+			this.refused += attempts.refused();
 			this.overlaps += overlaps;
 			this.nanos += nanos;
 		}
@@ -50,9 +56,9 @@ final class Figures {
 			return (this.nanos > 0) ? this.sections * 1e9 / this.nanos : Double.NaN;
 		}
 
-		/** The share of the first node's attempts that did not become a section. */
-		double refused() {
-			return (this.attempts > 0) ? 1 - this.sections / (double) this.attempts : Double.NaN;
+		/** The share of the first node's attempts that it refused. */
+		double refusedShare() {
+			return (attempts() > 0) ? this.refused / (double) attempts() : Double.NaN;
 		}
 
 		long sections() {
@@ -60,7 +66,11 @@ final class Figures {
 		}
 
 		long attempts() {
-			return this.attempts;
+			return this.granted + this.refused;
+		}
+
+		long refused() {
+			return this.refused;
 		}
 
 		long overlaps() {

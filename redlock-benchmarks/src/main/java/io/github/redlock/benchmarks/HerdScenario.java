@@ -5,17 +5,12 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
-import io.github.redlock.embedded.RedisNode;
-
 /**
  * Issue 27's cross-process herd: several JVMs (this one and {@link SecondJvm}s), a few
  * threads in each, loop acquire, a critical section, release on one key. It counts the
- * sections, and the acquire attempts that the first node saw, so that the share of
- * attempts refused ({@code 1 - sections / attempts}) shows how many attempts a release
- * sets off. The registry's attempts on a node are the acquire scripts that ran there:
- * each runs {@code INCR} when it set the lock and {@code PTTL} when it was refused
- * (commands that scripts run count in {@code INFO commandstats}); the bare quorum's are
- * its {@code SET NX PX}. Holds of any two threads must never overlap.
+ * sections, and the acquire attempts that the first node saw, granted and refused there
+ * ({@link NodeAttempts}), so that the share refused shows how many attempts a release
+ * sets off. Holds of any two threads must never overlap.
  */
 final class HerdScenario {
 
@@ -25,40 +20,36 @@ final class HerdScenario {
 
 	private final long sectionNanos;
 
-	HerdScenario(List<SecondJvm> others, Duration section) {
+	private final NodeAttempts counted;
+
+	/**
+	 * Creates the herd of this JVM and {@code others}.
+	 * @param counted the counter of the first node's attempts, which the caller closes
+	 */
+	HerdScenario(List<SecondJvm> others, Duration section, NodeAttempts counted) {
 		this.others = others;
 		this.sectionNanos = section.toNanos();
+		this.counted = counted;
 	}
 
 	/**
 	 * Runs the herd for one contender.
 	 * @param contender its index in the contender set, the same in every JVM
-	 * @param local this JVM's instance
-	 * @param registry whether it is this project's registry (which commands count as
-	 * attempts)
+	 * @param local this JVM's instance: this project's registry or the bare quorum
 	 */
-	void run(int contender, Contender local, boolean registry, int threads, Duration duration, String key,
-			RedisNode counted, Figures.Herd into) throws Exception {
-		long attemptsBefore = attempts(counted, registry);
-		long startAt = System.nanoTime() + START_DELAY_NANOS;
-		long end = startAt + duration.toNanos();
-		for (SecondJvm other : this.others) {
-			other.link().reset();
-			other.send("onekey", contender, key, threads, startAt, end, this.sectionNanos);
-		}
-		List<long[]> all = new ArrayList<>(
-				TwoJvmScenarios.oneKeyHalf(local, key, threads, startAt, end, this.sectionNanos));
-		for (SecondJvm other : this.others) {
-			other.reply("done", duration.plusNanos(Link.STUCK_NANOS));
-			all.addAll(other.link().holds());
-		}
-		long attempts = attempts(counted, registry) - attemptsBefore;
+	void run(int contender, Contender local, int threads, Duration duration, String key, Figures.Herd into)
+			throws Exception {
+		List<long[]> all = new ArrayList<>();
+		NodeAttempts.Count attempts = (local instanceof RegistryContender registry)
+				? this.counted.count(registry.lockKey(key), true,
+						() -> runAll(contender, local, threads, duration, key, all))
+				: this.counted.count(key, false, () -> runAll(contender, local, threads, duration, key, all));
 		all.sort(Comparator.comparingLong((long[] hold) -> hold[1]));
 		long overlaps = 0;
 		long latestReleasing = 0;
 		boolean first = true;
 		for (long[] hold : all) {
-			// holds are {thread, acquired, releasing, released}, by acquisition; a
+			// holds are {thread, acquired, releasing, released, asked}, by acquisition; a
 			// thread's own earlier holds began to release before it acquired again. (The
 			// first run of this compared the first hold with Long.MIN_VALUE, which
 			// overflowed and counted one overlap per run that was none.)
@@ -71,20 +62,25 @@ final class HerdScenario {
 			first = false;
 		}
 		into.add(all.size(), attempts, overlaps, duration.toNanos());
+		for (long[] hold : all) {
+			// both readings from the JVM that held: the JVMs' clocks are not compared
+			into.latency.add(hold[1] - hold[4]);
+		}
 	}
 
-	private static long attempts(RedisNode node, boolean registry) {
-		String stats = node.call("INFO", "commandstats").toString();
-		return registry ? calls(stats, "incr") + calls(stats, "pttl") : calls(stats, "set");
-	}
-
-	private static long calls(String stats, String command) {
-		String prefix = "cmdstat_" + command + ":calls=";
-		return stats.lines()
-			.filter((line) -> line.startsWith(prefix))
-			.mapToLong((line) -> Long.parseLong(line.substring(prefix.length(), line.indexOf(','))))
-			.findFirst()
-			.orElse(0);
+	private void runAll(int contender, Contender local, int threads, Duration duration, String key, List<long[]> into)
+			throws Exception {
+		long startAt = System.nanoTime() + START_DELAY_NANOS;
+		long end = startAt + duration.toNanos();
+		for (SecondJvm other : this.others) {
+			other.link().reset();
+			other.send("onekey", contender, key, threads, startAt, end, this.sectionNanos);
+		}
+		into.addAll(TwoJvmScenarios.oneKeyHalf(local, key, threads, startAt, end, this.sectionNanos));
+		for (SecondJvm other : this.others) {
+			other.reply("done", duration.plusNanos(Link.STUCK_NANOS));
+			into.addAll(other.link().holds());
+		}
 	}
 
 }

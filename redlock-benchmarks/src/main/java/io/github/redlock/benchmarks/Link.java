@@ -155,10 +155,18 @@ final class Link {
 		}
 	}
 
-	/** Sends this side's holds of a run, each {thread, acquired, releasing, released}. */
+	/**
+	 * Sends this side's holds of a run, each {thread, acquired, releasing, released} and,
+	 * from {@link TwoJvmScenarios#oneKeyHalf}, when its acquire was called.
+	 */
 	void sendHolds(List<long[]> holds) {
 		for (long[] hold : holds) {
-			send("hold", hold[0], hold[1], hold[2], hold[3]);
+			if (hold.length > 4) {
+				send("hold", hold[0], hold[1], hold[2], hold[3], hold[4]);
+			}
+			else {
+				send("hold", hold[0], hold[1], hold[2], hold[3]);
+			}
 		}
 	}
 

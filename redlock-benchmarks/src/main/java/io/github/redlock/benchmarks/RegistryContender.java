@@ -8,6 +8,7 @@ import java.util.concurrent.locks.LockSupport;
 import io.github.redlock.Lease;
 import io.github.redlock.engine.NodeStatus;
 import io.github.redlock.engine.RedlockRegistry;
+import io.github.redlock.engine.node.KeyLayout;
 
 /**
  * This project's {@link RedlockRegistry} with its default waiting, through the blocking
@@ -91,6 +92,13 @@ final class RegistryContender implements Contender {
 			}
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250));
 		}
+	}
+
+	/**
+	 * Returns the name the nodes keep {@code key}'s lock value under.
+	 */
+	String lockKey(String key) {
+		return new KeyLayout(this.registry.settings().keyPrefix()).lockKey(key);
 	}
 
 	long fencingRounds() {

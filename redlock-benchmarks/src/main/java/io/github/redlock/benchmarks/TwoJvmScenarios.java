@@ -130,7 +130,8 @@ final class TwoJvmScenarios {
 	 * One side of {@link #oneKey}: {@code threads} threads from {@code startAt} to
 	 * {@code end}.
 	 * @return this side's holds that began before the end, each {thread, acquired,
-	 * releasing, released}
+	 * releasing, released, asked}: {@code asked} when its acquire was called, so that
+	 * {@code acquired - asked} is how long the acquire took, read on one JVM's clock
 	 */
 	static List<long[]> oneKeyHalf(Contender contender, String key, int threads, long startAt, long end,
 			long sectionNanos) throws Exception {
@@ -142,13 +143,14 @@ final class TwoJvmScenarios {
 			parkUntil(startAt);
 			List<long[]> mine = holds.get(index);
 			while (System.nanoTime() - end < 0) {
+				long asked = System.nanoTime();
 				Contender.Held held = contender.acquire(key);
 				long acquired = System.nanoTime();
 				long releasing = Scenarios.occupy(acquired, sectionNanos);
 				held.release();
 				long released = System.nanoTime();
 				if (acquired - end < 0) {
-					mine.add(new long[] { index, acquired, releasing, released });
+					mine.add(new long[] { index, acquired, releasing, released, asked });
 				}
 			}
 		});
