@@ -31,10 +31,10 @@ import io.lettuce.core.api.sync.RedisCommands;
  * as {@link Script} sends them, with the arguments a registry sends, guard off and on),
  * and probes between the two that show where the difference goes: a script that only sets
  * the lock (what running any script costs), one that also writes a counter that exists,
- * and one that writes a new counter (a key kept a day, as the fencing counter is). Then,
- * for scale, the bare cycle sent one command at a time, as one thread sends it, whose
- * node CPU includes the system calls. Variants run in turn in each repetition; the table
- * prints the median. It asserts nothing.
+ * and one that writes a new counter (a key kept a day, as the fencing counter is).
+ * Variants run in turn in each repetition; the table prints the median. For scale,
+ * {@link CycleCostBenchmark} prints a whole 1-thread cycle's node CPU, system calls
+ * included. It asserts nothing.
  * <p>
  * Run with {@code ./mvnw -B -ntp -pl redlock-benchmarks -am verify -DskipTests
  * -Dbenchmarks -Dbench.main=ScriptCostBenchmark}; {@code bench.reps} (default 3, read
@@ -44,9 +44,6 @@ public final class ScriptCostBenchmark {
 
 	/** Cycles per variant and repetition. */
 	private static final int CYCLES = 100_000;
-
-	/** Cycles of the bare cycle sent one command at a time, per repetition. */
-	private static final int SERIAL_CYCLES = 20_000;
 
 	private static final int BATCH = 200;
 
@@ -76,15 +73,13 @@ public final class ScriptCostBenchmark {
 				Variants variants = new Variants(connection.sync());
 				Map<String, double[]> perCycle = new LinkedHashMap<>();
 				variants.names().forEach((name) -> perCycle.put(name, new double[reps]));
-				double[] serial = new double[reps];
 				for (int rep = 0; rep < reps; rep++) {
 					for (String name : variants.names()) {
 						perCycle.get(name)[rep] = pipelined(node, connection, variants, name, rep);
 					}
-					serial[rep] = serialBare(node, connection.sync(), variants, rep);
 					System.out.printf(Locale.ROOT, "rep %d of %d done%n", rep + 1, reps);
 				}
-				print(perCycle, median(serial), serverVersion(node));
+				print(perCycle, serverVersion(node));
 			}
 			finally {
 				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
@@ -113,18 +108,6 @@ public final class ScriptCostBenchmark {
 		double spent = nodeCpuMicros(node) - before;
 		variants.reset();
 		return spent / CYCLES;
-	}
-
-	private static double serialBare(RedisNode node, RedisCommands<String, String> sync, Variants variants, int rep) {
-		double before = nodeCpuMicros(node);
-		for (int i = 0; i < SERIAL_CYCLES; i++) {
-			String key = "s" + rep + ":" + i;
-			sync.set(key, variants.value, SetArgs.Builder.nx().px(Long.parseLong(TTL)));
-			sync.evalsha(variants.compareAndDelete, ScriptOutputType.INTEGER, new String[] { key }, variants.value);
-		}
-		double spent = nodeCpuMicros(node) - before;
-		variants.reset();
-		return spent / SERIAL_CYCLES;
 	}
 
 	private static void await(StatefulRedisConnection<String, String> connection, List<RedisFuture<?>> replies)
@@ -162,7 +145,7 @@ public final class ScriptCostBenchmark {
 		return sorted[sorted.length / 2];
 	}
 
-	private static void print(Map<String, double[]> perCycle, double serialBare, String version) {
+	private static void print(Map<String, double[]> perCycle, String version) {
 		double bare = median(perCycle.get(Variants.BARE));
 		System.out.println();
 		System.out.printf(Locale.ROOT,
@@ -174,11 +157,6 @@ public final class ScriptCostBenchmark {
 		System.out.println("|---|---:|---:|");
 		perCycle.forEach((name, values) -> System.out.printf(Locale.ROOT, "| %s | %.2f | %+.2f |%n", name,
 				median(values), median(values) - bare));
-		System.out.println();
-		System.out.printf(Locale.ROOT,
-				"The bare cycle sent one command at a time, as one thread sends it (system calls included):"
-						+ " %.2f µs of node CPU per cycle; 10 %% of it, what a 1.1x target leaves: %.2f µs.%n",
-				serialBare, serialBare * 0.1);
 	}
 
 	/**
