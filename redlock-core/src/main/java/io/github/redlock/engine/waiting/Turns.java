@@ -62,7 +62,12 @@ final class Turns {
 	 * hand-over within a process costs a quorum's reply; one to another process, its
 	 * hints and attempt on top: with every hand-over a turn, sections of 1 ms on one key
 	 * across 4 processes ran at 0.81x the bare quorum's retry loop, whose releasing
-	 * thread takes the lock again at once.
+	 * thread takes the lock again at once. So a turn must span a few sections. It must
+	 * also stay short: a waiter whose line just lost the turn waits for every other
+	 * process's turn, and the waits of the unluckiest (the p99 of the acquisitions in a
+	 * herd of processes) grow with it. At a few milliseconds both hold: the herd keeps
+	 * above the bare quorum's sections a second, and its slowest acquisitions wait no
+	 * longer than the bare quorum's (docs/benchmarks.md, issue 40's herd).
 	 */
 	volatile long turnNanos = Waiting.TURN_NANOS;
 

@@ -77,7 +77,7 @@ public final class Waiting {
 	 * wait for their turn by this per process ahead; why this long:
 	 * {@link Turns#turnNanos}.
 	 */
-	static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+	static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
 
 	private final RetryDelays retryDelays;
 
