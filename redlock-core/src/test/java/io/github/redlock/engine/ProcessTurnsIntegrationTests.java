@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import io.github.redlock.Lease;
 import io.github.redlock.embedded.RedisFleetExtension;
@@ -156,6 +157,10 @@ class ProcessTurnsIntegrationTests {
 		RedlockRegistry a = registry(Duration.ofSeconds(30));
 		RedlockRegistry b = registry(Duration.ofMillis(200));
 		Lease held = a.acquire(KEY, TTL, WAIT);
+		// the acquisition returns at a quorum: its value reaches the last node a moment
+		// later, and an attempt of B there first would take that node (KeyDB under load)
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> IntStream.range(0, 3).allMatch((i) -> fleet.node(i).call("GET", LOCK) != null));
 		CompletableFuture<Lease> forB = waitQueued(b);
 		for (int i = 0; i < 3; i++) {
 			fleet.node(i).call("DEL", QUEUE);
