@@ -153,9 +153,9 @@ public final class ComparisonBenchmark {
 							f.oneKey.acquisitions.perSecond(),
 							twoJvms ? f.twoJvmOneKey.acquisitions.perSecond() : none }));
 			handoffs.add(new BenchmarkCharts.Series(contender.name(),
-					new double[] { micros(f.handoff, 50), micros(f.oneKey.handoffs, 50),
-							twoJvms ? micros(f.twoJvmHandoff, 50) : none,
-							twoJvms ? micros(f.twoJvmOneKey.handoffs, 50) : none }));
+					new double[] { f.handoff.percentileMicros(50), f.oneKey.handoffs.percentileMicros(50),
+							twoJvms ? f.twoJvmHandoff.percentileMicros(50) : none,
+							twoJvms ? f.twoJvmOneKey.handoffs.percentileMicros(50) : none }));
 		}
 		System.out.println("charts: " + List.of(
 				BenchmarkCharts.write(dir, "cycles",
@@ -315,16 +315,16 @@ public final class ComparisonBenchmark {
 		row("16 threads, cycles/s", contenders, figures, (f) -> f.sixteenThreads.perSecond(), false);
 		row("8 threads on one key, acquisitions/s", contenders, figures, (f) -> f.oneKey.acquisitions.perSecond(),
 				false);
-		row("same: handoff to another thread p50 (µs)", contenders, figures, (f) -> micros(f.oneKey.handoffs, 50),
-				true);
-		row("same: handoff p99 (µs)", contenders, figures, (f) -> micros(f.oneKey.handoffs, 99), true);
+		row("same: handoff to another thread p50 (µs)", contenders, figures,
+				(f) -> f.oneKey.handoffs.percentileMicros(50), true);
+		row("same: handoff p99 (µs)", contenders, figures, (f) -> f.oneKey.handoffs.percentileMicros(99), true);
 		row("same: fairness, most/fewest acquisitions of a thread", contenders, figures, (f) -> f.oneKey.fairness(),
 				true);
 		plain("same: share re-acquired by the releasing thread", contenders, figures,
 				(f) -> String.format(Locale.ROOT, "%.0f %%", f.oneKey.selfShare() * 100));
 		plain("same: overlapping holds (must be 0)", contenders, figures, (f) -> Long.toString(f.oneKey.overlaps()));
-		row("2 threads on one key, handoff p50 (µs)", contenders, figures, (f) -> micros(f.handoff, 50), true);
-		row("same: handoff p99 (µs)", contenders, figures, (f) -> micros(f.handoff, 99), true);
+		row("2 threads on one key, handoff p50 (µs)", contenders, figures, (f) -> f.handoff.percentileMicros(50), true);
+		row("same: handoff p99 (µs)", contenders, figures, (f) -> f.handoff.percentileMicros(99), true);
 		plain("same: handoffs measured", contenders, figures, (f) -> Integer.toString(f.handoff.size()));
 
 		System.out.println();
@@ -353,10 +353,11 @@ public final class ComparisonBenchmark {
 		target("8 threads on one key >= 3x RedissonRedLock acquisitions/s",
 				ours.oneKey.acquisitions.perSecond() / redLock.oneKey.acquisitions.perSecond(), 3, "x", true);
 		target("same: fairness max/min <= 2", ours.oneKey.fairness(), 2, "", false);
-		target("same: handoff p50 <= 300 µs", micros(ours.oneKey.handoffs, 50), 300, " µs", false);
-		target("2-thread handoff p50 <= 1 ms, one JVM", micros(ours.handoff, 50), 1000, " µs", false);
+		target("same: handoff p50 <= 300 µs", ours.oneKey.handoffs.percentileMicros(50), 300, " µs", false);
+		target("2-thread handoff p50 <= 1 ms, one JVM", ours.handoff.percentileMicros(50), 1000, " µs", false);
 		if (twoJvms) {
-			target("2-thread handoff p50 <= 2 ms, two JVMs", micros(ours.twoJvmHandoff, 50), 2000, " µs", false);
+			target("2-thread handoff p50 <= 2 ms, two JVMs", ours.twoJvmHandoff.percentileMicros(50), 2000, " µs",
+					false);
 			target("2 JVMs x 4 threads on one key: fairness max/min <= 2 (the one-JVM bound)",
 					ours.twoJvmOneKey.fairness(), 2, "", false);
 			System.out.printf("| same: holds overlapping across the JVMs = 0 | %d | %s |%n",
@@ -466,8 +467,8 @@ public final class ComparisonBenchmark {
 		System.out.println();
 		header(contenders);
 		row("1 thread in each JVM on one key, handoff p50 (µs)", contenders, figures,
-				(f) -> micros(f.twoJvmHandoff, 50), true);
-		row("same: handoff p99 (µs)", contenders, figures, (f) -> micros(f.twoJvmHandoff, 99), true);
+				(f) -> f.twoJvmHandoff.percentileMicros(50), true);
+		row("same: handoff p99 (µs)", contenders, figures, (f) -> f.twoJvmHandoff.percentileMicros(99), true);
 		plain("same: handoffs measured", contenders, figures, (f) -> Integer.toString(f.twoJvmHandoff.size()));
 		row("4 threads in each JVM on one key, acquisitions/s", contenders, figures,
 				(f) -> f.twoJvmOneKey.acquisitions.perSecond(), false);
@@ -477,10 +478,10 @@ public final class ComparisonBenchmark {
 				false);
 		row("same: fairness, most/fewest acquisitions of a thread (all 8)", contenders, figures,
 				(f) -> f.twoJvmOneKey.fairness(), true);
-		row("same: handoff to the other JVM p50 (µs)", contenders, figures, (f) -> micros(f.twoJvmOneKey.handoffs, 50),
-				true);
-		row("same: handoff to the other JVM p99 (µs)", contenders, figures, (f) -> micros(f.twoJvmOneKey.handoffs, 99),
-				true);
+		row("same: handoff to the other JVM p50 (µs)", contenders, figures,
+				(f) -> f.twoJvmOneKey.handoffs.percentileMicros(50), true);
+		row("same: handoff to the other JVM p99 (µs)", contenders, figures,
+				(f) -> f.twoJvmOneKey.handoffs.percentileMicros(99), true);
 		plain("same: handoffs to the other JVM", contenders, figures,
 				(f) -> Integer.toString(f.twoJvmOneKey.handoffs.size()));
 		plain("same: share taken in the JVM that held before", contenders, figures,
@@ -550,11 +551,6 @@ public final class ComparisonBenchmark {
 		boolean met = atLeast ? measured >= bound : measured <= bound;
 		String value = unit.equals("x") ? String.format(Locale.ROOT, "%.2fx", measured) : format(measured) + unit;
 		System.out.printf("| %s | %s | %s |%n", target, value, met ? "yes" : "no");
-	}
-
-	private static double micros(Samples samples, double percent) {
-		long nanos = samples.percentile(percent);
-		return (nanos == -1) ? Double.NaN : nanos / 1000.0;
 	}
 
 	private static String format(double value) {

@@ -43,6 +43,14 @@ final class CycleCost {
 	private boolean jvmMeasured = true;
 
 	/**
+	 * Returns a node's CPU time so far, user and system, in µs ({@code INFO cpu}).
+	 */
+	static double nodeCpuMicros(RedisNode node) {
+		String cpu = node.call("INFO", "cpu").toString();
+		return (Reading.field(cpu, "used_cpu_user") + Reading.field(cpu, "used_cpu_sys")) * 1e6;
+	}
+
+	/**
 	 * Runs {@code run}, which adds its cycles to {@code rate}, and adds what they cost.
 	 */
 	void measure(List<RedisNode> nodes, Figures.Rate rate, ComparisonBenchmark.Run run) throws Exception {

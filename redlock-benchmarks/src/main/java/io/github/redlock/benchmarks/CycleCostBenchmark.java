@@ -136,11 +136,12 @@ public final class CycleCostBenchmark {
 				false);
 		row("node reads, 1 thread (all " + nodes + " nodes)", off, on, bare, (m) -> m.oneCost.nodeReads(), "-",
 				Double.NaN, false);
-		row("acquire latency p50, 16 threads (µs)", off, on, bare, (m) -> micros(m.latency, 50), "-", Double.NaN,
-				false);
-		row("acquire latency p99, 16 threads (µs)", off, on, bare, (m) -> micros(m.latency, 99), "<= 1.2x", 1.2, false);
-		row("acquire latency p99.9, 16 threads (µs)", off, on, bare, (m) -> micros(m.latency, 99.9), "<= 1.2x", 1.2,
-				false);
+		row("acquire latency p50, 16 threads (µs)", off, on, bare, (m) -> m.latency.percentileMicros(50), "-",
+				Double.NaN, false);
+		row("acquire latency p99, 16 threads (µs)", off, on, bare, (m) -> m.latency.percentileMicros(99), "<= 1.2x",
+				1.2, false);
+		row("acquire latency p99.9, 16 threads (µs)", off, on, bare, (m) -> m.latency.percentileMicros(99.9), "<= 1.2x",
+				1.2, false);
 		System.out.println();
 		System.out.printf(Locale.ROOT,
 				"JIT compiler threads, µs of the 1-thread cycle: guard off %s, guard on %s, bare quorum %s%n",
@@ -173,11 +174,6 @@ public final class CycleCostBenchmark {
 
 	static String ratio(double ratio) {
 		return Double.isFinite(ratio) ? String.format(Locale.ROOT, "%.2fx", ratio) : "-";
-	}
-
-	static double micros(Samples samples, double percent) {
-		long nanos = samples.percentile(percent);
-		return (nanos == -1) ? Double.NaN : nanos / 1000.0;
 	}
 
 	static String format(double value) {

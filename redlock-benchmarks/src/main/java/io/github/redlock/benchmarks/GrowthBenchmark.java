@@ -170,15 +170,15 @@ public final class GrowthBenchmark {
 		for (Map.Entry<Integer, Figures.Herd[]> entry : herds.entrySet()) {
 			Samples ours = entry.getValue()[0].latency;
 			Samples bare = entry.getValue()[1].latency;
-			double p99 = CycleCostBenchmark.micros(ours, 99) / CycleCostBenchmark.micros(bare, 99);
-			double p999 = CycleCostBenchmark.micros(ours, 99.9) / CycleCostBenchmark.micros(bare, 99.9);
+			double p99 = ours.percentileMicros(99) / bare.percentileMicros(99);
+			double p999 = ours.percentileMicros(99.9) / bare.percentileMicros(99.9);
 			System.out.printf(Locale.ROOT, "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s, %s |%n", entry.getKey(),
-					CycleCostBenchmark.format(CycleCostBenchmark.micros(ours, 50)),
-					CycleCostBenchmark.format(CycleCostBenchmark.micros(bare, 50)),
-					CycleCostBenchmark.format(CycleCostBenchmark.micros(ours, 99)),
-					CycleCostBenchmark.format(CycleCostBenchmark.micros(bare, 99)), CycleCostBenchmark.ratio(p99),
-					CycleCostBenchmark.format(CycleCostBenchmark.micros(ours, 99.9)),
-					CycleCostBenchmark.format(CycleCostBenchmark.micros(bare, 99.9)), CycleCostBenchmark.ratio(p999),
+					CycleCostBenchmark.format(ours.percentileMicros(50)),
+					CycleCostBenchmark.format(bare.percentileMicros(50)),
+					CycleCostBenchmark.format(ours.percentileMicros(99)),
+					CycleCostBenchmark.format(bare.percentileMicros(99)), CycleCostBenchmark.ratio(p99),
+					CycleCostBenchmark.format(ours.percentileMicros(99.9)),
+					CycleCostBenchmark.format(bare.percentileMicros(99.9)), CycleCostBenchmark.ratio(p999),
 					CycleCostBenchmark.yes(p99 <= 1.2), CycleCostBenchmark.yes(p999 <= 1.2));
 		}
 		System.out.println();

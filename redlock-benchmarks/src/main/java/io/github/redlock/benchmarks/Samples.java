@@ -40,6 +40,14 @@ final class Samples {
 	}
 
 	/**
+	 * Returns the nearest-rank percentile in µs, or NaN without samples.
+	 */
+	double percentileMicros(double percent) {
+		long nanos = percentile(percent);
+		return (nanos == -1) ? Double.NaN : nanos / 1000.0;
+	}
+
+	/**
 	 * Returns the nearest-rank percentile, or -1 without samples.
 	 */
 	long percentile(double percent) {

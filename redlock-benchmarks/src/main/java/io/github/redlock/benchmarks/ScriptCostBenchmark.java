@@ -91,7 +91,7 @@ public final class ScriptCostBenchmark {
 			Variants variants, String name, int rep) throws Exception {
 		RedisAsyncCommands<String, String> async = connection.async();
 		List<RedisFuture<?>> replies = new ArrayList<>(BATCH * 2);
-		double before = nodeCpuMicros(node);
+		double before = CycleCost.nodeCpuMicros(node);
 		connection.setAutoFlushCommands(false);
 		try {
 			for (int i = 0; i < CYCLES; i++) {
@@ -105,7 +105,7 @@ public final class ScriptCostBenchmark {
 		finally {
 			connection.setAutoFlushCommands(true);
 		}
-		double spent = nodeCpuMicros(node) - before;
+		double spent = CycleCost.nodeCpuMicros(node) - before;
 		variants.reset();
 		return spent / CYCLES;
 	}
@@ -117,16 +117,6 @@ public final class ScriptCostBenchmark {
 			reply.get(30, TimeUnit.SECONDS);
 		}
 		replies.clear();
-	}
-
-	private static double nodeCpuMicros(RedisNode node) {
-		double seconds = 0;
-		for (String line : node.call("INFO", "cpu").toString().split("\r?\n")) {
-			if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
-				seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
-			}
-		}
-		return seconds * 1e6;
 	}
 
 	private static String serverVersion(RedisNode node) {
