@@ -137,6 +137,7 @@ final class RegistryEngine {
 		try {
 			if (this.engine.leases().close(this.fleet.callBoundNanos())) {
 				this.engine.scheduler().shutdownNow();
+				this.engine.flushLossLog();
 				if (this.hints != null) {
 					this.hints.close();
 				}

@@ -72,6 +72,7 @@ class TroubleshootingTableIntegrationTests {
 		cases.put("is new or was flushed", this::newFleet);
 		cases.put("leaves no validity", this::tooSlow);
 		cases.put("was lost", this::lost);
+		cases.put("more locks were lost", this::manyLost);
 		cases.put("NOPERM", this::noPermission);
 		cases.put("cannot run Lua scripts", this::noScripting);
 		cases.put("Redlock cannot lock at all", this::cannotLockAtAll);
@@ -257,6 +258,23 @@ class TroubleshootingTableIntegrationTests {
 		fleet.node(1).kill();
 		fleet.node(2).kill();
 		return message.get(10, TimeUnit.SECONDS);
+	}
+
+	private String manyLost() throws Exception {
+		try (LogCapture log = LogCapture.of(Level.WARNING, "io.github.redlock.engine.lease")) {
+			RedlockRegistry registry = registry(false);
+			List<Lease> leases = new ArrayList<>();
+			for (int i = 0; i < 20; i++) {
+				leases.add(registry.acquire("job-" + i, Duration.ofSeconds(1), Duration.ZERO, true));
+			}
+			for (RedisNode node : fleet.fleet().nodes()) {
+				node.call("FLUSHALL");
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> leases.stream().noneMatch(Lease::isHeld));
+			// closing writes the summary at once rather than at the end of its period
+			registry.close();
+			return log.lines("more locks were lost").get(0);
+		}
 	}
 
 	private String noPermission() {

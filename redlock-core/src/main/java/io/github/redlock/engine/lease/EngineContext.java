@@ -49,6 +49,8 @@ public final class EngineContext {
 
 	private final RenewalWindow renewals = new RenewalWindow();
 
+	private final LossLog losses;
+
 	private final ExecutorService callbacks;
 
 	private final LockValues values = new LockValues();
@@ -79,6 +81,7 @@ public final class EngineContext {
 		this.scheduler.setRemoveOnCancelPolicy(true);
 		this.waiting = new Waiting(settings, this.scheduler, clock, fleet::queueStampMillis);
 		this.expiryChecks = new ExpiryChecks(clock, this.scheduler);
+		this.losses = new LossLog(clock, this.scheduler);
 		this.callbacks = callbackThreads();
 		this.retentionMillis = String.valueOf(settings.fencingRetention().toMillis());
 		this.connectTimeoutNanos = settings.connectTimeout().toNanos();
@@ -145,6 +148,20 @@ public final class EngineContext {
 	 */
 	RenewalWindow renewals() {
 		return this.renewals;
+	}
+
+	/**
+	 * Returns what lost leases write to the log.
+	 */
+	LossLog losses() {
+		return this.losses;
+	}
+
+	/**
+	 * Writes what lost leases have not written to the log yet: for the registry's close.
+	 */
+	public void flushLossLog() {
+		this.losses.flush();
 	}
 
 	/**

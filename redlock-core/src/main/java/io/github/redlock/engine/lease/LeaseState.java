@@ -153,7 +153,7 @@ abstract sealed class LeaseState extends LeaseNotices permits LeaseExtensions {
 		this.lostReason = reason;
 		LockLostException cause = new LockLostException(key(), reason);
 		ended();
-		logger.warn(cause.getMessage());
+		this.engine.losses().lost(key(), reason, cause);
 		tellLost(cause);
 	}
 

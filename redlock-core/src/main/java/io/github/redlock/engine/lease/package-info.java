@@ -17,7 +17,8 @@
  * registry is stopped or closed; {@code ThreadHolds} and {@code ReentrantLease}:
  * per-thread reentrancy of the blocking API;</li>
  * <li>{@code EngineContext}: what acquisitions and leases share, built once per registry;
- * {@code RegistryEvents}: the registry's listeners.</li>
+ * {@code RegistryEvents}: the registry's listeners; {@code LossLog}: what lost leases
+ * write to the log, a few lines a period however many are lost.</li>
  * </ul>
  * Depends on the waiting, quorum and node layers and the engine's public types only;
  * {@code EngineLayersTests} keeps it so.
