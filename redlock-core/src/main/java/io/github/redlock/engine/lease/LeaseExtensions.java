@@ -90,9 +90,8 @@ abstract sealed class LeaseExtensions extends LeaseState permits RedlockLease {
 	 */
 	private volatile CompletableFuture<Void> lastExtension = NONE_SENT;
 
-	LeaseExtensions(EngineContext engine, LeaseOps ops, String secret, QuorumCall acquisition, long holdDeadline,
-			long validUntil) {
-		super(engine, ops, secret, acquisition);
+	LeaseExtensions(EngineContext engine, LeaseOps ops, QuorumCall acquisition, long holdDeadline, long validUntil) {
+		super(engine, ops, acquisition);
 		this.holdDeadline = holdDeadline;
 		this.validUntil = validUntil;
 	}
@@ -218,7 +217,7 @@ abstract sealed class LeaseExtensions extends LeaseState permits RedlockLease {
 			this.watchdog.checkExpirySooner();
 		}
 		String ttlMillis = String.valueOf(TimeUnit.NANOSECONDS.toMillis(ttlNanos));
-		String[] args = { this.secret, ttlMillis, this.engine.retentionMillis() };
+		String[] args = { secret(), ttlMillis, this.engine.retentionMillis() };
 		QuorumCall call = this.engine.fleet()
 			.quorumCall((reply) -> reply == 1, this.engine.validity().callTimeoutNanos(ttlNanos),
 					(node, index, replies) -> this.ops.extend(node, args, index, replies));

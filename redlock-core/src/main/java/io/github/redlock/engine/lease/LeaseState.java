@@ -9,6 +9,7 @@ import io.github.redlock.LockKeys;
 import io.github.redlock.LockLostException;
 import io.github.redlock.engine.LockObserver;
 import io.github.redlock.engine.quorum.NodeFleet;
+import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.quorum.QuorumCall;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -25,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * {@link LeaseExtensions}: a superclass rather than a field, so that a lease is one
  * object, each of its fields held once, since the bytes of a lock cycle and the heap of
  * each held lease count. It holds what the release and the extensions both send (the
- * kind's {@link LeaseOps}, the value's secret) and the lease's {@link LeaseWatchdog}.
+ * kind's {@link LeaseOps}, and the value's secret, cut from the value when sent) and the
+ * lease's {@link LeaseWatchdog}.
  * <p>
  * <b>Invariant:</b> a lease's end is told exactly once, by the winner of its state's
  * {@code compareAndSet}. A lease leaves {@link #HELD} (or {@link #LINGERING}) only by a
@@ -63,9 +65,6 @@ abstract sealed class LeaseState extends LeaseNotices permits LeaseExtensions {
 	/** How its kind acts on the nodes and in this registry. */
 	final LeaseOps ops;
 
-	/** The value's secret part, which alone is sent to extend and release. */
-	final String secret;
-
 	final LeaseWatchdog watchdog;
 
 	private final QuorumCall acquisition;
@@ -78,10 +77,9 @@ abstract sealed class LeaseState extends LeaseNotices permits LeaseExtensions {
 
 	private volatile @Nullable String lostReason;
 
-	LeaseState(EngineContext engine, LeaseOps ops, String secret, QuorumCall acquisition) {
+	LeaseState(EngineContext engine, LeaseOps ops, QuorumCall acquisition) {
 		super(engine);
 		this.ops = ops;
-		this.secret = secret;
 		this.acquisition = acquisition;
 		this.watchdog = new LeaseWatchdog(self());
 	}
@@ -89,6 +87,15 @@ abstract sealed class LeaseState extends LeaseNotices permits LeaseExtensions {
 	/** This lease as the registry knows it: the sealed chain ends in it. */
 	private RedlockLease self() {
 		return (RedlockLease) this;
+	}
+
+	/**
+	 * Returns the value's secret part, which alone is sent to extend and release: cut
+	 * from the value when sent rather than kept beside it, since each held lease's heap
+	 * counts more than the few bytes an extension makes.
+	 */
+	final String secret() {
+		return LockValues.secret(self().value());
 	}
 
 	private boolean moveState(int from, int to) {
@@ -252,8 +259,7 @@ abstract sealed class LeaseState extends LeaseNotices permits LeaseExtensions {
 	 */
 	private CompletableFuture<Boolean> releaseEverywhere(NodeFleet.@Nullable AfterQuorum afterQuorum,
 			@Nullable String warnKey) {
-		return this.ops.release(this.engine.fleet(), this.secret, fencingToken(), this.acquisition, afterQuorum,
-				warnKey);
+		return this.ops.release(this.engine.fleet(), secret(), fencingToken(), this.acquisition, afterQuorum, warnKey);
 	}
 
 	/**

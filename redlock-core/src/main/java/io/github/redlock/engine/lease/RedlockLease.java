@@ -52,8 +52,7 @@ public final class RedlockLease extends LeaseExtensions implements Lease {
 	 */
 	public RedlockLease(EngineContext engine, String key, String value, long token, long startNanos, long validUntil,
 			QuorumCall acquisition, LeaseOps ops) {
-		super(engine, ops, LockValues.secret(value), acquisition, startNanos + engine.settings().maxHold().toNanos(),
-				validUntil);
+		super(engine, ops, acquisition, startNanos + engine.settings().maxHold().toNanos(), validUntil);
 		this.key = key;
 		this.value = value;
 		this.token = token;

@@ -1,10 +1,10 @@
 package io.github.redlock.engine.lease;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redlock.LockKeys;
@@ -144,8 +144,12 @@ public final class ThreadHolds {
 
 		private final AtomicInteger count = new AtomicInteger(1);
 
-		/** What to undo when each nested hold is released, innermost first. */
-		private final Deque<Runnable> nested = new ConcurrentLinkedDeque<>();
+		/**
+		 * What to undo when each nested hold is released, innermost first; made by the
+		 * first nested hold, since most holds have none and each held lease's heap
+		 * counts.
+		 */
+		private @Nullable Deque<Runnable> nested;
 
 		private Hold(HoldKey key, RedlockLease lease) {
 			this.key = key;
@@ -161,11 +165,19 @@ public final class ThreadHolds {
 		 * auto-extension it asked for).
 		 */
 		public void enterNested(Runnable onRelease) {
-			this.nested.push(onRelease);
+			synchronized (this) {
+				if (this.nested == null) {
+					this.nested = new ArrayDeque<>(2);
+				}
+				this.nested.push(onRelease);
+			}
 		}
 
 		private void leaveNested() {
-			Runnable onRelease = this.nested.poll();
+			Runnable onRelease;
+			synchronized (this) {
+				onRelease = (this.nested != null) ? this.nested.poll() : null;
+			}
 			if (onRelease != null) {
 				onRelease.run();
 			}

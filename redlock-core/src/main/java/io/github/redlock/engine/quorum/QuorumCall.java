@@ -95,7 +95,7 @@ public final class QuorumCall implements NodeClient.ReplyHandler {
 		boolean complete;
 		IntConsumer after = null;
 		synchronized (this) {
-			this.replies[index] = reply;
+			this.replies[index] = shared(reply);
 			if (reply.answered() && this.agrees.test(reply.value())) {
 				this.agreed++;
 			}
@@ -128,6 +128,20 @@ public final class QuorumCall implements NodeClient.ReplyHandler {
 		if (complete) {
 			this.completion.complete(this);
 		}
+	}
+
+	/**
+	 * Returns an equal reply kept already, if there is one: the nodes of a new key agree
+	 * on its token, and a held lease keeps its acquisition's replies (a release goes to
+	 * each node after its reply), so one object serves them all.
+	 */
+	private NodeReply shared(NodeReply reply) {
+		for (NodeReply kept : this.replies) {
+			if (reply.equals(kept)) {
+				return kept;
+			}
+		}
+		return reply;
 	}
 
 	private void snapshotAgreement() {
