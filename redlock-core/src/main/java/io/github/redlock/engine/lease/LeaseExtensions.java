@@ -249,7 +249,8 @@ abstract sealed class LeaseExtensions extends LeaseState permits RedlockLease {
 							+ start + " now " + now + " validUntil " + this.validUntil + " nodes "
 							+ Arrays.toString(decided.agreedNodes()));
 				}
-				return new ExtendOutcome(true, decided.agreedCount(), null);
+				return new ExtendOutcome(true, decided.agreedCount(), null,
+						decided.anyFailed(NodeFailure.Kind.TIMEOUT));
 			}
 			this.watchdog.checkExpiry();
 			return new ExtendOutcome(false, decided.agreedCount(), reachesEnd ? "it reached its end"
@@ -264,8 +265,10 @@ abstract sealed class LeaseExtensions extends LeaseState permits RedlockLease {
 			lose("it is no longer held on " + notOurs + " of " + nodes + " nodes (expired or taken by another owner): "
 					+ failures);
 		}
-		return new ExtendOutcome(false, decided.agreedCount(), decided.agreedCount() + " of " + nodes
-				+ " nodes agreed to extend it, " + this.engine.fleet().quorum() + " needed: " + failures);
+		return new ExtendOutcome(
+				false, decided.agreedCount(), decided.agreedCount() + " of " + nodes + " nodes agreed to extend it, "
+						+ this.engine.fleet().quorum() + " needed: " + failures,
+				decided.anyFailed(NodeFailure.Kind.TIMEOUT));
 	}
 
 	/**

@@ -244,8 +244,18 @@ public final class RedlockLease extends LeaseExtensions implements Lease {
 	 * @param extended whether it reached a quorum in time
 	 * @param agreed how many nodes agreed
 	 * @param failure why not, or {@code null}
+	 * @param timedOut whether a node timed out among the replies that decided it: the
+	 * signal that the watchdog's {@link RenewalWindow} sends too many at once
 	 */
-	public record ExtendOutcome(boolean extended, int agreed, @Nullable String failure) {
+	public record ExtendOutcome(boolean extended, int agreed, @Nullable String failure, boolean timedOut) {
+
+		/**
+		 * An outcome decided without any node timing out.
+		 */
+		public ExtendOutcome(boolean extended, int agreed, @Nullable String failure) {
+			this(extended, agreed, failure, false);
+		}
+
 	}
 
 }

@@ -12,7 +12,7 @@
  * script each);</li>
  * <li>{@code LeaseWatchdog} and {@code ExpiryChecks}: auto-extension and the expiry check
  * of every lease, on one timer; {@code RenewalWindow}: the renewals on the nodes at once,
- * bounded;</li>
+ * bounded, and fewer while they time out;</li>
  * <li>{@code LiveLeases}: the held leases and pending acquisitions, and whether the
  * registry is stopped or closed; {@code ThreadHolds} and {@code ReentrantLease}:
  * per-thread reentrancy of the blocking API;</li>

@@ -329,6 +329,19 @@ public final class QuorumCall implements NodeClient.ReplyHandler {
 	}
 
 	/**
+	 * Returns whether a node's reply so far is a failure of the given kind.
+	 */
+	public synchronized boolean anyFailed(NodeFailure.Kind kind) {
+		for (NodeReply reply : this.replies) {
+			NodeFailure failure = (reply != null) ? reply.failure() : null;
+			if (failure != null && failure.kind() == kind) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Describes every node that answered without agreeing, or failed, so far. Nodes not
 	 * heard from yet are left out: they may be healthy and merely slower than the
 	 * failures that decided the call ({@link #pending()} counts them).
