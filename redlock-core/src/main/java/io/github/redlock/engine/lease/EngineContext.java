@@ -165,12 +165,6 @@ public final class EngineContext {
 	}
 
 	/**
-	 * Returns the threads that complete callers' futures and run their listeners: never
-	 * Lettuce's I/O threads, whose blocking would delay every node's replies (the
-	 * watchdog's extensions included), nor the scheduler thread. Code that blocks for
-	 * long should move to an executor of its own.
-	 */
-	/**
 	 * Returns how long a caller waits for an acquisition's decision at most: its wait
 	 * time, a connect, and two rounds of calls to the nodes (the last attempt and its
 	 * fencing round).
@@ -187,6 +181,12 @@ public final class EngineContext {
 		return waitTime.toNanos() + this.connectTimeoutNanos + 2 * this.fleet.callBoundNanos();
 	}
 
+	/**
+	 * Returns the threads that complete callers' futures and run their listeners: never
+	 * Lettuce's I/O threads, whose blocking would delay every node's replies (the
+	 * watchdog's extensions included), nor the scheduler thread. Code that blocks for
+	 * long should move to an executor of its own.
+	 */
 	public ExecutorService callbacks() {
 		return this.callbacks;
 	}
