@@ -12,7 +12,6 @@ import io.github.redlock.LeaseListener;
 import io.github.redlock.LockKeys;
 import io.github.redlock.LockLostException;
 import io.github.redlock.engine.LockObserver;
-import io.github.redlock.engine.node.LockValues;
 import io.github.redlock.engine.quorum.QuorumCall;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
